@@ -1,0 +1,128 @@
+// Module entry: per-environment data, shared argument helpers, type tags and the export table.
+#include "addon.h"
+
+#include <cmath>
+
+#include "async.h"
+
+namespace nodecuda {
+
+AddonData::~AddonData() {
+  if (queue) queue->Stop();
+}
+
+AddonData& Data(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }
+
+void Export(Napi::Env env, Napi::Object exports, const char* name, Napi::Function fn) {
+  exports.Set(name, fn);
+}
+
+const napi_type_tag* TagOf(Kind k) {
+  // Random 128-bit values, one per kind.
+  static const napi_type_tag tags[] = {
+      {0x6e6f6465637564a1ULL, 0x9f1c2b3a4d5e6f01ULL}, {0x6e6f6465637564a2ULL, 0x8e2d3c4b5a697802ULL},
+      {0x6e6f6465637564a3ULL, 0x7d3e4f5a6b7c8d03ULL}, {0x6e6f6465637564a4ULL, 0x6c4f5e6d7c8b9a04ULL},
+      {0x6e6f6465637564a5ULL, 0x5b5a6978879695a5ULL}, {0x6e6f6465637564a6ULL, 0x4a6b7c8d9eafb006ULL},
+      {0x6e6f6465637564a7ULL, 0x397c8d9eafb0c107ULL}};
+  return &tags[static_cast<int>(k)];
+}
+
+const char* KindName(Kind k) {
+  static const char* names[] = {"DeviceAllocation", "Stream",       "Event",  "Module",
+                                "Function",         "HostRegistration", "Context"};
+  return names[static_cast<int>(k)];
+}
+
+size_t SizeArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  Napi::Value v = info[i];
+  double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
+  if (!v.IsNumber() || !(d >= 0) || d != std::floor(d) || d > 9007199254740991.0)
+    ThrowRange("ERR_OUT_OF_RANGE",
+               std::string("The \"") + name + "\" argument must be a non-negative integer");
+  return static_cast<size_t>(d);
+}
+
+int IntArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  Napi::Value v = info[i];
+  double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : NAN;
+  if (!(d == std::floor(d)) || d < -2147483648.0 || d > 2147483647.0)
+    ThrowRange("ERR_OUT_OF_RANGE",
+               std::string("The \"") + name + "\" argument must be a 32-bit integer");
+  return static_cast<int>(d);
+}
+
+HostRange HostArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  Napi::Value v = info[i];
+  uint8_t* base = nullptr;
+  size_t length = 0;
+  if (v.IsArrayBuffer()) {
+    auto ab = v.As<Napi::ArrayBuffer>();
+    base = static_cast<uint8_t*>(ab.Data());
+    length = ab.ByteLength();
+  } else if (v.IsTypedArray() || v.IsDataView()) {
+    // (buffer, offset, length) describe the view's ArrayBuffer; use the view's own bytes base.
+    napi_value ab;
+    void* data = nullptr;
+    size_t len = 0, off = 0;
+    if (v.IsTypedArray()) {
+      napi_typedarray_type t;
+      napi_get_typedarray_info(info.Env(), v, &t, &len, &data, &ab, &off);
+    } else {
+      napi_get_dataview_info(info.Env(), v, &len, &data, &ab, &off);
+    }
+    auto buf = Napi::ArrayBuffer(info.Env(), ab);
+    base = static_cast<uint8_t*>(buf.Data());
+    length = buf.ByteLength();
+  } else {
+    ThrowType("ERR_INVALID_ARG_TYPE",
+              std::string("The \"") + name + "\" argument must be an ArrayBuffer or ArrayBufferView");
+  }
+  size_t off = SizeArg(info, i + 1, "byteOffset");
+  size_t bytes = SizeArg(info, i + 2, "byteLength");
+  if (off > length || bytes > length - off)
+    ThrowRange("ERR_OUT_OF_RANGE", std::string("The \"") + name + "\" range [" +
+                                       std::to_string(off) + ", " + std::to_string(off + bytes) +
+                                       ") is outside its buffer of " + std::to_string(length) +
+                                       " bytes");
+  return HostRange{base ? base + off : nullptr, bytes};
+}
+
+CUdeviceptr PtrArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  Napi::Value v = info[i];
+  if (!v.IsBigInt())
+    ThrowType("ERR_INVALID_ARG_TYPE",
+              std::string("The \"") + name + "\" device pointer must be a bigint");
+  bool lossless = true;
+  uint64_t p = v.As<Napi::BigInt>().Uint64Value(&lossless);
+  if (!lossless) ThrowRange("ERR_OUT_OF_RANGE", std::string(name) + " is not a 64-bit address");
+  return static_cast<CUdeviceptr>(p);
+}
+
+// init(CudaError, NvrtcError): the JS error classes native errors are made from.
+Napi::Value Init(const Napi::CallbackInfo& info) {
+  if (!info[0].IsFunction() || !info[1].IsFunction())
+    ThrowType("ERR_INVALID_ARG_TYPE", "init expects the CudaError and NvrtcError classes");
+  SetErrorClasses(info.Env(), info[0].As<Napi::Function>(), info[1].As<Napi::Function>());
+  return info.Env().Undefined();
+}
+
+Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
+  env.SetInstanceData(new AddonData());
+  NODECUDA_EXPORT(env, exports, "init", Init);
+  InitDevice(env, exports);
+  InitMemory(env, exports);
+  InitHostMemory(env, exports);
+  InitStream(env, exports);
+  InitProgram(env, exports);
+  InitModule(env, exports);
+  InitLaunch(env, exports);
+  exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
+  return exports;
+}
+
+}  // namespace nodecuda
+
+static Napi::Object NodecudaInit(Napi::Env env, Napi::Object exports) {
+  return nodecuda::InitAll(env, exports);
+}
+NODE_API_MODULE(nodecuda, NodecudaInit)

@@ -1,0 +1,59 @@
+// Per-environment state (one per main thread / worker_thread) and the export table.
+#pragma once
+
+#include <napi.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "handles.h"
+
+namespace nodecuda {
+
+class AsyncQueue;
+
+struct AddonData {
+  Napi::FunctionReference cuda_error;
+  Napi::FunctionReference nvrtc_error;
+  std::unique_ptr<AsyncQueue> queue;  // created on first async call
+  // Live device allocations made through this environment and their bytes (for leak checks).
+  std::atomic<int64_t> live_allocations{0};
+  std::atomic<int64_t> live_bytes{0};
+  ~AddonData();
+};
+
+AddonData& Data(Napi::Env env);
+
+// Registration helpers: each file adds its exports.
+using ExportFn = Napi::Value (*)(const Napi::CallbackInfo&);
+void Export(Napi::Env env, Napi::Object exports, const char* name, Napi::Function fn);
+#define NODECUDA_EXPORT(env, exports, name, fn) \
+  ::nodecuda::Export(env, exports, name, Napi::Function::New(env, ::nodecuda::Guard<fn>, name))
+
+void InitDevice(Napi::Env env, Napi::Object exports);
+void InitMemory(Napi::Env env, Napi::Object exports);
+void InitHostMemory(Napi::Env env, Napi::Object exports);
+void InitStream(Napi::Env env, Napi::Object exports);
+void InitProgram(Napi::Env env, Napi::Object exports);
+void InitModule(Napi::Env env, Napi::Object exports);
+void InitLaunch(Napi::Env env, Napi::Object exports);
+
+// Reads a non-negative integer argument that fits in size_t (TS validates; this is the backstop).
+size_t SizeArg(const Napi::CallbackInfo& info, size_t i, const char* name);
+int IntArg(const Napi::CallbackInfo& info, size_t i, const char* name);
+// A host byte range given as (ArrayBuffer | ArrayBufferView, byteOffset, byteLength).
+struct HostRange {
+  uint8_t* data;
+  size_t bytes;
+};
+HostRange HostArg(const Napi::CallbackInfo& info, size_t i, const char* name);
+// A device pointer given as a BigInt.
+CUdeviceptr PtrArg(const Napi::CallbackInfo& info, size_t i, const char* name);
+
+}  // namespace nodecuda

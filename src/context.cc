@@ -1,0 +1,184 @@
+// Contexts: retained primary contexts (process-wide), the per-thread current device and pushed
+// user contexts, poisoning after sticky faults, and the resource destructors.
+#include <vector>
+
+#include "addon.h"
+#include "handles.h"
+
+namespace nodecuda {
+namespace {
+
+std::mutex g_primary_mu;
+// Never destroyed: contexts are released explicitly, not by static destructors at exit.
+auto* g_primaries = new std::vector<ContextPtr>();
+
+thread_local int t_device = 0;
+thread_local std::vector<ContextPtr> t_stack;  // contexts pushed with Context.push()
+thread_local const Context* t_current = nullptr;
+thread_local uint64_t t_current_generation = 0;
+
+[[noreturn]] void ThrowPoisoned(const Context& c) {
+  int p = c.poison.load();
+  throw CuErr(kPoisoned, c.poison_call,
+              "The CUDA context of device " + std::to_string(c.ordinal) + " is unusable: " +
+                  c.poison_call + " reported " + CuStatusName(p) +
+                  " (a kernel faulted). Every later call fails until the device is reset: call "
+                  "new driver.Device(" + std::to_string(c.ordinal) +
+                  ").reset(); device memory, modules, streams and events of that context are lost.",
+              p);
+}
+
+}  // namespace
+
+Context::~Context() {
+  if (!LoadDriver().found || !ctx) return;
+  const DriverApi& cu = Cu_Unchecked();
+  if (staging_generation == generation.load() && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS) {
+    for (void* p : staging) cu.cuMemFreeHost(p);
+  }
+  if (primary) {
+    cu.cuDevicePrimaryCtxRelease(dev);
+  } else {
+    cu.cuCtxDestroy(ctx);
+  }
+}
+
+CUmemoryPool Context::Pool() {
+  std::lock_guard<std::mutex> lock(mu);
+  uint64_t gen = generation.load();
+  if (pool && pool_generation == gen) return pool;
+  const DriverApi& cu = Cu();
+  CU_CHECK(cu.cuDeviceGetDefaultMemPool(&pool, dev));
+  // Keep freed blocks in the pool instead of returning them to the OS at each sync point.
+  cuuint64_t threshold = UINT64_MAX;
+  CU_CHECK(cu.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
+  pool_generation = gen;
+  return pool;
+}
+
+ContextPtr PrimaryContext(int ordinal) {
+  const DriverApi& cu = Cu();
+  std::lock_guard<std::mutex> lock(g_primary_mu);
+  if (ordinal >= 0 && static_cast<size_t>(ordinal) < g_primaries->size() &&
+      (*g_primaries)[ordinal])
+    return (*g_primaries)[ordinal];
+  int count = 0;
+  CU_CHECK(cu.cuDeviceGetCount(&count));
+  if (ordinal < 0 || ordinal >= count) {
+    ThrowRange("ERR_OUT_OF_RANGE", "device ordinal " + std::to_string(ordinal) +
+                                       " is out of range: " + std::to_string(count) +
+                                       " device(s) visible");
+  }
+  auto c = std::make_shared<Context>();
+  c->ordinal = ordinal;
+  CU_CHECK(cu.cuDeviceGet(&c->dev, ordinal));
+  CU_CHECK(cu.cuDevicePrimaryCtxRetain(&c->ctx, c->dev));
+  if (g_primaries->size() < static_cast<size_t>(count)) g_primaries->resize(count);
+  (*g_primaries)[ordinal] = c;
+  return c;
+}
+
+void MakeCurrent(const Context& c) {
+  if (c.poison.load() != 0) ThrowPoisoned(c);
+  if (t_current == &c && t_current_generation == c.generation.load()) return;
+  CU_CHECK(Cu().cuCtxSetCurrent(c.ctx));
+  t_current = &c;
+  t_current_generation = c.generation.load();
+}
+
+bool TryMakeCurrent(const Context& c) {
+  if (c.poison.load() != 0 || !LoadDriver().found) return false;
+  if (t_current == &c && t_current_generation == c.generation.load()) return true;
+  if (Cu_Unchecked().cuCtxSetCurrent(c.ctx) != CUDA_SUCCESS) return false;
+  t_current = &c;
+  t_current_generation = c.generation.load();
+  return true;
+}
+
+ContextPtr Enter() {
+  ContextPtr c = t_stack.empty() ? PrimaryContext(t_device) : t_stack.back();
+  MakeCurrent(*c);
+  return c;
+}
+
+void NoteStickyFault(CUresult r, const char* call) {
+  // t_current is the context this thread last made current: the one the failing call used.
+  auto* c = const_cast<Context*>(t_current);
+  if (!c) return;
+  int expected = 0;
+  if (c->poison.compare_exchange_strong(expected, static_cast<int>(r))) {
+    std::lock_guard<std::mutex> lock(c->mu);
+    c->poison_call = call;
+  }
+}
+
+void ForgetCurrent() { t_current = nullptr; }
+
+void SetThreadDevice(int ordinal) {
+  PrimaryContext(ordinal);  // validates the ordinal
+  t_device = ordinal;
+}
+int ThreadDevice() { return t_device; }
+void PushContext(ContextPtr c) {
+  MakeCurrent(*c);
+  t_stack.push_back(std::move(c));
+}
+ContextPtr PopContext() {
+  if (t_stack.empty()) return nullptr;
+  ContextPtr c = t_stack.back();
+  t_stack.pop_back();
+  return c;
+}
+
+// Resets device `ordinal`'s primary context: every resource in it is destroyed by the driver,
+// the generation moves on so their handles do not free them again, and the poison is cleared.
+void ResetDevice(int ordinal) {
+  ContextPtr c = PrimaryContext(ordinal);
+  const DriverApi& cu = Cu();
+  CU_CHECK(cu.cuDevicePrimaryCtxReset(c->dev));
+  {
+    std::lock_guard<std::mutex> lock(c->mu);
+    c->generation++;
+    c->poison.store(0);
+    c->poison_call.clear();
+    c->pool = nullptr;
+  }
+  // The reset released the context object; retain it again so the handle we hold stays valid
+  // (the extra retain from the first PrimaryContext() call is consumed by the reset's release).
+  CUcontext again = nullptr;
+  CU_CHECK(cu.cuDevicePrimaryCtxRetain(&again, c->dev));
+  cu.cuDevicePrimaryCtxRelease(c->dev);
+  c->ctx = again;
+  t_current = nullptr;
+}
+
+size_t DeviceMem::Release(CUstream stream) {
+  if (freed) return 0;
+  freed = true;
+  if (!Live() || !TryMakeCurrent(*ctx)) return size;
+  const DriverApi& cu = Cu_Unchecked();
+  // Errors here are ignored on purpose: at exit the driver may be deinitialized already.
+  if (pooled) {
+    cu.cuMemFreeAsync(ptr, stream);
+  } else {
+    cu.cuMemFree(ptr);
+  }
+  return size;
+}
+
+StreamRes::~StreamRes() {
+  if (stream && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuStreamDestroy(stream);
+}
+EventRes::~EventRes() {
+  if (event && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuEventDestroy(event);
+}
+ModuleRes::~ModuleRes() {
+  if (module && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuModuleUnload(module);
+}
+void HostReg::Release() {
+  if (!registered) return;
+  registered = false;
+  if (ctx && TryMakeCurrent(*ctx)) Cu_Unchecked().cuMemHostUnregister(ptr);
+}
+
+}  // namespace nodecuda

@@ -1,0 +1,146 @@
+// Owned CUDA resources. Each handle is a std::shared_ptr box whose destructor releases the resource
+// and which keeps its parent alive (a Function keeps its Module, which keeps its Context). JS sees
+// them as type-tagged Napi::External objects whose finalizers drop the box.
+#pragma once
+
+#include <cuda.h>
+#include <napi.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "errors.h"
+#include "loader.h"
+
+namespace nodecuda {
+
+// One CUDA context: the retained primary context of a device, or one made by makeContext().
+struct Context {
+  CUcontext ctx = nullptr;
+  CUdevice dev = 0;
+  int ordinal = 0;
+  bool primary = true;
+  // Bumped by device.reset(): resources made under an older generation are gone already.
+  std::atomic<uint64_t> generation{1};
+  // First sticky fault seen (0 = healthy). Later calls fail fast until reset.
+  std::atomic<int> poison{0};
+  std::string poison_call;
+  std::mutex mu;
+  CUmemoryPool pool = nullptr;
+  uint64_t pool_generation = 0;
+  // Page-locked staging chunks (kStagingChunk bytes each) for copies from pageable memory.
+  std::vector<void*> staging;
+  uint64_t staging_generation = 0;
+  Context() = default;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  ~Context();
+  // The stream-ordered pool, configured to keep freed memory (release threshold raised).
+  CUmemoryPool Pool();
+};
+using ContextPtr = std::shared_ptr<Context>;
+
+// The retained primary context of device `ordinal` (retained once per process).
+ContextPtr PrimaryContext(int ordinal);
+// The calling thread's context: a pushed user context, or the primary context of the thread's
+// current device (device 0 unless useDevice() chose another). Made current, checked for poison.
+ContextPtr Enter();
+// Makes `c` current on this thread (cheap when it already is); throws if it is poisoned.
+void MakeCurrent(const Context& c);
+// Like MakeCurrent but never throws: false when the context is gone, poisoned or unusable
+// (used by finalizers and destructors).
+bool TryMakeCurrent(const Context& c);
+
+// Base of every resource: the context it lives in and that context's generation at creation.
+struct Resource {
+  ContextPtr ctx;
+  uint64_t generation;
+  explicit Resource(ContextPtr c) : ctx(std::move(c)), generation(ctx->generation.load()) {}
+  // True while the resource still exists in the driver (no reset since it was made).
+  bool Live() const { return ctx->generation.load() == generation; }
+  Resource(const Resource&) = delete;
+  Resource& operator=(const Resource&) = delete;
+};
+
+struct DeviceMem : Resource {
+  CUdeviceptr ptr = 0;
+  size_t size = 0;
+  bool pooled = false;  // from cuMemAllocFromPoolAsync: freed with cuMemFreeAsync
+  bool freed = false;
+  using Resource::Resource;
+  ~DeviceMem() { Release(); }
+  // Frees the memory (idempotent); returns the bytes released for AdjustExternalMemory.
+  size_t Release(CUstream stream = nullptr);
+};
+
+struct StreamRes : Resource {
+  CUstream stream = nullptr;
+  using Resource::Resource;
+  ~StreamRes();
+};
+
+struct EventRes : Resource {
+  CUevent event = nullptr;
+  using Resource::Resource;
+  ~EventRes();
+};
+
+struct ModuleRes : Resource {
+  CUmodule module = nullptr;
+  using Resource::Resource;
+  ~ModuleRes();
+};
+
+struct FunctionRes {
+  std::shared_ptr<ModuleRes> module;
+  CUfunction fn = nullptr;
+};
+
+struct HostReg {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+  ContextPtr ctx;
+  bool registered = false;
+  ~HostReg() { Release(); }
+  void Release();
+};
+
+struct ContextRes {  // a JS handle on a Context
+  ContextPtr ctx;
+};
+
+// Type tags, one per kind of handle, so a handle of one kind is never taken for another.
+enum class Kind { Memory, Stream, Event, Module, Function, HostReg, Context };
+const napi_type_tag* TagOf(Kind k);
+const char* KindName(Kind k);
+
+// Wraps a shared_ptr in a tagged External; the finalizer drops the reference.
+template <typename T>
+Napi::Value Wrap(Napi::Env env, Kind kind, std::shared_ptr<T> p) {
+  auto* box = new std::shared_ptr<T>(std::move(p));
+  auto ext = Napi::External<std::shared_ptr<T>>::New(
+      env, box, [](Napi::Env, std::shared_ptr<T>* b) { delete b; });
+  ext.TypeTag(TagOf(kind));
+  return ext;
+}
+
+// The shared_ptr behind a handle; TypeError (ERR_INVALID_ARG_TYPE) for anything else.
+template <typename T>
+const std::shared_ptr<T>& Unwrap(const Napi::Value& v, Kind kind, const char* what) {
+  bool tagged = false;
+  if (v.IsExternal()) napi_check_object_type_tag(v.Env(), v, TagOf(kind), &tagged);
+  if (!tagged) {
+    ThrowType("ERR_INVALID_ARG_TYPE",
+              std::string("The \"") + what + "\" argument must be a " + KindName(kind) +
+                  " handle");
+  }
+  return *v.As<Napi::External<std::shared_ptr<T>>>().Data();
+}
+
+// A stream argument: null/undefined is the legacy default stream.
+CUstream StreamArg(const Napi::Value& v);
+
+}  // namespace nodecuda

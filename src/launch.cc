@@ -1,0 +1,41 @@
+// Kernel launch: one N-API call; the arguments arrive packed (C layout) in one byte buffer that
+// is handed to the driver through CU_LAUNCH_PARAM_BUFFER_POINTER.
+#include "addon.h"
+#include "handles.h"
+
+namespace nodecuda {
+
+const std::shared_ptr<FunctionRes>& FunctionArg(const Napi::Value& v);
+
+namespace {
+
+// launch(fn, stream|null, config Uint32Array[7] = grid xyz, block xyz, shared, params Uint8Array,
+//        paramBytes)
+// CUresult cuLaunchKernel(CUfunction f, unsigned gridDimX, unsigned gridDimY, unsigned gridDimZ,
+//     unsigned blockDimX, unsigned blockDimY, unsigned blockDimZ, unsigned sharedMemBytes,
+//     CUstream hStream, void** kernelParams, void** extra)
+Napi::Value Launch(const Napi::CallbackInfo& info) {
+  const auto& f = FunctionArg(info[0]);
+  CUstream stream = StreamArg(info[1]);
+  if (!info[2].IsTypedArray() || !info[3].IsTypedArray())
+    ThrowType("ERR_INVALID_ARG_TYPE", "launch config and parameters must be typed arrays");
+  auto cfg = info[2].As<Napi::Uint32Array>();
+  if (cfg.ElementLength() < 7) ThrowRange("ERR_OUT_OF_RANGE", "launch config needs 7 entries");
+  auto params = info[3].As<Napi::Uint8Array>();
+  size_t bytes = SizeArg(info, 4, "paramBytes");
+  if (bytes > params.ByteLength()) ThrowRange("ERR_OUT_OF_RANGE", "paramBytes exceeds the buffer");
+  const uint32_t* c = cfg.Data();
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params.Data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
+                   &bytes, CU_LAUNCH_PARAM_END};
+  CU_CHECK(Cu().cuLaunchKernel(f->fn, c[0], c[1], c[2], c[3], c[4], c[5], c[6], stream, nullptr,
+                               bytes ? extra : nullptr));
+  return info.Env().Undefined();
+}
+
+}  // namespace
+
+void InitLaunch(Napi::Env env, Napi::Object exports) {
+  NODECUDA_EXPORT(env, exports, "launch", Launch);
+}
+
+}  // namespace nodecuda

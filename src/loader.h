@@ -1,0 +1,64 @@
+// Function tables for libcuda and libnvrtc, opened with dlopen on first use (never linked), so
+// the addon loads on machines without a driver or a toolkit. Names are resolved after cuda.h's
+// version macros (cuMemAlloc -> cuMemAlloc_v2), so each entry has the prototype cuda.h declares.
+#pragma once
+
+#include <cuda.h>
+#include <nvrtc.h>
+
+#include <string>
+
+namespace nodecuda {
+
+#define NODECUDA_DRIVER_FUNCS(X)                                                              \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount)   \
+  X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceTotalMem) X(cuDeviceGetAttribute)               \
+  X(cuDeviceGetPCIBusId) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)             \
+  X(cuDevicePrimaryCtxReset) X(cuCtxCreate) X(cuCtxDestroy) X(cuCtxSetCurrent)                \
+  X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo) X(cuMemAlloc) X(cuMemFree)          \
+  X(cuMemAllocFromPoolAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool)                   \
+  X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute) X(cuMemPoolTrimTo) X(cuMemcpyHtoD)        \
+  X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)                   \
+  X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD16) X(cuMemsetD32) X(cuMemsetD8Async)         \
+  X(cuMemsetD16Async) X(cuMemsetD32Async) X(cuMemHostRegister) X(cuMemHostUnregister)         \
+  X(cuMemAllocHost) X(cuMemFreeHost) X(cuStreamCreate) X(cuStreamDestroy)                    \
+  X(cuStreamSynchronize) X(cuStreamQuery) X(cuStreamWaitEvent) X(cuEventCreate)              \
+  X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery)                    \
+  X(cuEventElapsedTime) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)          \
+  X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)          \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuOccupancyMaxPotentialBlockSize)
+
+#define NODECUDA_NVRTC_FUNCS(X)                                                               \
+  X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram)         \
+  X(nvrtcCompileProgram) X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetCUBINSize)               \
+  X(nvrtcGetCUBIN) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcAddNameExpression)  \
+  X(nvrtcGetLoweredName) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)
+
+#define NODECUDA_DECLARE_FN(name) decltype(&::name) name = nullptr;
+
+struct DriverApi {
+  NODECUDA_DRIVER_FUNCS(NODECUDA_DECLARE_FN)
+};
+struct NvrtcApi {
+  NODECUDA_NVRTC_FUNCS(NODECUDA_DECLARE_FN)
+};
+
+// Outcome of opening libcuda and calling cuInit(0), decided once per process.
+struct DriverState {
+  CUresult status = CUDA_ERROR_NOT_INITIALIZED;  // CUDA_SUCCESS when usable
+  bool found = false;      // the library opened and its symbols resolved
+  std::string message;     // what to do when it is not usable
+};
+
+// Opens libcuda.so.1 (or $NODECUDA_LIBCUDA) and runs cuInit once; never throws.
+const DriverState& LoadDriver();
+// The driver table; throws CuErr (CUDA_DRIVER_NOT_FOUND or the cuInit error) when unusable.
+const DriverApi& Cu();
+// The driver table without the usability check (only after LoadDriver().found).
+const DriverApi& Cu_Unchecked();
+// The NVRTC table; throws NvrtcErr NVRTC_NOT_FOUND when no libnvrtc could be opened.
+const NvrtcApi& Nvrtc();
+// Where NVRTC was found ("" when not loaded).
+std::string NvrtcPath();
+
+}  // namespace nodecuda
