@@ -31,11 +31,19 @@ Napi::Value HostUnregister(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), was);
 }
 
+// hostPageOffset(buffer) -> bytes from the buffer's start to the next page boundary
+Napi::Value HostPageOffset(const Napi::CallbackInfo& info) {
+  if (!info[0].IsArrayBuffer()) ThrowType("ERR_INVALID_ARG_TYPE", "expected an ArrayBuffer");
+  auto addr = reinterpret_cast<uintptr_t>(info[0].As<Napi::ArrayBuffer>().Data());
+  return Napi::Number::New(info.Env(), static_cast<double>((4096 - addr % 4096) % 4096));
+}
+
 }  // namespace
 
 void InitHostMemory(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "hostRegister", HostRegister);
   NODECUDA_EXPORT(env, exports, "hostUnregister", HostUnregister);
+  NODECUDA_EXPORT(env, exports, "hostPageOffset", HostPageOffset);
 }
 
 }  // namespace nodecuda

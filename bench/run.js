@@ -1,0 +1,290 @@
+#!/usr/bin/env node
+'use strict';
+// nodecuda benchmarks: npm run bench [-- --filter=TEXT] [--reps=N] [--no-peers]
+//
+// Runs every case of bench/cases/*.js (files in name order), then the same ops in PyTorch and
+// CuPy through bench/peers.py when python3 has them (BENCH_PYTHON picks another interpreter),
+// prints one table and writes bench/results/latest.json, and $OUT/bench.json when OUT is set.
+//
+// A case file exports an array of cases:
+//   op, size   labels for the table ('H2D from TypedArray', '256 MiB')
+//   unit       'GBs': the row shows bytes / batch time; 'us': batch time / iters, in µs per op
+//   bytes      bytes one batch moves ('GBs'), or the size the op works on (passed to peers)
+//   iters      ops per batch (default 1)
+//   target     optional goal: a minimum GB/s or a maximum µs/op
+//   peer       optional { kind, ...params } for bench/peers.py; rows without it have no peers
+//   setup()    optional, untimed; its result is the ctx given to run and teardown
+//   run(ctx)   one batch; the harness syncs the context after it, inside the timed region
+//   teardown(ctx)  optional, untimed
+// A batch is timed with process.hrtime.bigint: WARMUP untimed batches, then the median of REPS.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const WARMUP = 2;
+const PEERS = ['torch', 'cupy'];
+const PEER_TIMEOUT_MS = 600_000;
+
+function parseArgs(argv) {
+  const opts = { filter: '', reps: 10, peers: true };
+  for (const arg of argv) {
+    const [key, value = ''] = arg.split('=');
+    if (key === '--filter') opts.filter = value;
+    else if (key === '--reps' && Number.isInteger(Number(value)) && Number(value) > 0) {
+      opts.reps = Number(value);
+    } else if (key === '--no-peers') opts.peers = false;
+    else fail(`unknown or invalid option ${arg}`, 2);
+  }
+  return opts;
+}
+
+function fail(message, code = 1) {
+  console.error(`bench: ${message}`);
+  process.exit(code);
+}
+
+const errorText = (e) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+function loadCases(filter) {
+  const dir = path.join(__dirname, 'cases');
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .sort()
+    .flatMap((f) => require(path.join(dir, f)))
+    .filter((c) => `${c.op} ${c.size}`.includes(filter))
+    .map((c, id) => ({ iters: 1, ...c, id: String(id) }));
+}
+
+// Median wall time in seconds of one batch, each ended by a context synchronize.
+function timeBatches(cuda, batch, reps) {
+  const sync = () => cuda.driver.Context.synchronize();
+  for (let i = 0; i < WARMUP; i++) {
+    batch();
+    sync();
+  }
+  const times = [];
+  for (let i = 0; i < reps; i++) {
+    const t0 = process.hrtime.bigint();
+    batch();
+    sync();
+    times.push(Number(process.hrtime.bigint() - t0) / 1e9);
+  }
+  return median(times);
+}
+
+// Measures one case; any exception becomes { error } so the remaining cases still run.
+function measure(cuda, c, reps) {
+  let ctx;
+  try {
+    ctx = c.setup ? c.setup() : undefined;
+  } catch (e) {
+    return { error: `setup: ${errorText(e)}` };
+  }
+  let result;
+  try {
+    result = { seconds: timeBatches(cuda, () => c.run(ctx), reps) };
+  } catch (e) {
+    result = { error: errorText(e) };
+  }
+  try {
+    if (c.teardown) c.teardown(ctx);
+  } catch (e) {
+    result.error ??= `teardown: ${errorText(e)}`;
+  }
+  return result;
+}
+
+const skipped = (reason) =>
+  Object.fromEntries(PEERS.map((p) => [p, { available: false, reason, results: {} }]));
+
+// Runs bench/peers.py once for all cases that name a peer op. Returns { torch, cupy }, each
+// { available, version?, reason?, results: { [caseId]: { seconds, note? } | { error } } }.
+function runPeers(cases, reps) {
+  const request = {
+    warmup: WARMUP,
+    reps,
+    cases: cases
+      .filter((c) => c.peer)
+      .map((c) => ({ id: c.id, iters: c.iters, bytes: c.bytes, ...c.peer })),
+  };
+  if (request.cases.length === 0) return skipped('no case has a peer op');
+  const python = process.env.BENCH_PYTHON || 'python3';
+  const r = spawnSync(python, [path.join(__dirname, 'peers.py'), JSON.stringify(request)], {
+    encoding: 'utf8',
+    timeout: PEER_TIMEOUT_MS,
+    maxBuffer: 16 << 20,
+  });
+  if (r.error) {
+    return skipped(r.error.code === 'ENOENT' ? `${python} not found` : errorText(r.error));
+  }
+  const stderrTail = r.stderr.trim().split('\n').pop();
+  if (r.status !== 0) return skipped(`peers.py exited with ${r.status ?? r.signal}: ${stderrTail}`);
+  try {
+    return JSON.parse(r.stdout);
+  } catch {
+    return skipped(`peers.py printed no JSON: ${stderrTail}`);
+  }
+}
+
+// The row's figure: GB/s for 'GBs', µs per op for 'us'.
+const value = (c, seconds) =>
+  c.unit === 'GBs' ? c.bytes / seconds / 1e9 : (seconds * 1e6) / c.iters;
+
+// > 1 means nodecuda is better: higher GB/s, or fewer µs per op.
+const ratio = (c, ours, theirs) => (c.unit === 'GBs' ? ours / theirs : theirs / ours);
+
+const meetsTarget = (c, v) => (c.unit === 'GBs' ? v >= c.target : v <= c.target);
+
+const fmtValue = (c, v) => (c.unit === 'GBs' ? `${v.toFixed(1)} GB/s` : `${v.toFixed(2)} µs/op`);
+
+function fmtTime(s) {
+  if (s >= 1) return `${s.toFixed(2)} s`;
+  if (s >= 1e-3) return `${(s * 1e3).toFixed(2)} ms`;
+  return `${(s * 1e6).toFixed(1)} µs`;
+}
+
+function buildRow(c, ours, peers) {
+  const row = {
+    op: c.op,
+    size: c.size,
+    unit: c.unit,
+    bytes: c.bytes,
+    iters: c.iters,
+    target: c.target,
+    ...ours,
+  };
+  if (ours.seconds !== undefined) row.value = value(c, ours.seconds);
+  for (const p of PEERS) {
+    const theirs = peers[p]?.results?.[c.id];
+    if (!theirs) continue;
+    row[p] = { ...theirs };
+    if (theirs.seconds !== undefined) {
+      row[p].value = value(c, theirs.seconds);
+      if (row.value !== undefined) row[p].ratio = ratio(c, row.value, row[p].value);
+    }
+  }
+  return row;
+}
+
+function printTable(cases, rows, peers, header) {
+  const notes = [];
+  const cells = rows.map((r, i) => {
+    const c = cases[i];
+    const label = `${r.op}, ${r.size}`;
+    if (r.error) notes.push(`${label}: error: ${r.error}`);
+    const target =
+      c.target === undefined
+        ? ''
+        : `${c.unit === 'GBs' ? '≥' : '≤'}${c.target}` +
+          (r.value === undefined ? '' : meetsTarget(c, r.value) ? ' ok' : ' MISS');
+    const line = [
+      r.op,
+      r.size,
+      r.error ? 'error' : fmtTime(r.seconds),
+      r.value === undefined ? '' : fmtValue(c, r.value),
+      target,
+    ];
+    for (const p of PEERS) {
+      const theirs = r[p];
+      if (theirs?.error) notes.push(`${label}: ${p} error: ${theirs.error}`);
+      if (theirs?.note) notes.push(`${label}: ${p} runs ${theirs.note}`);
+      line.push(theirs?.value === undefined ? '' : fmtValue(c, theirs.value));
+      line.push(theirs?.ratio === undefined ? '' : `${theirs.ratio.toFixed(2)}×`);
+    }
+    return line;
+  });
+  const titles = ['op', 'size', 'median', 'nodecuda', 'target'];
+  for (const p of PEERS) titles.push(p, `×${p}`);
+  const widths = titles.map((t, i) => Math.max(t.length, ...cells.map((l) => l[i].length)));
+  const format = (l) =>
+    l.map((s, i) => (i < 2 ? s.padEnd(widths[i]) : s.padStart(widths[i]))).join('  ').trimEnd();
+
+  console.log(header);
+  console.log('median: wall time of one batch, sync included; other columns: GB/s or µs/op');
+  console.log('×torch, ×cupy: > 1 means nodecuda is better (higher GB/s or fewer µs/op)');
+  console.log();
+  console.log(format(titles));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const l of cells) console.log(format(l));
+  console.log();
+  for (const p of PEERS) {
+    const { available, version, reason } = peers[p];
+    console.log(available ? `${p} ${version}` : `${p}: skipped (${reason})`);
+  }
+  for (const n of notes) console.log(n);
+}
+
+function writeJson(report) {
+  const text = JSON.stringify(report, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2);
+  const targets = [path.join(__dirname, 'results', 'latest.json')];
+  if (process.env.OUT) targets.push(path.join(process.env.OUT, 'bench.json'));
+  for (const file of targets) {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, `${text}\n`);
+  }
+  console.log(`\nwrote ${targets.join(', ')}`);
+}
+
+// Library facts for the report header; a failure here must not stop the benchmark.
+function describe(cuda) {
+  const attempt = (f) => {
+    try {
+      return f();
+    } catch (e) {
+      return `unknown (${errorText(e)})`;
+    }
+  };
+  return {
+    device: attempt(() => new cuda.driver.Device(0).name()),
+    versions: attempt(() => cuda.version()),
+  };
+}
+
+function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  let cuda;
+  try {
+    cuda = require('..');
+  } catch (e) {
+    fail(`cannot load nodecuda (${errorText(e)}); run \`npm run build\` first`);
+  }
+  if (!cuda.isAvailable()) {
+    console.log('bench: no CUDA GPU available (cuda.isAvailable() is false); nothing to measure');
+    return;
+  }
+  const cases = loadCases(opts.filter);
+  if (cases.length === 0) fail(`no case matches --filter=${opts.filter}`);
+
+  const results = cases.map((c) => measure(cuda, c, opts.reps));
+  const peers = opts.peers ? runPeers(cases, opts.reps) : skipped('--no-peers');
+  const rows = cases.map((c, i) => buildRow(c, results[i], peers));
+
+  const info = describe(cuda);
+  const peerInfo = Object.fromEntries(
+    PEERS.map((p) => {
+      const { available = false, version, reason = 'no answer' } = peers[p] ?? {};
+      return [p, { available, version, reason: available ? undefined : reason }];
+    }),
+  );
+  const header = `nodecuda bench on ${info.device}: median of ${opts.reps}, ${WARMUP} warm-up`;
+  printTable(cases, rows, peerInfo, header);
+  writeJson({
+    date: new Date().toISOString(),
+    node: process.version,
+    ...info,
+    warmup: WARMUP,
+    reps: opts.reps,
+    peers: peerInfo,
+    rows,
+  });
+}
+
+main();

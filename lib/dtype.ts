@@ -1,0 +1,245 @@
+/**
+ * The dtype table: one row per element type, driving codegen (C type), host copies (TypedArray),
+ * kernel-argument packing (bytes, alignment, PyCUDA struct letter) and promotion (kind, rank).
+ */
+import { describe, rangeError, typeError } from './errors';
+
+/** Names of the element types. */
+export type DTypeName =
+  | 'bool' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'uint64'
+  | 'float16' | 'float32' | 'float64' | 'complex64' | 'complex128';
+
+/** A TypedArray constructor. */
+export type TypedArrayConstructor =
+  | Int8ArrayConstructor | Uint8ArrayConstructor | Int16ArrayConstructor | Uint16ArrayConstructor
+  | Int32ArrayConstructor | Uint32ArrayConstructor | BigInt64ArrayConstructor
+  | BigUint64ArrayConstructor | Float32ArrayConstructor | Float64ArrayConstructor;
+
+/** One row of the dtype table. */
+export interface DType {
+  readonly name: DTypeName;
+  /** C type used in generated kernels. */
+  readonly ctype: string;
+  /** Bytes per element. */
+  readonly bytes: number;
+  /** Alignment in a kernel parameter buffer. */
+  readonly align: number;
+  /** b(ool), i(nt), u(nsigned), f(loat), c(omplex). */
+  readonly kind: 'b' | 'i' | 'u' | 'f' | 'c';
+  /** Host array type (complex: interleaved re/im; float16: Uint16Array bits). */
+  readonly array: TypedArrayConstructor;
+  /** PyCUDA/struct letter for prepare(). */
+  readonly letter: string;
+  /** Order within its kind for promotion. */
+  readonly rank: number;
+}
+
+function row(name: DTypeName, ctype: string, bytes: number, kind: DType['kind'],
+  array: TypedArrayConstructor, letter: string, rank: number, align = bytes): DType {
+  return Object.freeze({ name, ctype, bytes, align, kind, array, letter, rank });
+}
+
+/** Every dtype by name. */
+export const DTYPES: Readonly<Record<DTypeName, DType>> = Object.freeze({
+  bool: row('bool', 'bool', 1, 'b', Uint8Array, '?', 0),
+  int8: row('int8', 'signed char', 1, 'i', Int8Array, 'b', 1),
+  uint8: row('uint8', 'unsigned char', 1, 'u', Uint8Array, 'B', 1),
+  int16: row('int16', 'short', 2, 'i', Int16Array, 'h', 2),
+  uint16: row('uint16', 'unsigned short', 2, 'u', Uint16Array, 'H', 2),
+  int32: row('int32', 'int', 4, 'i', Int32Array, 'i', 3),
+  uint32: row('uint32', 'unsigned int', 4, 'u', Uint32Array, 'I', 3),
+  int64: row('int64', 'long long', 8, 'i', BigInt64Array, 'q', 4),
+  uint64: row('uint64', 'unsigned long long', 8, 'u', BigUint64Array, 'Q', 4),
+  float16: row('float16', '__half', 2, 'f', Uint16Array, 'e', 1),
+  float32: row('float32', 'float', 4, 'f', Float32Array, 'f', 2),
+  float64: row('float64', 'double', 8, 'f', Float64Array, 'd', 3),
+  complex64: row('complex64', 'complex64', 8, 'c', Float32Array, 'F', 2, 8),
+  complex128: row('complex128', 'complex128', 16, 'c', Float64Array, 'D', 3, 16),
+});
+
+/** Anything accepted where a dtype is expected. */
+export type DTypeLike = DTypeName | DType | ScalarFactory | TypedArrayConstructor;
+
+const BY_ARRAY = new Map<unknown, DType>([
+  [Int8Array, DTYPES.int8], [Uint8Array, DTYPES.uint8], [Int16Array, DTYPES.int16],
+  [Uint16Array, DTYPES.uint16], [Int32Array, DTYPES.int32], [Uint32Array, DTYPES.uint32],
+  [BigInt64Array, DTYPES.int64], [BigUint64Array, DTYPES.uint64], [Float32Array, DTYPES.float32],
+  [Float64Array, DTYPES.float64], [Uint8ClampedArray, DTYPES.uint8],
+]);
+
+/**
+ * Resolves a dtype given as a name, a table row, a scalar factory (`cuda.float32`) or a
+ * TypedArray constructor (`Float32Array`).
+ * @example
+ * dtype('float32').bytes === 4; dtype(Float64Array).name === 'float64';
+ */
+export function dtype(d: DTypeLike): DType {
+  if (typeof d === 'string') {
+    const r = (DTYPES as Record<string, DType>)[d];
+    if (r) return r;
+    throw typeError('ERR_INVALID_ARG_VALUE',
+      `Unknown dtype "${d}". Known: ${Object.keys(DTYPES).join(', ')}`);
+  }
+  if (typeof d === 'function') {
+    const fromArray = BY_ARRAY.get(d);
+    if (fromArray) return fromArray;
+    const fromScalar = (d as Partial<ScalarFactory>).dtype;
+    if (fromScalar && (DTYPES as Record<string, DType>)[fromScalar.name] === fromScalar) return fromScalar;
+  }
+  if (typeof d === 'object' && d !== null && (DTYPES as Record<string, DType>)[(d as DType).name] === d) {
+    return d as DType;
+  }
+  throw typeError('ERR_INVALID_ARG_TYPE', `Expected a dtype, got ${describe(d)}`);
+}
+
+/** The dtype whose host array type is the given TypedArray's (Uint8Array → uint8). */
+export function dtypeOfArray(a: ArrayBufferView): DType | undefined {
+  return BY_ARRAY.get(a.constructor);
+}
+
+// ---- typed scalars ---------------------------------------------------------------------------
+
+/** A complex value. */
+export interface Complex { re: number; im: number }
+
+/**
+ * A value with a C type, like a NumPy scalar; used as a kernel argument.
+ * @example
+ * fn(arr, cuda.int32(n), cuda.float32(0.5), { block: [256], grid: [4] });
+ */
+export class Scalar {
+  constructor(readonly dtype: DType, readonly value: number | bigint | Complex) {}
+  /** The value as a JS number (bigint for 64-bit integers, {re, im} for complex). */
+  valueOf(): number | bigint | Complex { return this.value; }
+  toString(): string {
+    const v = this.value;
+    return `${this.dtype.name}(${typeof v === 'object' ? `${v.re}+${v.im}j` : String(v)})`;
+  }
+}
+
+/** `cuda.float32(x)` and friends: make a Scalar; `.dtype` lets them stand for their dtype. */
+export interface ScalarFactory {
+  (value: number | bigint | boolean | Complex): Scalar;
+  readonly dtype: DType;
+}
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** float → IEEE half bits, round to nearest even (handles NaN, ±Inf, subnormals). */
+export function floatToHalfBits(x: number): number {
+  f32[0] = x;
+  const bits = u32[0];
+  const sign = (bits >>> 16) & 0x8000;
+  const exp = (bits >>> 23) & 0xff;
+  let mant = bits & 0x7fffff;
+  if (exp === 0xff) return sign | 0x7c00 | (mant ? 0x200 : 0);
+  let e = exp - 127 + 15;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    let h = mant >>> shift;
+    const rem = mant & ((1 << shift) - 1);
+    const half = 1 << (shift - 1);
+    if (rem > half || (rem === half && (h & 1))) h++;
+    return sign | h;
+  }
+  let h = (e << 10) | (mant >>> 13);
+  const rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem === 0x1000 && (h & 1))) h++;
+  return sign | h;
+}
+
+/** IEEE half bits → number. */
+export function halfBitsToFloat(h: number): number {
+  const sign = h & 0x8000 ? -1 : 1;
+  const exp = (h >>> 10) & 0x1f;
+  const mant = h & 0x3ff;
+  if (exp === 0) return sign * mant * 2 ** -24;
+  if (exp === 0x1f) return mant ? NaN : sign * Infinity;
+  return sign * (1 + mant / 1024) * 2 ** (exp - 15);
+}
+
+const INT_RANGE: Partial<Record<DTypeName, [bigint, bigint]>> = {
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint64: [0n, 2n ** 64n - 1n],
+};
+
+/** Converts a JS value to what `dt` can hold (C conversion rules: wrap for integers). */
+export function coerce(dt: DType, v: unknown, what = 'value'): number | bigint | Complex {
+  if (dt.kind === 'c') {
+    if (typeof v === 'number') return { re: v, im: 0 };
+    if (typeof v === 'object' && v !== null && typeof (v as Complex).re === 'number') {
+      const c = v as Complex;
+      return { re: c.re, im: typeof c.im === 'number' ? c.im : 0 };
+    }
+    throw typeError('ERR_INVALID_ARG_TYPE', `${what} must be a number or {re, im} for ${dt.name}, got ${describe(v)}`);
+  }
+  if (typeof v === 'boolean') v = v ? 1 : 0;
+  if (dt.bytes === 8 && (dt.kind === 'i' || dt.kind === 'u')) {
+    let b: bigint;
+    if (typeof v === 'bigint') b = v;
+    else if (typeof v === 'number' && Number.isInteger(v)) b = BigInt(v);
+    else throw typeError('ERR_INVALID_ARG_TYPE', `${what} must be an integer or bigint for ${dt.name}, got ${describe(v)}`);
+    const [lo, hi] = INT_RANGE[dt.name]!;
+    if (b < lo || b > hi) throw rangeError('ERR_OUT_OF_RANGE', `${what} ${b} does not fit in ${dt.name}`);
+    return b;
+  }
+  if (typeof v === 'bigint') v = Number(v);
+  if (typeof v !== 'number') {
+    throw typeError('ERR_INVALID_ARG_TYPE', `${what} must be a number for ${dt.name}, got ${describe(v)}`);
+  }
+  if (dt.kind === 'b') return v ? 1 : 0;
+  return v;
+}
+
+/** Writes a scalar of type `dt` at `offset` (little-endian, as the GPU expects). */
+export function writeScalar(view: DataView, offset: number, dt: DType, v: number | bigint | Complex): void {
+  switch (dt.name) {
+    case 'bool': case 'uint8': view.setUint8(offset, Number(v)); break;
+    case 'int8': view.setInt8(offset, Number(v)); break;
+    case 'int16': view.setInt16(offset, Number(v), true); break;
+    case 'uint16': view.setUint16(offset, Number(v), true); break;
+    case 'int32': view.setInt32(offset, Number(v), true); break;
+    case 'uint32': view.setUint32(offset, Number(v), true); break;
+    case 'int64': view.setBigInt64(offset, BigInt.asIntN(64, v as bigint), true); break;
+    case 'uint64': view.setBigUint64(offset, BigInt.asUintN(64, v as bigint), true); break;
+    case 'float16': view.setUint16(offset, floatToHalfBits(Number(v)), true); break;
+    case 'float32': view.setFloat32(offset, Number(v), true); break;
+    case 'float64': view.setFloat64(offset, Number(v), true); break;
+    case 'complex64':
+      view.setFloat32(offset, (v as Complex).re, true);
+      view.setFloat32(offset + 4, (v as Complex).im, true);
+      break;
+    case 'complex128':
+      view.setFloat64(offset, (v as Complex).re, true);
+      view.setFloat64(offset + 8, (v as Complex).im, true);
+      break;
+  }
+}
+
+function factory(name: DTypeName): ScalarFactory {
+  const dt = DTYPES[name];
+  const f = (value: number | bigint | boolean | Complex): Scalar => new Scalar(dt, coerce(dt, value, `${name}()`));
+  Object.defineProperty(f, 'dtype', { value: dt, enumerable: true });
+  Object.defineProperty(f, 'name', { value: name });
+  return f as ScalarFactory;
+}
+
+/** Typed scalar factories, like NumPy's (`cuda.int32(5)`); also usable as dtypes. */
+export const bool = factory('bool');
+export const int8 = factory('int8');
+export const uint8 = factory('uint8');
+export const int16 = factory('int16');
+export const uint16 = factory('uint16');
+export const int32 = factory('int32');
+export const uint32 = factory('uint32');
+export const int64 = factory('int64');
+export const uint64 = factory('uint64');
+export const float16 = factory('float16');
+export const float32 = factory('float32');
+export const float64 = factory('float64');
+export const complex64 = factory('complex64');
+export const complex128 = factory('complex128');

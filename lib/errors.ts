@@ -1,0 +1,128 @@
+/**
+ * Error classes. Native code receives CudaError and NvrtcError at load time and throws instances
+ * of them, so `instanceof` works for errors from every layer.
+ */
+
+/** Extra fields a CudaError carries. */
+export interface CudaErrorInfo {
+  /** `CUDA_ERROR_*` name, or `CUDA_DRIVER_NOT_FOUND` when no driver could be loaded. */
+  code: string;
+  /** Numeric CUresult (negative for nodecuda's own codes). */
+  status: number;
+  /** The driver function that failed, e.g. `cuMemAlloc`. */
+  call: string;
+  /** True when the context is unusable until `device.reset()`. */
+  poisoned?: boolean;
+  /** For out-of-memory errors: bytes requested and bytes free at the time. */
+  requestedBytes?: number;
+  freeBytes?: number;
+}
+
+/**
+ * A failed CUDA driver call.
+ * @example
+ * try { driver.memAlloc(1e15); } catch (e) {
+ *   if (e instanceof CudaError && e.code === 'CUDA_ERROR_OUT_OF_MEMORY') console.log(e.freeBytes);
+ * }
+ */
+export class CudaError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly call: string;
+  readonly poisoned: boolean;
+  requestedBytes?: number;
+  freeBytes?: number;
+  constructor(message: string, info: CudaErrorInfo) {
+    super(message);
+    this.name = 'CudaError';
+    this.code = info.code;
+    this.status = info.status;
+    this.call = info.call;
+    this.poisoned = info.poisoned ?? false;
+    if (info.requestedBytes !== undefined) this.requestedBytes = info.requestedBytes;
+    if (info.freeBytes !== undefined) this.freeBytes = info.freeBytes;
+  }
+}
+
+/** Extra fields an NvrtcError carries. */
+export interface NvrtcErrorInfo {
+  code: string;
+  status: number;
+  call: string;
+  log: string;
+  source?: string;
+  options?: string[];
+}
+
+/**
+ * A failed NVRTC compilation (or NVRTC missing: code `NVRTC_NOT_FOUND`).
+ * The message shows the compiler log and the source lines around each error.
+ * @example
+ * try { new SourceModule('__global__ void k() { oops }'); } catch (e) {
+ *   if (e instanceof NvrtcError) console.log(e.log);
+ * }
+ */
+export class NvrtcError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly call: string;
+  /** The compiler log. */
+  readonly log: string;
+  /** The source as compiled (after wrapping), when known. */
+  source?: string;
+  /** The NVRTC options used, when known. */
+  options?: string[];
+  constructor(message: string, info: NvrtcErrorInfo) {
+    super(message);
+    this.name = 'NvrtcError';
+    this.code = info.code;
+    this.status = info.status;
+    this.call = info.call;
+    this.log = info.log ?? '';
+    if (info.source !== undefined) this.source = info.source;
+    if (info.options !== undefined) this.options = info.options;
+  }
+}
+
+/** A TypeError with a Node-style `code` (`ERR_INVALID_ARG_TYPE` …). */
+export function typeError(code: string, message: string): TypeError {
+  const e = new TypeError(message) as TypeError & { code: string };
+  e.code = code;
+  return e;
+}
+
+/** A RangeError with a Node-style `code` (`ERR_OUT_OF_RANGE` …). */
+export function rangeError(code: string, message: string): RangeError {
+  const e = new RangeError(message) as RangeError & { code: string };
+  e.code = code;
+  return e;
+}
+
+/** Describes a value for error messages: `a number (1.5)`, `an instance of Foo`, … */
+export function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (v === undefined) return 'undefined';
+  if (typeof v === 'number') return `a number (${v})`;
+  if (typeof v === 'bigint') return `a bigint (${v}n)`;
+  if (typeof v === 'string') return `a string (${JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v)})`;
+  if (typeof v === 'function') return 'a function';
+  if (typeof v === 'object') {
+    const name = (v as object).constructor?.name;
+    return name ? `an instance of ${name}` : 'an object';
+  }
+  return `a ${typeof v}`;
+}
+
+/** Checks that `v` is a non-negative safe integer; RangeError/TypeError otherwise. */
+export function checkSize(v: unknown, name: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof v !== 'number') {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a number. Received ${describe(v)}`);
+  }
+  if (!Number.isInteger(v) || v < 0 || v > max) {
+    throw rangeError(
+      'ERR_OUT_OF_RANGE',
+      `The "${name}" argument must be an integer in [0, ${max}]. Received ${v}`,
+    );
+  }
+  return v;
+}

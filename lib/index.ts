@@ -1,0 +1,130 @@
+/**
+ * nodecuda: PyCUDA for Node.js.
+ * @example
+ * import * as cuda from 'nodecuda';
+ * const mod = new cuda.SourceModule('__global__ void twice(float *a) { a[threadIdx.x] *= 2; }');
+ * const a = new Float32Array(32).fill(1);
+ * mod.getFunction('twice')(cuda.driver.InOut(a), { block: [32] });
+ */
+import * as compilerNs from './compiler';
+import * as driverCore from './driver';
+import * as launchNs from './launch';
+import * as memoryNs from './memory';
+import { native } from './native';
+
+export { CudaError, NvrtcError } from './errors';
+export type { CudaErrorInfo, NvrtcErrorInfo } from './errors';
+export {
+  DTYPES, Scalar, dtype, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16,
+  float32, float64, complex64, complex128, floatToHalfBits, halfBitsToFloat,
+} from './dtype';
+export type { DType, DTypeName, DTypeLike, Complex, ScalarFactory } from './dtype';
+export { SourceModule, Module } from './compiler';
+export type { CompileOptions, CompileResult, SourceModuleOptions } from './compiler';
+export type { CudaFunction, LaunchOptions, ParamType } from './launch';
+export { isAvailable } from './driver';
+
+/** pycuda.driver: devices, contexts, memory, copies, streams, events, modules, launches. */
+export const driver = Object.freeze({
+  init: driverCore.init,
+  Device: driverCore.Device,
+  Context: driverCore.Context,
+  Stream: driverCore.Stream,
+  Event: driverCore.Event,
+  streamFlags: driverCore.streamFlags,
+  eventFlags: driverCore.eventFlags,
+  useDevice: driverCore.useDevice,
+  memGetInfo: driverCore.memGetInfo,
+  DeviceAllocation: memoryNs.DeviceAllocation,
+  memAlloc: memoryNs.memAlloc,
+  memAllocLike: memoryNs.memAllocLike,
+  memcpyHtod: memoryNs.memcpyHtod,
+  memcpyDtoh: memoryNs.memcpyDtoh,
+  memcpyDtod: memoryNs.memcpyDtod,
+  memcpyHtodAsync: memoryNs.memcpyHtodAsync,
+  memcpyDtohAsync: memoryNs.memcpyDtohAsync,
+  memcpyDtodAsync: memoryNs.memcpyDtodAsync,
+  memsetD8: memoryNs.memsetD8,
+  memsetD16: memoryNs.memsetD16,
+  memsetD32: memoryNs.memsetD32,
+  memsetD8Async: memoryNs.memsetD8Async,
+  memsetD16Async: memoryNs.memsetD16Async,
+  memsetD32Async: memoryNs.memsetD32Async,
+  pagelockedEmpty: memoryNs.pagelockedEmpty,
+  pagelockedZeros: memoryNs.pagelockedZeros,
+  registerHostMemory: memoryNs.registerHostMemory,
+  unregisterHostMemory: memoryNs.unregisterHostMemory,
+  In: launchNs.In,
+  Out: launchNs.Out,
+  InOut: launchNs.InOut,
+  moduleFromBuffer: compilerNs.moduleFromBuffer,
+  Module: compilerNs.Module,
+});
+
+/** NVRTC compilation without loading (works with no GPU when `arch` is given). */
+export const compiler = Object.freeze({
+  compile: compilerNs.compile,
+  compileAsync: compilerNs.compileAsync,
+  SourceModule: compilerNs.SourceModule,
+});
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const PACKAGE_VERSION: string = require('../package.json').version;
+
+/** Versions of the pieces. */
+export interface Versions {
+  nodecuda: string;
+  /** CUDA version the driver supports, e.g. '13.0'; null without a driver. */
+  driver: string | null;
+  /** NVRTC version, e.g. '13.0'; null when NVRTC is not found. */
+  nvrtc: string | null;
+  /** N-API version the addon was built for. */
+  napi: number;
+}
+
+/**
+ * Versions of nodecuda, the driver, NVRTC and N-API. Never throws.
+ * @example
+ * console.log(cuda.version()); // { nodecuda: '0.1.0', driver: '13.0', nvrtc: '13.0', napi: 9 }
+ */
+export function version(): Versions {
+  let drv: string | null = null;
+  let nvrtc: string | null = null;
+  try {
+    if (native.driverStatus().found) {
+      const v = native.driverVersion();
+      drv = `${Math.floor(v / 1000)}.${(v % 1000) / 10}`;
+    }
+  } catch {
+    drv = null;
+  }
+  try {
+    const [maj, min] = native.nvrtcVersion();
+    nvrtc = `${maj}.${min}`;
+  } catch {
+    nvrtc = null;
+  }
+  return { nodecuda: PACKAGE_VERSION, driver: drv, nvrtc, napi: native.napiVersion };
+}
+
+/**
+ * Live device allocations made by this thread's nodecuda and their bytes, plus the driver
+ * pool's reserved/used bytes (0 without a driver).
+ * @example
+ * const before = cuda.memory().liveBytes;
+ */
+export function memory(): { liveAllocations: number; liveBytes: number; poolReservedBytes: number; poolUsedBytes: number } {
+  const [liveAllocations, liveBytes] = native.memLive();
+  let pool: [number, number] = [0, 0];
+  if (driverCore.isAvailable()) pool = native.poolInfo();
+  return { liveAllocations, liveBytes, poolReservedBytes: pool[0], poolUsedBytes: pool[1] };
+}
+
+/**
+ * Returns cached pool memory to the driver (after waiting for the device).
+ * @example
+ * cuda.freeCachedMemory();
+ */
+export function freeCachedMemory(): void {
+  native.poolTrim();
+}

@@ -1,0 +1,376 @@
+/**
+ * Device memory (DeviceAllocation), host↔device copies, memset and page-locked host memory.
+ * Host buffers may be any ArrayBuffer or ArrayBufferView; they are normalised here to
+ * (buffer, byteOffset, byteLength) before the native call.
+ */
+import { DTypeLike, TypedArrayConstructor, dtype } from './dtype';
+import { CudaError, checkSize, describe, rangeError, typeError } from './errors';
+import { Stream, streamHandle } from './driver';
+import { native } from './native';
+
+/**
+ * A block of device memory (pycuda.driver.DeviceAllocation). Freed by `free()`, `using`, or —
+ * as a backstop — when garbage collected. Its bytes count toward V8's external memory.
+ * @example
+ * using buf = driver.memAlloc(1024);
+ * driver.memcpyHtod(buf, new Float32Array(256));
+ */
+export class DeviceAllocation {
+  /** Device address. */
+  readonly ptr: bigint;
+  /** Size in bytes. */
+  readonly size: number;
+  #handle: NativeAddon.MemoryHandle | null;
+  #owner: unknown;
+  #freed = false;
+  /** @internal Use driver.memAlloc(). */
+  constructor(handle: NativeAddon.MemoryHandle | null, ptr: bigint, size: number, owner?: unknown) {
+    this.#handle = handle;
+    this.ptr = ptr;
+    this.size = size;
+    this.#owner = owner; // keeps a module alive for getGlobal() views
+  }
+  /** True after free(). */
+  get freed(): boolean {
+    return this.#freed;
+  }
+  /** Frees the memory now (stream-ordered on `stream`, default: legacy stream). Idempotent. */
+  free(stream?: Stream | null): void {
+    if (this.#freed) return;
+    this.#freed = true;
+    if (this.#handle) native.memFree(this.#handle, streamHandle(stream));
+    this.#handle = null;
+    this.#owner = undefined;
+  }
+  [Symbol.dispose](): void {
+    this.free();
+  }
+  /** The address as a bigint, for arithmetic (`Number(alloc)` is refused: addresses exceed 2^53). */
+  [Symbol.toPrimitive](hint: string): bigint | string {
+    if (hint === 'number') {
+      throw typeError('ERR_INVALID_ARG_TYPE', 'A device address does not fit in a number; use alloc.ptr (a bigint)');
+    }
+    return hint === 'string' ? `DeviceAllocation(0x${this.ptr.toString(16)}, ${this.size} bytes)` : this.ptr;
+  }
+}
+
+/** Something with device memory: a DeviceAllocation or an object with `ptr` and `nbytes` (GPUArray). */
+export interface DeviceBufferLike {
+  readonly ptr: bigint;
+  readonly nbytes?: number;
+  readonly size?: number;
+}
+
+/** Device address and byte size of a device argument; raw bigints have unknown size. */
+export function deviceRange(d: unknown, name: string): { ptr: bigint; bytes: number } {
+  if (typeof d === 'bigint') return { ptr: d, bytes: Infinity };
+  if (d instanceof DeviceAllocation) {
+    if (d.freed) throw typeError('ERR_USE_AFTER_FREE', `The "${name}" DeviceAllocation was freed`);
+    return { ptr: d.ptr, bytes: d.size };
+  }
+  if (typeof d === 'object' && d !== null && typeof (d as DeviceBufferLike).ptr === 'bigint') {
+    const g = d as DeviceBufferLike & { disposed?: boolean };
+    if (g.disposed) throw typeError('ERR_USE_AFTER_FREE', `The "${name}" array was disposed`);
+    return { ptr: g.ptr, bytes: g.nbytes ?? g.size ?? Infinity };
+  }
+  throw typeError('ERR_INVALID_ARG_TYPE',
+    `The "${name}" argument must be a DeviceAllocation, a GPUArray or a bigint address. Received ${describe(d)}`);
+}
+
+/** A host byte range. */
+export interface HostRange {
+  buffer: ArrayBuffer | SharedArrayBuffer;
+  byteOffset: number;
+  byteLength: number;
+  pinned: boolean;
+}
+
+// Page-locked ranges by buffer, so copies know when they may skip staging.
+const pinnedRanges = new WeakMap<ArrayBuffer | SharedArrayBuffer, Array<{ start: number; end: number; reg: NativeAddon.HostRegHandle }>>();
+
+function isPinned(buffer: ArrayBuffer | SharedArrayBuffer, start: number, end: number): boolean {
+  const ranges = pinnedRanges.get(buffer);
+  return !!ranges && ranges.some((r) => r.start <= start && end <= r.end);
+}
+
+/** Normalises a host buffer argument. */
+export function hostRange(h: unknown, name: string): HostRange {
+  if (h instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && h instanceof SharedArrayBuffer)) {
+    return { buffer: h, byteOffset: 0, byteLength: h.byteLength, pinned: isPinned(h, 0, h.byteLength) };
+  }
+  if (ArrayBuffer.isView(h)) {
+    const start = h.byteOffset, end = start + h.byteLength;
+    return { buffer: h.buffer, byteOffset: start, byteLength: h.byteLength, pinned: isPinned(h.buffer, start, end) };
+  }
+  throw typeError('ERR_INVALID_ARG_TYPE',
+    `The "${name}" argument must be an ArrayBuffer, a TypedArray, a DataView or a Buffer. Received ${describe(h)}`);
+}
+
+function isOom(e: unknown): boolean {
+  return e instanceof CudaError && e.code === 'CUDA_ERROR_OUT_OF_MEMORY';
+}
+
+/**
+ * Allocates from the driver's stream-ordered pool. On out-of-memory it trims the pool, runs
+ * `global.gc` when exposed (so unreachable arrays free their memory), retries once, then throws
+ * CudaError `CUDA_ERROR_OUT_OF_MEMORY` with `requestedBytes` and `freeBytes`.
+ * @internal
+ */
+export function allocRaw(bytes: number, stream: Stream | null | undefined): NativeAddon.MemoryHandle {
+  const s = streamHandle(stream);
+  try {
+    return native.memAlloc(bytes, s);
+  } catch (e) {
+    if (!isOom(e)) throw e;
+  }
+  native.poolTrim();
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    native.poolTrim();
+  }
+  try {
+    return native.memAlloc(bytes, s);
+  } catch (e) {
+    if (!isOom(e)) throw e;
+    const err = e as CudaError;
+    const [free] = native.memGetInfo();
+    err.requestedBytes = bytes;
+    err.freeBytes = free;
+    err.message = `Out of device memory: ${bytes} bytes requested, ${free} bytes free (${err.message})`;
+    throw err;
+  }
+}
+
+/**
+ * Allocates `bytes` of device memory.
+ * @example
+ * const a = driver.memAlloc(4 * n); ... a.free();
+ */
+export function memAlloc(bytes: number): DeviceAllocation {
+  checkSize(bytes, 'bytes');
+  const h = allocRaw(bytes, null);
+  return new DeviceAllocation(h, native.memPtr(h), bytes);
+}
+
+/**
+ * Allocates device memory of the same byte size as a host array.
+ * @example
+ * const d = driver.memAllocLike(hostFloat32Array);
+ */
+export function memAllocLike(host: ArrayBuffer | ArrayBufferView): DeviceAllocation {
+  return memAlloc(hostRange(host, 'host').byteLength);
+}
+
+function checkFits(bytes: number, room: number, what: string): void {
+  if (bytes > room) {
+    throw rangeError('ERR_OUT_OF_RANGE', `${what}: ${bytes} bytes do not fit in ${room} bytes`);
+  }
+}
+
+/**
+ * Copies a host buffer to device memory (blocking). Large copies from ordinary (pageable)
+ * memory are staged through page-locked buffers on several threads.
+ * @example
+ * driver.memcpyHtod(alloc, new Float32Array([1, 2, 3]));
+ */
+export function memcpyHtod(dst: DeviceAllocation | DeviceBufferLike | bigint, src: ArrayBuffer | ArrayBufferView): void {
+  const d = deviceRange(dst, 'dst');
+  const h = hostRange(src, 'src');
+  checkFits(h.byteLength, d.bytes, 'memcpyHtod: destination too small');
+  native.memcpyHtod(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned);
+}
+
+/**
+ * Copies device memory into a host buffer (blocking); copies `dst.byteLength` bytes.
+ * @example
+ * const out = new Float32Array(3); driver.memcpyDtoh(out, alloc);
+ */
+export function memcpyDtoh(dst: ArrayBuffer | ArrayBufferView, src: DeviceAllocation | DeviceBufferLike | bigint): void {
+  const h = hostRange(dst, 'dst');
+  const s = deviceRange(src, 'src');
+  checkFits(h.byteLength, s.bytes, 'memcpyDtoh: source too small for the destination');
+  native.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, s.ptr, h.pinned);
+}
+
+/**
+ * Copies `bytes` between device buffers (ordered on the legacy stream).
+ * @example
+ * driver.memcpyDtod(b, a, a.size);
+ */
+export function memcpyDtod(dst: DeviceAllocation | DeviceBufferLike | bigint,
+  src: DeviceAllocation | DeviceBufferLike | bigint, bytes: number): void {
+  const d = deviceRange(dst, 'dst'), s = deviceRange(src, 'src');
+  checkSize(bytes, 'bytes');
+  checkFits(bytes, Math.min(d.bytes, s.bytes), 'memcpyDtod');
+  native.memcpyDtod(d.ptr, s.ptr, bytes, null, false);
+}
+
+/**
+ * Queues a host→device copy on `stream` and resolves when it is done. The source must not
+ * change until then when it is page-locked; pageable sources are staged before this returns.
+ * @example
+ * await driver.memcpyHtodAsync(alloc, data, stream);
+ */
+export function memcpyHtodAsync(dst: DeviceAllocation | DeviceBufferLike | bigint, src: ArrayBuffer | ArrayBufferView,
+  stream?: Stream | null): Promise<void> {
+  const d = deviceRange(dst, 'dst');
+  const h = hostRange(src, 'src');
+  checkFits(h.byteLength, d.bytes, 'memcpyHtodAsync: destination too small');
+  return native.memcpyHtodAsync(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned, streamHandle(stream));
+}
+
+/**
+ * Queues a device→host copy on `stream`; the destination holds the data when the Promise
+ * resolves. The event loop is never blocked.
+ * @example
+ * const out = new Float32Array(n); await driver.memcpyDtohAsync(out, alloc);
+ */
+export function memcpyDtohAsync(dst: ArrayBuffer | ArrayBufferView, src: DeviceAllocation | DeviceBufferLike | bigint,
+  stream?: Stream | null): Promise<void> {
+  const h = hostRange(dst, 'dst');
+  const s = deviceRange(src, 'src');
+  checkFits(h.byteLength, s.bytes, 'memcpyDtohAsync: source too small for the destination');
+  return native.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, s.ptr, h.pinned, streamHandle(stream));
+}
+
+/**
+ * Queues a device→device copy on `stream`; resolves when done.
+ * @example
+ * await driver.memcpyDtodAsync(b, a, a.size, stream);
+ */
+export function memcpyDtodAsync(dst: DeviceAllocation | DeviceBufferLike | bigint,
+  src: DeviceAllocation | DeviceBufferLike | bigint, bytes: number, stream?: Stream | null): Promise<void> {
+  const d = deviceRange(dst, 'dst'), s = deviceRange(src, 'src');
+  checkSize(bytes, 'bytes');
+  checkFits(bytes, Math.min(d.bytes, s.bytes), 'memcpyDtodAsync');
+  return native.memcpyDtod(d.ptr, s.ptr, bytes, streamHandle(stream), true);
+}
+
+function memsetImpl(width: 1 | 2 | 4, dst: DeviceAllocation | DeviceBufferLike | bigint, value: number,
+  count: number, stream: Stream | null | undefined, async: boolean): Promise<void> | void {
+  const d = deviceRange(dst, 'dst');
+  checkSize(count, 'count');
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value >= 2 ** (8 * width)) {
+    throw rangeError('ERR_OUT_OF_RANGE', `memsetD${8 * width}: value must be an integer in [0, ${2 ** (8 * width) - 1}]`);
+  }
+  checkFits(count * width, d.bytes, `memsetD${8 * width}`);
+  return async
+    ? native.memset(d.ptr, value, count, width, streamHandle(stream), true)
+    : native.memset(d.ptr, value, count, width, streamHandle(stream), false);
+}
+
+/** Sets `count` bytes to `value`. @example driver.memsetD8(alloc, 0, alloc.size); */
+export function memsetD8(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number): void {
+  memsetImpl(1, dst, value, count, null, false);
+}
+/** Sets `count` 16-bit words. @example driver.memsetD16(alloc, 0xffff, n); */
+export function memsetD16(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number): void {
+  memsetImpl(2, dst, value, count, null, false);
+}
+/** Sets `count` 32-bit words. @example driver.memsetD32(alloc, 0x3f800000, n); // 1.0f */
+export function memsetD32(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number): void {
+  memsetImpl(4, dst, value, count, null, false);
+}
+/** Async memsetD8 on `stream`. @example await driver.memsetD8Async(a, 0, a.size, s); */
+export function memsetD8Async(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number,
+  stream?: Stream | null): Promise<void> {
+  return memsetImpl(1, dst, value, count, stream, true) as Promise<void>;
+}
+/** Async memsetD16 on `stream`. @example await driver.memsetD16Async(a, 1, n, s); */
+export function memsetD16Async(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number,
+  stream?: Stream | null): Promise<void> {
+  return memsetImpl(2, dst, value, count, stream, true) as Promise<void>;
+}
+/** Async memsetD32 on `stream`. @example await driver.memsetD32Async(a, 1, n, s); */
+export function memsetD32Async(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number,
+  stream?: Stream | null): Promise<void> {
+  return memsetImpl(4, dst, value, count, stream, true) as Promise<void>;
+}
+
+// ---- page-locked host memory -------------------------------------------------------------
+
+type AnyTypedArray = InstanceType<TypedArrayConstructor>;
+
+// Unregisters when the TypedArray is collected; the held value keeps the buffer alive until then.
+const unpin = new FinalizationRegistry<{ reg: NativeAddon.HostRegHandle; buffer: ArrayBuffer | SharedArrayBuffer }>(
+  ({ reg, buffer }) => release(buffer, reg),
+);
+
+function release(buffer: ArrayBuffer | SharedArrayBuffer, reg: NativeAddon.HostRegHandle): boolean {
+  const ranges = pinnedRanges.get(buffer);
+  if (ranges) {
+    const i = ranges.findIndex((r) => r.reg === reg);
+    if (i >= 0) ranges.splice(i, 1);
+  }
+  return native.hostUnregister(reg);
+}
+
+function pin<T extends ArrayBufferView>(view: T): T {
+  const h = hostRange(view, 'array');
+  if (h.pinned) return view;
+  const reg = native.hostRegister(h.buffer, h.byteOffset, h.byteLength);
+  const ranges = pinnedRanges.get(h.buffer) ?? [];
+  ranges.push({ start: h.byteOffset, end: h.byteOffset + h.byteLength, reg });
+  pinnedRanges.set(h.buffer, ranges);
+  unpin.register(view, { reg, buffer: h.buffer }, view);
+  return view;
+}
+
+function shapeSize(shape: number | readonly number[]): number {
+  const dims = typeof shape === 'number' ? [shape] : shape;
+  if (!Array.isArray(dims) && typeof shape !== 'number') {
+    throw typeError('ERR_INVALID_ARG_TYPE', `shape must be a number or an array of numbers. Received ${describe(shape)}`);
+  }
+  return dims.reduce((n: number, d, i) => n * checkSize(d, `shape[${i}]`), 1);
+}
+
+const PAGE = 4096;
+
+/**
+ * A TypedArray of `shape`'s size whose memory is page-locked (fast, asynchronous DMA). The
+ * memory is an ordinary JS ArrayBuffer registered with the driver, unregistered when the array
+ * is garbage collected or by `unregisterHostMemory`.
+ * @example
+ * const host = driver.pagelockedEmpty([1024, 1024], 'float32');
+ */
+export function pagelockedEmpty(shape: number | readonly number[], dt: DTypeLike = 'float64'): AnyTypedArray {
+  const d = dtype(dt);
+  const n = shapeSize(shape) * (d.kind === 'c' ? 2 : 1);
+  const bytes = n * d.array.BYTES_PER_ELEMENT;
+  // Whole pages of its own, so two registrations never share a page.
+  const padded = Math.ceil(bytes / PAGE) * PAGE + PAGE;
+  const buffer = new ArrayBuffer(padded);
+  const offset = bytes === 0 ? 0 : native.hostPageOffset(buffer);
+  const view = new d.array(buffer, offset, n) as AnyTypedArray;
+  return pin(view);
+}
+
+/** Like pagelockedEmpty (the memory is zeroed). @example driver.pagelockedZeros(16, 'int32') */
+export function pagelockedZeros(shape: number | readonly number[], dt: DTypeLike = 'float64'): AnyTypedArray {
+  return pagelockedEmpty(shape, dt);
+}
+
+/**
+ * Page-locks an existing TypedArray's memory in place; returns the same array.
+ * @example
+ * const a = driver.registerHostMemory(new Float32Array(1 << 20));
+ */
+export function registerHostMemory<T extends ArrayBufferView>(array: T): T {
+  hostRange(array, 'array');
+  return pin(array);
+}
+
+/**
+ * Unlocks memory locked by registerHostMemory/pagelockedEmpty. Returns false if it was not locked.
+ * @example
+ * driver.unregisterHostMemory(a);
+ */
+export function unregisterHostMemory(array: ArrayBufferView): boolean {
+  const h = hostRange(array, 'array');
+  const ranges = pinnedRanges.get(h.buffer);
+  const r = ranges?.find((x) => x.start === h.byteOffset && x.end === h.byteOffset + h.byteLength);
+  if (!r) return false;
+  unpin.unregister(array);
+  return release(h.buffer, r.reg);
+}

@@ -1,0 +1,114 @@
+/**
+ * The native addon's exports (src/*.cc): the one declared boundary between TypeScript and C++.
+ * Handles are opaque, type-tagged externals; the TS classes own them.
+ */
+declare namespace NativeAddon {
+  /** Opaque handle brands; at run time these are type-tagged N-API externals. */
+  interface MemoryHandle { readonly __brand: 'DeviceAllocation' }
+  interface StreamHandle { readonly __brand: 'Stream' }
+  interface EventHandle { readonly __brand: 'Event' }
+  interface ModuleHandle { readonly __brand: 'Module' }
+  interface FunctionHandle { readonly __brand: 'Function' }
+  interface HostRegHandle { readonly __brand: 'HostRegistration' }
+  interface ContextHandle { readonly __brand: 'Context' }
+  type HostBuffer = ArrayBuffer | ArrayBufferView | SharedArrayBuffer;
+
+  interface DriverStatus {
+    ok: boolean;
+    found: boolean;
+    status: number;
+    code: string;
+    message: string;
+  }
+
+  interface CompileResult {
+    image: Uint8Array;
+    log: string;
+    loweredNames: string[];
+  }
+
+  interface Addon {
+    readonly napiVersion: number;
+    init(cudaError: Function, nvrtcError: Function): void;
+
+    // device.cc
+    driverStatus(): DriverStatus;
+    driverVersion(): number;
+    nvrtcVersion(): [number, number, string];
+    deviceCount(): number;
+    deviceName(ordinal: number): string;
+    deviceTotalMem(ordinal: number): number;
+    deviceAttribute(ordinal: number, attribute: number): number;
+    devicePciBusId(ordinal: number): string;
+    deviceReset(ordinal: number): void;
+    useDevice(ordinal: number): void;
+    currentDevice(): number;
+    ctxCreate(ordinal: number, flags: number): ContextHandle;
+    ctxPush(ctx: ContextHandle): void;
+    ctxPop(): ContextHandle | null;
+    ctxCurrent(): ContextHandle;
+    /** [ordinal, primary, generation, id] of the given or the current context. */
+    ctxInfo(ctx?: ContextHandle): [number, boolean, number, number];
+    ctxSynchronize(ctx?: ContextHandle): void;
+    ctxSynchronizeAsync(): Promise<void>;
+    memGetInfo(): [number, number];
+
+    // memory.cc
+    memAlloc(bytes: number, stream?: StreamHandle | null): MemoryHandle;
+    memFree(mem: MemoryHandle, stream?: StreamHandle | null): boolean;
+    memPtr(mem: MemoryHandle): bigint;
+    memLive(): [number, number];
+    poolInfo(): [number, number];
+    poolTrim(): void;
+    memcpyHtod(dst: bigint, src: HostBuffer, byteOffset: number, byteLength: number, pinned: boolean): void;
+    memcpyDtoh(dst: HostBuffer, byteOffset: number, byteLength: number, src: bigint, pinned: boolean): void;
+    memcpyDtod(dst: bigint, src: bigint, bytes: number, stream: StreamHandle | null, async: false): void;
+    memcpyDtod(dst: bigint, src: bigint, bytes: number, stream: StreamHandle | null, async: true): Promise<void>;
+    memcpyHtodAsync(dst: bigint, src: HostBuffer, byteOffset: number, byteLength: number, pinned: boolean,
+      stream: StreamHandle | null): Promise<void>;
+    memcpyDtohAsync(dst: HostBuffer, byteOffset: number, byteLength: number, src: bigint, pinned: boolean,
+      stream: StreamHandle | null): Promise<void>;
+    memset(dst: bigint, value: number, count: number, width: 1 | 2 | 4, stream: StreamHandle | null,
+      async: false): void;
+    memset(dst: bigint, value: number, count: number, width: 1 | 2 | 4, stream: StreamHandle | null,
+      async: true): Promise<void>;
+
+    // host_memory.cc
+    hostRegister(buffer: HostBuffer, byteOffset: number, byteLength: number): HostRegHandle;
+    hostUnregister(reg: HostRegHandle): boolean;
+    hostPageOffset(buffer: ArrayBuffer): number;
+
+    // stream.cc
+    streamCreate(flags: number): StreamHandle;
+    streamSynchronize(s: StreamHandle): void;
+    streamSynchronizeAsync(s: StreamHandle): Promise<void>;
+    streamQuery(s: StreamHandle): boolean;
+    streamWaitEvent(s: StreamHandle | null, e: EventHandle): void;
+    streamDestroy(s: StreamHandle): void;
+    eventCreate(flags: number): EventHandle;
+    eventRecord(e: EventHandle, s: StreamHandle | null): void;
+    eventSynchronize(e: EventHandle): void;
+    eventSynchronizeAsync(e: EventHandle): Promise<void>;
+    eventQuery(e: EventHandle): boolean;
+    eventElapsed(start: EventHandle, end: EventHandle): number;
+
+    // program.cc
+    compile(source: string, name: string, options: string[], nameExpressions: string[], cubin: boolean): CompileResult;
+    compileAsync(source: string, name: string, options: string[], nameExpressions: string[],
+      cubin: boolean): Promise<CompileResult>;
+    supportedArchs(): number[];
+
+    // module.cc
+    moduleLoad(image: HostBuffer, byteOffset: number, byteLength: number): ModuleHandle;
+    moduleFunction(mod: ModuleHandle, name: string): FunctionHandle;
+    moduleGlobal(mod: ModuleHandle, name: string): [bigint, number];
+    funcAttribute(fn: FunctionHandle, attribute: number): number;
+    funcSetAttribute(fn: FunctionHandle, attribute: number, value: number): void;
+    occupancyMaxActiveBlocks(fn: FunctionHandle, blockSize: number, sharedBytes: number): number;
+    occupancyMaxPotentialBlockSize(fn: FunctionHandle, sharedBytes: number, blockSizeLimit: number): [number, number];
+
+    // launch.cc
+    launch(fn: FunctionHandle, stream: StreamHandle | null, config: Uint32Array, params: Uint8Array,
+      paramBytes: number): void;
+  }
+}
