@@ -1,4 +1,4 @@
-/// <reference path="../types/addon.d.ts" />
+/// <reference path="../types/addon.d.ts" preserve="true" />
 /**
  * pycuda.driver: devices, contexts, streams and events. Memory lives in memory.ts, modules and
  * launches in compiler.ts / launch.ts; index.ts gathers them all under `driver`.
@@ -220,7 +220,7 @@ export class Stream {
   }
 }
 
-/** The native stream of an optional Stream argument (null: the legacy default stream). */
+/** @internal The native stream of an optional Stream argument (null: the legacy default stream). */
 export function streamHandle(s: Stream | null | undefined): NativeAddon.StreamHandle | null {
   if (s === undefined || s === null) return null;
   if (!(s instanceof Stream)) {

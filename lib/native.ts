@@ -1,4 +1,4 @@
-/// <reference path="../types/addon.d.ts" />
+/// <reference path="../types/addon.d.ts" preserve="true" />
 /**
  * Loads the native addon. Loading never touches CUDA: libcuda and NVRTC are opened on first use,
  * so this succeeds on machines with no driver and no toolkit.

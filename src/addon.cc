@@ -19,16 +19,18 @@ void Export(Napi::Env env, Napi::Object exports, const char* name, Napi::Functio
 
 const napi_type_tag* TagOf(Kind k) {
   // Random 128-bit values, one per kind.
-  static const napi_type_tag tags[] = {
-      {0x6e6f6465637564a1ULL, 0x9f1c2b3a4d5e6f01ULL}, {0x6e6f6465637564a2ULL, 0x8e2d3c4b5a697802ULL},
-      {0x6e6f6465637564a3ULL, 0x7d3e4f5a6b7c8d03ULL}, {0x6e6f6465637564a4ULL, 0x6c4f5e6d7c8b9a04ULL},
-      {0x6e6f6465637564a5ULL, 0x5b5a6978879695a5ULL}, {0x6e6f6465637564a6ULL, 0x4a6b7c8d9eafb006ULL},
-      {0x6e6f6465637564a7ULL, 0x397c8d9eafb0c107ULL}};
+  static const napi_type_tag tags[] = {{0x6e6f6465637564a1ULL, 0x9f1c2b3a4d5e6f01ULL},
+                                       {0x6e6f6465637564a2ULL, 0x8e2d3c4b5a697802ULL},
+                                       {0x6e6f6465637564a3ULL, 0x7d3e4f5a6b7c8d03ULL},
+                                       {0x6e6f6465637564a4ULL, 0x6c4f5e6d7c8b9a04ULL},
+                                       {0x6e6f6465637564a5ULL, 0x5b5a6978879695a5ULL},
+                                       {0x6e6f6465637564a6ULL, 0x4a6b7c8d9eafb006ULL},
+                                       {0x6e6f6465637564a7ULL, 0x397c8d9eafb0c107ULL}};
   return &tags[static_cast<int>(k)];
 }
 
 const char* KindName(Kind k) {
-  static const char* names[] = {"DeviceAllocation", "Stream",       "Event",  "Module",
+  static const char* names[] = {"DeviceAllocation", "Stream",           "Event",  "Module",
                                 "Function",         "HostRegistration", "Context"};
   return names[static_cast<int>(k)];
 }
@@ -74,8 +76,8 @@ HostRange HostArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
     base = static_cast<uint8_t*>(buf.Data());
     length = buf.ByteLength();
   } else {
-    ThrowType("ERR_INVALID_ARG_TYPE",
-              std::string("The \"") + name + "\" argument must be an ArrayBuffer or ArrayBufferView");
+    ThrowType("ERR_INVALID_ARG_TYPE", std::string("The \"") + name +
+                                          "\" argument must be an ArrayBuffer or ArrayBufferView");
   }
   size_t off = SizeArg(info, i + 1, "byteOffset");
   size_t bytes = SizeArg(info, i + 2, "byteLength");

@@ -53,7 +53,6 @@ AsyncQueue& Queue(Napi::Env env);
 // the worker thread). `before` runs on the worker after the wait (host half of staged copies).
 Napi::Promise WhenDone(Napi::Env env, const ContextPtr& ctx, CUstream stream,
                        std::function<void()> after_wait = nullptr,
-                       std::function<void()> cleanup = nullptr,
-                       std::vector<Napi::Value> keep = {});
+                       std::function<void()> cleanup = nullptr, std::vector<Napi::Value> keep = {});
 
 }  // namespace nodecuda

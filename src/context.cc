@@ -20,10 +20,11 @@ thread_local uint64_t t_current_generation = 0;
 [[noreturn]] void ThrowPoisoned(const Context& c) {
   int p = c.poison.load();
   throw CuErr(kPoisoned, c.poison_call,
-              "The CUDA context of device " + std::to_string(c.ordinal) + " is unusable: " +
-                  c.poison_call + " reported " + CuStatusName(p) +
+              "The CUDA context of device " + std::to_string(c.ordinal) +
+                  " is unusable: " + c.poison_call + " reported " + CuStatusName(p) +
                   " (a kernel faulted). Every later call fails until the device is reset: call "
-                  "new driver.Device(" + std::to_string(c.ordinal) +
+                  "new driver.Device(" +
+                  std::to_string(c.ordinal) +
                   ").reset(); device memory, modules, streams and events of that context are lost.",
               p);
 }
@@ -59,8 +60,7 @@ CUmemoryPool Context::Pool() {
 ContextPtr PrimaryContext(int ordinal) {
   const DriverApi& cu = Cu();
   std::lock_guard<std::mutex> lock(g_primary_mu);
-  if (ordinal >= 0 && static_cast<size_t>(ordinal) < g_primaries->size() &&
-      (*g_primaries)[ordinal])
+  if (ordinal >= 0 && static_cast<size_t>(ordinal) < g_primaries->size() && (*g_primaries)[ordinal])
     return (*g_primaries)[ordinal];
   int count = 0;
   CU_CHECK(cu.cuDeviceGetCount(&count));

@@ -43,8 +43,7 @@ std::string CuStatusName(int status) {
   const DriverState& d = LoadDriver();
   if (d.found) {
     const char* name = nullptr;
-    if (Cu_Unchecked().cuGetErrorName(static_cast<CUresult>(status), &name) == CUDA_SUCCESS &&
-        name)
+    if (Cu_Unchecked().cuGetErrorName(static_cast<CUresult>(status), &name) == CUDA_SUCCESS && name)
       return name;
   }
   if (status == CUDA_ERROR_STUB_LIBRARY) return "CUDA_ERROR_STUB_LIBRARY";

@@ -134,8 +134,7 @@ const std::shared_ptr<T>& Unwrap(const Napi::Value& v, Kind kind, const char* wh
   if (v.IsExternal()) napi_check_object_type_tag(v.Env(), v, TagOf(kind), &tagged);
   if (!tagged) {
     ThrowType("ERR_INVALID_ARG_TYPE",
-              std::string("The \"") + what + "\" argument must be a " + KindName(kind) +
-                  " handle");
+              std::string("The \"") + what + "\" argument must be a " + KindName(kind) + " handle");
   }
   return *v.As<Napi::External<std::shared_ptr<T>>>().Data();
 }

@@ -38,12 +38,14 @@ void OpenDriver() {
     g_driver.status = CUDA_ERROR_NOT_INITIALIZED;
     g_driver.message = std::string("The NVIDIA driver library (") + path +
                        ") could not be loaded: install the NVIDIA driver (it provides "
-                       "libcuda.so.1) on a machine with an NVIDIA GPU. dlopen said: " + dlerror();
+                       "libcuda.so.1) on a machine with an NVIDIA GPU. dlopen said: " +
+                       dlerror();
     return;
   }
   std::string missing;
-#define NODECUDA_LOAD_CU(name) \
-  if (!Resolve(lib, NODECUDA_STR(name), g_cu.name)) missing += std::string(" ") + NODECUDA_STR(name);
+#define NODECUDA_LOAD_CU(name)                      \
+  if (!Resolve(lib, NODECUDA_STR(name), g_cu.name)) \
+    missing += std::string(" ") + NODECUDA_STR(name);
   NODECUDA_DRIVER_FUNCS(NODECUDA_LOAD_CU)
 #undef NODECUDA_LOAD_CU
   if (!missing.empty()) {
@@ -69,18 +71,22 @@ void OpenDriver() {
 
 void OpenNvrtc() {
   std::vector<std::string> candidates;
-  if (const char* p = std::getenv("NODECUDA_NVRTC"); p && *p) candidates.push_back(p);
+  const char* explicit_path = std::getenv("NODECUDA_NVRTC");
   const char* sonames[] = {"libnvrtc.so.13", "libnvrtc.so.12"};
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* root = std::getenv(var); root && *root) {
-      for (const char* sub : {"/lib64/", "/lib/"})
-        for (const char* so : sonames) candidates.push_back(std::string(root) + sub + so);
+  if (explicit_path && *explicit_path) {
+    candidates.push_back(explicit_path);  // an explicit choice: no silent fallback
+  } else {
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+      if (const char* root = std::getenv(var); root && *root) {
+        for (const char* sub : {"/lib64/", "/lib/"})
+          for (const char* so : sonames) candidates.push_back(std::string(root) + sub + so);
+      }
     }
+    for (const char* sub : {"/usr/local/cuda/lib64/", "/usr/local/cuda/lib/"})
+      for (const char* so : sonames) candidates.push_back(std::string(sub) + so);
+    for (const char* so : sonames) candidates.push_back(so);
+    candidates.push_back("libnvrtc.so");
   }
-  for (const char* sub : {"/usr/local/cuda/lib64/", "/usr/local/cuda/lib/"})
-    for (const char* so : sonames) candidates.push_back(std::string(sub) + so);
-  for (const char* so : sonames) candidates.push_back(so);
-  candidates.push_back("libnvrtc.so");
   std::string tried;
   for (const auto& c : candidates) {
     void* lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -101,7 +107,8 @@ void OpenNvrtc() {
   }
   g_nvrtc_error =
       "NVRTC (libnvrtc.so.13 or .12) was not found. Install the CUDA toolkit (or the "
-      "cuda-nvrtc package), or point NODECUDA_NVRTC at libnvrtc.so. Tried:" + tried;
+      "cuda-nvrtc package), or point NODECUDA_NVRTC at libnvrtc.so. Tried:" +
+      tried;
 }
 
 }  // namespace

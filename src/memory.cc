@@ -197,7 +197,8 @@ Napi::Value MemLive(const Napi::CallbackInfo& info) {
 Napi::Value PoolInfo(const Napi::CallbackInfo& info) {
   ContextPtr ctx = Enter();
   cuuint64_t reserved = 0, used = 0;
-  CU_CHECK(Cu().cuMemPoolGetAttribute(ctx->Pool(), CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved));
+  CU_CHECK(
+      Cu().cuMemPoolGetAttribute(ctx->Pool(), CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved));
   CU_CHECK(Cu().cuMemPoolGetAttribute(ctx->Pool(), CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
   Napi::Array a = Napi::Array::New(info.Env(), 2);
   a.Set(0u, static_cast<double>(reserved));

@@ -84,8 +84,9 @@ Napi::Value FuncAttribute(const Napi::CallbackInfo& info) {
 // CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 Napi::Value FuncSetAttribute(const Napi::CallbackInfo& info) {
   CUfunction f = FunctionArg(info[0])->fn;
-  CU_CHECK(Cu().cuFuncSetAttribute(
-      f, static_cast<CUfunction_attribute>(IntArg(info, 1, "attribute")), IntArg(info, 2, "value")));
+  CU_CHECK(Cu().cuFuncSetAttribute(f,
+                                   static_cast<CUfunction_attribute>(IntArg(info, 1, "attribute")),
+                                   IntArg(info, 2, "value")));
   return info.Env().Undefined();
 }
 

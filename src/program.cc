@@ -28,8 +28,8 @@ struct ProgramGuard {
 void RunCompile(CompileJob& job) {
   const NvrtcApi& nv = Nvrtc();
   ProgramGuard g;
-  NVRTC_CHECK(nv.nvrtcCreateProgram(&g.prog, job.source.c_str(), job.name.c_str(), 0, nullptr,
-                                    nullptr));
+  NVRTC_CHECK(
+      nv.nvrtcCreateProgram(&g.prog, job.source.c_str(), job.name.c_str(), 0, nullptr, nullptr));
   for (const auto& e : job.name_expressions)
     NVRTC_CHECK(nv.nvrtcAddNameExpression(g.prog, e.c_str()));
   std::vector<const char*> opts;
@@ -93,7 +93,8 @@ Napi::Value Result(Napi::Env env, const CompileJob& job) {
   o.Set("image", image);
   o.Set("log", job.log);
   Napi::Array lowered = Napi::Array::New(env, job.lowered.size());
-  for (size_t i = 0; i < job.lowered.size(); i++) lowered.Set(static_cast<uint32_t>(i), job.lowered[i]);
+  for (size_t i = 0; i < job.lowered.size(); i++)
+    lowered.Set(static_cast<uint32_t>(i), job.lowered[i]);
   o.Set("loweredNames", lowered);
   return o;
 }
