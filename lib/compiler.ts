@@ -292,7 +292,7 @@ export class Module {
   getGlobal(name: string): [DeviceAllocation, number] {
     if (typeof name !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `Global name must be a string. Received ${describe(name)}`);
     const [ptr, bytes] = native.moduleGlobal(this.handle, name);
-    return [new DeviceAllocation(null, ptr, bytes, this), bytes];
+    return [new DeviceAllocation(bytes, null, { ptr, owner: this }), bytes];
   }
 }
 

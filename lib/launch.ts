@@ -6,7 +6,7 @@ import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
 import { DTYPES, DType, Scalar, coerce, writeScalar } from './dtype';
 import { checkSize, describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
-import { DeviceAllocation, allocRaw, hostRange } from './memory';
+import { DeviceAllocation, hostRange } from './memory';
 import { native } from './native';
 
 /** A kernel parameter: a pointer, a scalar of known dtype, or a type we cannot pack from a number. */
@@ -121,7 +121,7 @@ interface FunctionState {
 }
 
 function isOptions(v: unknown): v is LaunchOptions {
-  return typeof v === 'object' && v !== null && !(v instanceof DeviceAllocation) && !(v instanceof HostArg) &&
+  return typeof v === 'object' && v !== null && !DeviceAllocation.isDeviceAllocation(v) && !(v instanceof HostArg) &&
     !(v instanceof Scalar) && !ArrayBuffer.isView(v) && typeof (v as { ptr?: unknown }).ptr !== 'bigint' &&
     'block' in v;
 }
@@ -243,13 +243,12 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
 
   // Device memory → pointer.
   let ptr: bigint | null = null;
-  if (a instanceof DeviceAllocation) {
+  if (DeviceAllocation.isDeviceAllocation(a)) {
     if (a.freed) throw typeError('ERR_USE_AFTER_FREE', `${where}: the DeviceAllocation was freed`);
     ptr = a.ptr;
   } else if (a instanceof HostArg) {
     const h = hostRange(a.array, 'array');
-    const mem = allocRaw(h.byteLength, null);
-    const d = new DeviceAllocation(mem, native.memPtr(mem), h.byteLength);
+    const d = new DeviceAllocation(h.byteLength);
     temps.push({ alloc: d, arg: a });
     if (a.copyIn) native.memcpyHtod(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned);
     ptr = d.ptr;

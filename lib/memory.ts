@@ -20,15 +20,23 @@ export class DeviceAllocation {
   readonly ptr: bigint;
   /** Size in bytes. */
   readonly size: number;
-  #handle: NativeAddon.MemoryHandle | null;
+  #owning: boolean;
   #owner: unknown;
   #freed = false;
-  /** @internal Use driver.memAlloc(). */
-  constructor(handle: NativeAddon.MemoryHandle | null, ptr: bigint, size: number, owner?: unknown) {
-    this.#handle = handle;
-    this.ptr = ptr;
-    this.size = size;
-    this.#owner = owner; // keeps a module alive for getGlobal() views
+  /**
+   * @internal Use driver.memAlloc(). With `bytes` a number, allocates from the pool (on
+   * `stream`); with `view` set, wraps memory it does not own (a module global).
+   */
+  constructor(bytes: number, stream: Stream | null = null, view?: { ptr: bigint; owner: unknown }) {
+    this.size = bytes;
+    if (view) {
+      this.ptr = view.ptr;
+      this.#owning = false;
+      this.#owner = view.owner; // keeps the module alive
+    } else {
+      this.ptr = allocRaw(bytes, stream, this);
+      this.#owning = bytes > 0;
+    }
   }
   /** True after free(). */
   get freed(): boolean {
@@ -38,12 +46,15 @@ export class DeviceAllocation {
   free(stream?: Stream | null): void {
     if (this.#freed) return;
     this.#freed = true;
-    if (this.#handle) native.memFree(this.#handle, streamHandle(stream));
-    this.#handle = null;
+    if (this.#owning) native.memFree(this.ptr, streamHandle(stream));
     this.#owner = undefined;
   }
   [Symbol.dispose](): void {
     this.free();
+  }
+  /** Whether `v` is a DeviceAllocation (a brand check that cannot be spoofed). */
+  static isDeviceAllocation(v: unknown): v is DeviceAllocation {
+    return typeof v === 'object' && v !== null && #owning in v;
   }
   /** The address as a bigint, for arithmetic (`Number(alloc)` is refused: addresses exceed 2^53). */
   [Symbol.toPrimitive](hint: string): bigint | string {
@@ -64,7 +75,7 @@ export interface DeviceBufferLike {
 /** Device address and byte size of a device argument; raw bigints have unknown size. */
 export function deviceRange(d: unknown, name: string): { ptr: bigint; bytes: number } {
   if (typeof d === 'bigint') return { ptr: d, bytes: Infinity };
-  if (d instanceof DeviceAllocation) {
+  if (DeviceAllocation.isDeviceAllocation(d)) {
     if (d.freed) throw typeError('ERR_USE_AFTER_FREE', `The "${name}" DeviceAllocation was freed`);
     return { ptr: d.ptr, bytes: d.size };
   }
@@ -110,35 +121,56 @@ function isOom(e: unknown): boolean {
   return e instanceof CudaError && e.code === 'CUDA_ERROR_OUT_OF_MEMORY';
 }
 
+let forcedGc: (() => void) | null | undefined;
+
+/** A synchronous garbage collection: global.gc when exposed, otherwise V8's, enabled on demand. */
+function gcNow(): void {
+  if (forcedGc === undefined) {
+    forcedGc = (globalThis as { gc?: () => void }).gc ?? null;
+    if (!forcedGc) {
+      try {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        require('v8').setFlagsFromString('--expose-gc');
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        forcedGc = require('vm').runInNewContext('gc') as () => void;
+      } catch {
+        forcedGc = null;
+      }
+    }
+  }
+  forcedGc?.();
+}
+
 /**
- * Allocates from the driver's stream-ordered pool. On out-of-memory it trims the pool, runs
- * `global.gc` when exposed (so unreachable arrays free their memory), retries once, then throws
- * CudaError `CUDA_ERROR_OUT_OF_MEMORY` with `requestedBytes` and `freeBytes`.
+ * Allocates from the driver's stream-ordered pool for `owner`. On out-of-memory it frees memory
+ * of allocations the garbage collector found unreachable, then collects garbage and tries
+ * again, then trims the pool and tries once more, then throws CudaError
+ * `CUDA_ERROR_OUT_OF_MEMORY` with `requestedBytes` and `freeBytes`.
  * @internal
  */
-export function allocRaw(bytes: number, stream: Stream | null | undefined): NativeAddon.MemoryHandle {
+export function allocRaw(bytes: number, stream: Stream | null | undefined, owner: object): bigint {
   const s = streamHandle(stream);
-  try {
-    return native.memAlloc(bytes, s);
-  } catch (e) {
-    if (!isOom(e)) throw e;
-  }
-  native.poolTrim();
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (gc) {
-    gc();
-    native.poolTrim();
-  }
-  try {
-    return native.memAlloc(bytes, s);
-  } catch (e) {
-    if (!isOom(e)) throw e;
-    const err = e as CudaError;
-    const [free] = native.memGetInfo();
-    err.requestedBytes = bytes;
-    err.freeBytes = free;
-    err.message = `Out of device memory: ${bytes} bytes requested, ${free} bytes free (${err.message})`;
-    throw err;
+  const recover = [
+    () => native.memCollect(),
+    () => { gcNow(); native.memCollect(); },
+    () => native.poolTrim(),
+  ];
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return native.memAlloc(bytes, s, owner);
+    } catch (e) {
+      if (!isOom(e)) throw e;
+      if (attempt < recover.length) {
+        recover[attempt]();
+        continue;
+      }
+      const err = e as CudaError;
+      const [free] = native.memGetInfo();
+      err.requestedBytes = bytes;
+      err.freeBytes = free;
+      err.message = `Out of device memory: ${bytes} bytes requested, ${free} bytes free (${err.message})`;
+      throw err;
+    }
   }
 }
 
@@ -148,9 +180,7 @@ export function allocRaw(bytes: number, stream: Stream | null | undefined): Nati
  * const a = driver.memAlloc(4 * n); ... a.free();
  */
 export function memAlloc(bytes: number): DeviceAllocation {
-  checkSize(bytes, 'bytes');
-  const h = allocRaw(bytes, null);
-  return new DeviceAllocation(h, native.memPtr(h), bytes);
+  return new DeviceAllocation(checkSize(bytes, 'bytes'));
 }
 
 /**

@@ -19,8 +19,7 @@ void Export(Napi::Env env, Napi::Object exports, const char* name, Napi::Functio
 
 const napi_type_tag* TagOf(Kind k) {
   // Random 128-bit values, one per kind.
-  static const napi_type_tag tags[] = {{0x6e6f6465637564a1ULL, 0x9f1c2b3a4d5e6f01ULL},
-                                       {0x6e6f6465637564a2ULL, 0x8e2d3c4b5a697802ULL},
+  static const napi_type_tag tags[] = {{0x6e6f6465637564a2ULL, 0x8e2d3c4b5a697802ULL},
                                        {0x6e6f6465637564a3ULL, 0x7d3e4f5a6b7c8d03ULL},
                                        {0x6e6f6465637564a4ULL, 0x6c4f5e6d7c8b9a04ULL},
                                        {0x6e6f6465637564a5ULL, 0x5b5a6978879695a5ULL},
@@ -30,8 +29,8 @@ const napi_type_tag* TagOf(Kind k) {
 }
 
 const char* KindName(Kind k) {
-  static const char* names[] = {"DeviceAllocation", "Stream",           "Event",  "Module",
-                                "Function",         "HostRegistration", "Context"};
+  static const char* names[] = {"Stream",           "Event",  "Module", "Function",
+                                "HostRegistration", "Context"};
   return names[static_cast<int>(k)];
 }
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "handles.h"
@@ -22,9 +23,11 @@ struct AddonData {
   Napi::FunctionReference cuda_error;
   Napi::FunctionReference nvrtc_error;
   std::unique_ptr<AsyncQueue> queue;  // created on first async call
-  // Live device allocations made through this environment and their bytes (for leak checks).
-  std::atomic<int64_t> live_allocations{0};
-  std::atomic<int64_t> live_bytes{0};
+  // Live device allocations made through this environment (by address) and their bytes.
+  std::unordered_map<CUdeviceptr, DeviceMem*> allocations;
+  int64_t live_allocations = 0;
+  int64_t live_bytes = 0;
+  int64_t collect_at = int64_t(256) << 20;  // live bytes at which memAlloc scans for garbage
   ~AddonData();
 };
 

@@ -145,11 +145,23 @@ void ResetDevice(int ordinal) {
   }
   // The reset released the context object; retain it again so the handle we hold stays valid
   // (the extra retain from the first PrimaryContext() call is consumed by the reset's release).
+  t_current = nullptr;
   CUcontext again = nullptr;
-  CU_CHECK(cu.cuDevicePrimaryCtxRetain(&again, c->dev));
+  CUresult r = cu.cuDevicePrimaryCtxRetain(&again, c->dev);
+  if (IsSticky(r)) {
+    // Current drivers keep a sticky fault for the life of the process (see cuda.h on
+    // CUDA_ERROR_ILLEGAL_ADDRESS): stay poisoned and say so.
+    c->poison.store(static_cast<int>(r));
+    c->poison_call = "cuDevicePrimaryCtxReset";
+    throw CuErr(r, "cuDevicePrimaryCtxReset",
+                "The driver refused to reset device " + std::to_string(ordinal) + " after " +
+                    CuStatusName(r) +
+                    ": NVIDIA drivers keep such a fault until the process exits. Restart the "
+                    "process (run kernels you do not trust in a child process).");
+  }
+  CU_CHECK(r);
   cu.cuDevicePrimaryCtxRelease(c->dev);
   c->ctx = again;
-  t_current = nullptr;
 }
 
 size_t DeviceMem::Release(CUstream stream) {

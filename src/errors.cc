@@ -24,11 +24,13 @@ bool IsSticky(CUresult r) {
 }
 
 std::string CallName(const char* expr) {
+  // "cu.cuMemAlloc(&p, n)" or "Cu().cuMemAlloc(&p, n)": the first ".cu…"/".nvrtc…" member.
   std::string s(expr);
+  size_t dot = s.find(".cu");
+  if (dot == std::string::npos) dot = s.find(".nvrtc");
+  if (dot != std::string::npos) s = s.substr(dot + 1);
   size_t paren = s.find('(');
   if (paren != std::string::npos) s.resize(paren);
-  size_t dot = s.find_last_of(".>:");
-  if (dot != std::string::npos) s = s.substr(dot + 1);
   // Undo cuda.h's version suffixes so messages name the documented function.
   for (const char* suffix : {"_v2", "_v3", "_v4"}) {
     size_t n = std::char_traits<char>::length(suffix);

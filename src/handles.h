@@ -70,6 +70,7 @@ struct DeviceMem : Resource {
   size_t size = 0;
   bool pooled = false;  // from cuMemAllocFromPoolAsync: freed with cuMemFreeAsync
   bool freed = false;
+  napi_ref owner = nullptr;  // weak reference to the JS DeviceAllocation (memory.cc)
   using Resource::Resource;
   ~DeviceMem() { Release(); }
   // Frees the memory (idempotent); returns the bytes released for AdjustExternalMemory.
@@ -113,7 +114,7 @@ struct ContextRes {  // a JS handle on a Context
 };
 
 // Type tags, one per kind of handle, so a handle of one kind is never taken for another.
-enum class Kind { Memory, Stream, Event, Module, Function, HostReg, Context };
+enum class Kind { Stream, Event, Module, Function, HostReg, Context };
 const napi_type_tag* TagOf(Kind k);
 const char* KindName(Kind k);
 

@@ -126,69 +126,113 @@ void StagedCopy(const ContextPtr& ctx, bool htod, CUdeviceptr dev, uint8_t* host
 
 // ---- bindings ------------------------------------------------------------------------------
 
-// memAlloc(bytes, stream?) -> handle.
+// Device allocations are owned by JS DeviceAllocation objects. Each live one is in
+// AddonData::allocations (by address) with a weak reference to its owner from
+// napi_add_finalizer: the finalizer frees what free() did not, and memCollect() frees the memory
+// of owners the garbage collector has already found dead (finalizers only run once the event
+// loop turns, which a synchronous loop of allocations never lets happen).
+
+void Forget(AddonData& data, DeviceMem* m) {
+  auto it = data.allocations.find(m->ptr);
+  if (it != data.allocations.end() && it->second == m) data.allocations.erase(it);
+}
+
+// Frees the memory of `m` (idempotent) and updates the counters.
+void FreeMem(Napi::Env env, AddonData& data, DeviceMem* m, CUstream stream) {
+  if (m->freed) return;
+  size_t n = m->Release(stream);
+  Forget(data, m);
+  data.live_allocations--;
+  data.live_bytes -= static_cast<int64_t>(n);
+  Napi::MemoryManagement::AdjustExternalMemory(env, -static_cast<int64_t>(n));
+}
+
+void OwnerFinalized(napi_env env, void* raw, void*) {
+  auto* m = static_cast<DeviceMem*>(raw);
+  if (AddonData* data = Napi::Env(env).GetInstanceData<AddonData>()) {
+    FreeMem(Napi::Env(env), *data, m, nullptr);
+    Forget(*data, m);
+  }
+  if (m->owner) napi_delete_reference(env, m->owner);
+  delete m;
+}
+
+// Frees allocations whose owners were collected; returns the bytes freed.
+int64_t Collect(Napi::Env env, AddonData& data) {
+  std::vector<DeviceMem*> dead;
+  for (auto& [ptr, m] : data.allocations) {
+    napi_value v = nullptr;
+    if (napi_get_reference_value(env, m->owner, &v) == napi_ok && v == nullptr) dead.push_back(m);
+  }
+  int64_t before = data.live_bytes;
+  // The finalizer still runs later and deletes `m`; here only the memory goes back.
+  for (DeviceMem* m : dead) FreeMem(env, data, m, nullptr);
+  return before - data.live_bytes;
+}
+
+// memAlloc(bytes, stream|null, owner) -> bigint address.
 // CUresult cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool,
 //                                  CUstream hStream)
 Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   size_t bytes = SizeArg(info, 0, "bytes");
   CUstream stream = StreamArg(info[1]);
+  if (!info[2].IsObject()) ThrowType("ERR_INVALID_ARG_TYPE", "memAlloc needs its owner object");
   ContextPtr ctx = Enter();
-  auto mem = std::make_shared<DeviceMem>(ctx);
-  mem->size = bytes;
-  mem->pooled = true;
-  if (bytes > 0) {
-    CU_CHECK(Cu().cuMemAllocFromPoolAsync(&mem->ptr, bytes, ctx->Pool(), stream));
-  }
   AddonData& data = Data(env);
+  if (data.live_bytes + static_cast<int64_t>(bytes) > data.collect_at) {
+    Collect(env, data);
+    data.collect_at = std::max<int64_t>(int64_t(256) << 20, 2 * data.live_bytes);
+  }
+  auto m = std::make_unique<DeviceMem>(ctx);
+  m->size = bytes;
+  m->pooled = true;
+  if (bytes == 0) {  // nothing to free, nothing to track
+    m->freed = true;
+    return Napi::BigInt::New(env, uint64_t(0));
+  }
+  CU_CHECK(Cu().cuMemAllocFromPoolAsync(&m->ptr, bytes, ctx->Pool(), stream));
+  DeviceMem* raw = m.get();
+  if (napi_add_finalizer(env, info[2], raw, OwnerFinalized, nullptr, &raw->owner) != napi_ok) {
+    raw->Release(stream);
+    throw CuErr(CUDA_ERROR_UNKNOWN, "napi_add_finalizer", "could not track the allocation");
+  }
+  m.release();
+  data.allocations[raw->ptr] = raw;
   data.live_allocations++;
   data.live_bytes += static_cast<int64_t>(bytes);
   Napi::MemoryManagement::AdjustExternalMemory(env, static_cast<int64_t>(bytes));
-  // The finalizer is the backstop: it frees what dispose()/free() did not, on the legacy stream.
-  auto* box = new std::shared_ptr<DeviceMem>(std::move(mem));
-  auto ext = Napi::External<std::shared_ptr<DeviceMem>>::New(
-      env, box, [](Napi::Env env, std::shared_ptr<DeviceMem>* b) {
-        DeviceMem& m = **b;
-        if (!m.freed) {
-          size_t n = m.Release();
-          if (AddonData* d = env.GetInstanceData<AddonData>()) {
-            d->live_allocations--;
-            d->live_bytes -= static_cast<int64_t>(n);
-          }
-          Napi::MemoryManagement::AdjustExternalMemory(env, -static_cast<int64_t>(n));
-        }
-        delete b;
-      });
-  ext.TypeTag(TagOf(Kind::Memory));
-  return ext;
+  return Napi::BigInt::New(env, static_cast<uint64_t>(raw->ptr));
 }
 
-// memFree(handle, stream?) -> boolean (false when it was freed already).
+// memFree(ptr, stream|null) -> boolean (false when it was not a live allocation).
 // CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 Napi::Value MemFree(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& mem = Unwrap<DeviceMem>(info[0], Kind::Memory, "allocation");
-  if (mem->freed) return Napi::Boolean::New(env, false);
-  size_t n = mem->Release(StreamArg(info[1]));
+  CUdeviceptr ptr = PtrArg(info, 0, "ptr");
   AddonData& data = Data(env);
-  data.live_allocations--;
-  data.live_bytes -= static_cast<int64_t>(n);
-  Napi::MemoryManagement::AdjustExternalMemory(env, -static_cast<int64_t>(n));
+  auto it = data.allocations.find(ptr);
+  if (it == data.allocations.end()) return Napi::Boolean::New(env, false);
+  DeviceMem* m = it->second;
+  FreeMem(env, data, m, StreamArg(info[1]));
+  // The owner is alive (it called us), so no finalizer is pending: cancel it and let go now.
+  napi_delete_reference(env, m->owner);
+  m->owner = nullptr;
+  delete m;
   return Napi::Boolean::New(env, true);
 }
 
-// memPtr(handle) -> bigint device address
-Napi::Value MemPtr(const Napi::CallbackInfo& info) {
-  const auto& mem = Unwrap<DeviceMem>(info[0], Kind::Memory, "allocation");
-  return Napi::BigInt::New(info.Env(), static_cast<uint64_t>(mem->ptr));
+// memCollect() -> bytes freed from allocations whose owners the GC found dead.
+Napi::Value MemCollect(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(Collect(info.Env(), Data(info.Env()))));
 }
 
 // memLive() -> [allocations, bytes] made through this environment and not yet freed
 Napi::Value MemLive(const Napi::CallbackInfo& info) {
   AddonData& data = Data(info.Env());
   Napi::Array a = Napi::Array::New(info.Env(), 2);
-  a.Set(0u, static_cast<double>(data.live_allocations.load()));
-  a.Set(1u, static_cast<double>(data.live_bytes.load()));
+  a.Set(0u, static_cast<double>(data.live_allocations));
+  a.Set(1u, static_cast<double>(data.live_bytes));
   return a;
 }
 
@@ -362,7 +406,7 @@ Napi::Value Memset(const Napi::CallbackInfo& info) {
 void InitMemory(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "memAlloc", MemAlloc);
   NODECUDA_EXPORT(env, exports, "memFree", MemFree);
-  NODECUDA_EXPORT(env, exports, "memPtr", MemPtr);
+  NODECUDA_EXPORT(env, exports, "memCollect", MemCollect);
   NODECUDA_EXPORT(env, exports, "memLive", MemLive);
   NODECUDA_EXPORT(env, exports, "poolInfo", PoolInfo);
   NODECUDA_EXPORT(env, exports, "poolTrim", PoolTrim);

@@ -4,7 +4,6 @@
  */
 declare namespace NativeAddon {
   /** Opaque handle brands; at run time these are type-tagged N-API externals. */
-  interface MemoryHandle { readonly __brand: 'DeviceAllocation' }
   interface StreamHandle { readonly __brand: 'Stream' }
   interface EventHandle { readonly __brand: 'Event' }
   interface ModuleHandle { readonly __brand: 'Module' }
@@ -54,9 +53,11 @@ declare namespace NativeAddon {
     memGetInfo(): [number, number];
 
     // memory.cc
-    memAlloc(bytes: number, stream?: StreamHandle | null): MemoryHandle;
-    memFree(mem: MemoryHandle, stream?: StreamHandle | null): boolean;
-    memPtr(mem: MemoryHandle): bigint;
+    /** Allocates for `owner` (a DeviceAllocation), whose collection frees the memory. */
+    memAlloc(bytes: number, stream: StreamHandle | null, owner: object): bigint;
+    memFree(ptr: bigint, stream: StreamHandle | null): boolean;
+    /** Frees memory of allocations whose owners were garbage collected; returns bytes freed. */
+    memCollect(): number;
     memLive(): [number, number];
     poolInfo(): [number, number];
     poolTrim(): void;

@@ -1,0 +1,306 @@
+/**
+ * Layer 20: what needs no GPU — error classes, the dtype table, typed scalars and float16 bits,
+ * kernel signature parsing, attribute names, and argument checks that run before any CUDA call
+ * (so they give the same typed error with or without a GPU).
+ */
+import * as cuda from '../lib';
+import { CudaError, NvrtcError, driver } from '../lib';
+import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES, attributeKey, attributeNumber, camelName } from '../lib/attributes';
+import { DTYPES, DTypeName, coerce, writeScalar } from '../lib/dtype';
+import { parseKernelSignatures } from '../lib/launch';
+import { expectCode, hasGpu } from './helpers';
+
+describe('error classes', () => {
+  test('CudaError carries code, status, call, poisoned and is an Error', () => {
+    const e = new CudaError('boom', { code: 'CUDA_ERROR_INVALID_VALUE', status: 1, call: 'cuMemAlloc' });
+    expect(e).toBeInstanceOf(Error);
+    expect(e).toBeInstanceOf(CudaError);
+    expect(e).not.toBeInstanceOf(NvrtcError);
+    expect(e).toMatchObject({ name: 'CudaError', message: 'boom', code: 'CUDA_ERROR_INVALID_VALUE', status: 1,
+      call: 'cuMemAlloc', poisoned: false });
+    expect(String(e)).toBe('CudaError: boom');
+    expect(e.stack).toContain('CudaError: boom');
+    const oom = new CudaError('oom', { code: 'CUDA_ERROR_OUT_OF_MEMORY', status: 2, call: 'cuMemAllocAsync',
+      poisoned: true, requestedBytes: 10, freeBytes: 5 });
+    expect(oom).toMatchObject({ poisoned: true, requestedBytes: 10, freeBytes: 5 });
+    expect(e.requestedBytes).toBeUndefined();
+  });
+
+  test('NvrtcError carries code, status, call, log, source, options', () => {
+    const e = new NvrtcError('bad', { code: 'NVRTC_ERROR_COMPILATION', status: 6, call: 'nvrtcCompileProgram',
+      log: 'x(1): error', source: 'src', options: ['-arch=sm_90'] });
+    expect(e).toBeInstanceOf(Error);
+    expect(e).not.toBeInstanceOf(CudaError);
+    expect(e).toMatchObject({ name: 'NvrtcError', code: 'NVRTC_ERROR_COMPILATION', status: 6, log: 'x(1): error',
+      source: 'src', options: ['-arch=sm_90'] });
+    const bare = new NvrtcError('m', { code: 'NVRTC_NOT_FOUND', status: -2, call: 'dlopen', log: undefined as unknown as string });
+    expect(bare.log).toBe('');
+    expect(bare.source).toBeUndefined();
+  });
+});
+
+const NAMES: DTypeName[] = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64',
+  'float16', 'float32', 'float64', 'complex64', 'complex128'];
+const EXPECTED: Record<DTypeName, [number, string, string]> = {
+  bool: [1, 'b', 'bool'], int8: [1, 'i', 'signed char'], uint8: [1, 'u', 'unsigned char'],
+  int16: [2, 'i', 'short'], uint16: [2, 'u', 'unsigned short'], int32: [4, 'i', 'int'],
+  uint32: [4, 'u', 'unsigned int'], int64: [8, 'i', 'long long'], uint64: [8, 'u', 'unsigned long long'],
+  float16: [2, 'f', '__half'], float32: [4, 'f', 'float'], float64: [8, 'f', 'double'],
+  complex64: [8, 'c', ''], complex128: [16, 'c', ''],
+};
+
+describe('dtypes', () => {
+  test('the table has exactly the api.md names, with C sizes, kinds and host arrays that agree', () => {
+    expect(Object.keys(DTYPES).sort()).toEqual([...NAMES].sort());
+    for (const n of NAMES) {
+      const d = cuda.dtype(n);
+      const [bytes, kind, ctype] = EXPECTED[n];
+      expect([n, d.name, d.bytes, d.kind]).toEqual([n, n, bytes, kind]);
+      if (ctype) expect(d.ctype).toBe(ctype);
+      else expect(d.ctype).toMatch(/^[A-Za-z_]\w*$/);
+      // A host element (two for complex: re, im) is exactly one device element.
+      expect(d.array.BYTES_PER_ELEMENT * (kind === 'c' ? 2 : 1)).toBe(bytes);
+      expect(bytes % d.align).toBe(0);
+    }
+  });
+
+  test('dtype() accepts a name, a row, a scalar factory and a TypedArray constructor', () => {
+    expect(cuda.dtype('float32')).toBe(DTYPES.float32);
+    expect(cuda.dtype(DTYPES.int16)).toBe(DTYPES.int16);
+    expect(cuda.dtype(cuda.float32)).toBe(DTYPES.float32);
+    expect(cuda.dtype(cuda.complex128)).toBe(DTYPES.complex128);
+    const arrays: Array<[cuda.DTypeLike, DTypeName]> = [[Int8Array, 'int8'], [Uint8Array, 'uint8'],
+      [Int16Array, 'int16'], [Uint16Array, 'uint16'], [Int32Array, 'int32'], [Uint32Array, 'uint32'],
+      [BigInt64Array, 'int64'], [BigUint64Array, 'uint64'], [Float32Array, 'float32'], [Float64Array, 'float64'],
+      [Uint8ClampedArray as unknown as cuda.DTypeLike, 'uint8']];
+    for (const [ctor, name] of arrays) expect(cuda.dtype(ctor).name).toBe(name);
+  });
+
+  test('dtype() rejects unknown names (ERR_INVALID_ARG_VALUE) and non-dtypes (ERR_INVALID_ARG_TYPE)', () => {
+    const e = expectCode(() => cuda.dtype('float128' as DTypeName), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expect(e.message).toContain('float128');
+    expectCode(() => cuda.dtype('Float32' as DTypeName), TypeError, 'ERR_INVALID_ARG_VALUE');
+    for (const bad of [Array, {}, { ...DTYPES.int8 }, undefined, 4, () => 0]) {
+      expectCode(() => cuda.dtype(bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    }
+  });
+});
+
+/** The little-endian bytes a kernel receives for `v` as `name`. */
+function packed(name: DTypeName, v: unknown): number[] {
+  const dt = DTYPES[name];
+  const view = new DataView(new ArrayBuffer(dt.bytes));
+  writeScalar(view, 0, dt, coerce(dt, v));
+  return [...new Uint8Array(view.buffer)];
+}
+
+describe('typed scalars', () => {
+  test('factories make Scalars of their dtype and stand for it', () => {
+    const s = cuda.int32(5);
+    expect(s).toBeInstanceOf(cuda.Scalar);
+    expect(s.dtype).toBe(DTYPES.int32);
+    expect(s.value).toBe(5);
+    expect(String(s)).toBe('int32(5)');
+    expect(cuda.float32.dtype).toBe(DTYPES.float32);
+    expect(cuda.float32.name).toBe('float32');
+    expect(cuda.int32(7n).value).toBe(7);
+    expect(cuda.bool(5).value).toBe(1);
+    expect(cuda.bool(false).value).toBe(0);
+    expect(cuda.complex64(2).value).toEqual({ re: 2, im: 0 });
+    expect(cuda.complex128({ re: 1, im: -2 }).value).toEqual({ re: 1, im: -2 });
+    expect(String(cuda.complex64({ re: 1, im: 2 }))).toBe('complex64(1+2j)');
+  });
+
+  test('non-numbers are refused with ERR_INVALID_ARG_TYPE', () => {
+    expectCode(() => cuda.int32('5' as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => cuda.float32({} as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => cuda.complex64('1' as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => cuda.int64(1.5), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
+
+  test('64-bit integers are range-checked and kept exact as bigints', () => {
+    expect(cuda.int64(1n).value).toBe(1n);
+    expect(cuda.int64(-(2n ** 63n)).value).toBe(-(2n ** 63n));
+    expect(cuda.uint64(2n ** 64n - 1n).value).toBe(2n ** 64n - 1n);
+    expect(cuda.int64(2 ** 60).value).toBe(2n ** 60n);
+    expectCode(() => cuda.int64(2n ** 63n), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => cuda.uint64(-1n), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => cuda.uint64(2n ** 64n), RangeError, 'ERR_OUT_OF_RANGE');
+    expect(packed('int64', -2n)).toEqual([0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
+  });
+
+  test('narrower integers are not range-checked: the kernel gets the C-converted (wrapped) bits', () => {
+    expect(packed('int8', 300)).toEqual([44]);
+    expect(packed('uint8', -1)).toEqual([255]);
+    expect(packed('int16', 40000)).toEqual([0x40, 0x9c]);
+    expect(packed('uint32', -1)).toEqual([255, 255, 255, 255]);
+    expect(packed('int32', 2 ** 31)).toEqual([0, 0, 0, 0x80]);
+    expect(packed('float32', 1)).toEqual([0, 0, 0x80, 0x3f]);
+    expect(packed('float16', 1)).toEqual([0, 0x3c]);
+    expect(packed('complex64', { re: 1, im: -1 })).toEqual([0, 0, 0x80, 0x3f, 0, 0, 0x80, 0xbf]);
+  });
+});
+
+describe('float16 bits', () => {
+  const { floatToHalfBits: h, halfBitsToFloat: f } = cuda;
+  test.each([
+    [0, 0x0000], [-0, 0x8000], [1, 0x3c00], [-2, 0xc000], [65504, 0x7bff], [65519, 0x7bff],
+    [65520, 0x7c00], [1e6, 0x7c00], [Infinity, 0x7c00], [-Infinity, 0xfc00], [2 ** -24, 0x0001],
+    [2 ** -14, 0x0400], [1e-8, 0x0000], [2 ** -25, 0x0000], [3e-8, 0x0001], [-(2 ** -24), 0x8001],
+    [2049, 0x6800], [2051, 0x6802], [2050, 0x6801], [0.1, 0x2e66], [1 / 3, 0x3555],
+  ])('floatToHalfBits(%p) === %p', (x, bits) => {
+    expect(h(x)).toBe(bits);
+  });
+
+  test('NaN stays NaN; bits round-trip through halfBitsToFloat', () => {
+    expect(f(h(NaN))).toBeNaN();
+    expect(h(NaN) & 0x7c00).toBe(0x7c00);
+    expect(Object.is(f(h(-0)), -0)).toBe(true);
+    expect(f(0x7bff)).toBe(65504);
+    expect(f(0x0001)).toBe(2 ** -24);
+    expect(f(0xfc00)).toBe(-Infinity);
+    for (let bits = 0; bits < 0x10000; bits++) {
+      if ((bits & 0x7c00) === 0x7c00 && bits & 0x3ff) continue; // NaN payloads
+      if (h(f(bits)) !== bits) throw new Error(`0x${bits.toString(16)} does not round-trip`);
+    }
+  });
+
+  // Known bug (see report): floatToHalfBits rounds to float32 first, then to half (double rounding).
+  test.failing('a double just above a half-way point rounds up (no double rounding)', () => {
+    expect(h(2049 + 2 ** -20)).toBe(0x6801);
+  });
+});
+
+describe('parseKernelSignatures', () => {
+  const kinds = (src: string, name: string) => parseKernelSignatures(src).get(name)!.map((p) =>
+    p.kind === 'ptr' ? `ptr ${p.name}` : p.kind === 'scalar' ? `${p.dtype.name} ${p.name}` : `?${p.ctype} ${p.name}`);
+
+  test('pointers with const/__restrict__, scalars of every C spelling', () => {
+    const src = `__global__ void k(const float * __restrict__ x, float* y, int *z, volatile double *w,
+      int n, unsigned int u, size_t s, __half h, char c, bool b, long long ll, unsigned long long ull,
+      short sh, double d, int64_t i64, uint8_t u8, int a[]) {}`;
+    expect(kinds(src, 'k')).toEqual(['ptr x', 'ptr y', 'ptr z', 'ptr w', 'int32 n', 'uint32 u', 'uint64 s',
+      'float16 h', 'int8 c', 'bool b', 'int64 ll', 'uint64 ull', 'int16 sh', 'float64 d', 'int64 i64',
+      'uint8 u8', 'ptr a']);
+  });
+
+  test('comments are ignored, inside and outside parameter lists', () => {
+    const src = `/* __global__ void ghost(int a) */
+      // __global__ void ghost2(float b)
+      __global__ void k(float *out /* result */, // first
+                        int n) { /* body */ }`;
+    const m = parseKernelSignatures(src);
+    expect([...m.keys()]).toEqual(['k']);
+    expect(kinds(src, 'k')).toEqual(['ptr out', 'int32 n']);
+  });
+
+  test('unnamed parameters, void and empty lists', () => {
+    const src = `__global__ void u(float *, int, const double*) {}
+      __global__ void v(void) {}
+      __global__ void e() {}`;
+    expect(kinds(src, 'u')).toEqual(['ptr #0', 'int32 #1', 'ptr #2']);
+    expect(kinds(src, 'v')).toEqual([]);
+    expect(kinds(src, 'e')).toEqual([]);
+  });
+
+  // Known bug (see report): an unnamed multi-word type loses its last word as the "name".
+  test.failing('unnamed multi-word types keep their type', () => {
+    expect(kinds('__global__ void k(unsigned char, unsigned short) {}', 'k')).toEqual(['uint8 #0', 'uint16 #1']);
+  });
+
+  test('unknown types (structs, vector types) are kept as unknown with their C type', () => {
+    const src = 'struct P { float x; }; __global__ void k(struct P p, float2 v, MyType *q, P r) {}';
+    expect(kinds(src, 'k')).toEqual(['?P p', '?float2 v', 'ptr q', '?P r']);
+  });
+
+  test('__launch_bounds__ on either side of void, several kernels, templates', () => {
+    const src = `__global__ void __launch_bounds__(256) a(float *x) {}
+      __global__ __launch_bounds__(128, 2) void b(int n) {}
+      template <typename T> __global__ void t(T *x, T y) {}
+      extern "C" __global__ void c(double d) {}
+      __device__ void notAKernel(int z) {}`;
+    const m = parseKernelSignatures(src);
+    expect([...m.keys()].sort()).toEqual(['a', 'b', 'c', 't']);
+    expect(kinds(src, 'a')).toEqual(['ptr x']);
+    expect(kinds(src, 'b')).toEqual(['int32 n']);
+    expect(kinds(src, 't')).toEqual(['ptr x', '?T y']);
+    expect(kinds(src, 'c')).toEqual(['float64 d']);
+  });
+});
+
+describe('attributes', () => {
+  test('camelCase and enum spellings map to the same key and number', () => {
+    expect(attributeKey('maxThreadsPerBlock')).toBe('MAX_THREADS_PER_BLOCK');
+    expect(attributeKey('MAX_THREADS_PER_BLOCK')).toBe('MAX_THREADS_PER_BLOCK');
+    expect(camelName('MAX_THREADS_PER_BLOCK')).toBe('maxThreadsPerBlock');
+    expect(camelName('MAXIMUM_TEXTURE1D_WIDTH')).toBe('maximumTexture1dWidth');
+    expect(attributeNumber(DEVICE_ATTRIBUTES, 'multiprocessorCount', 'device')).toBe(16);
+    expect(attributeNumber(DEVICE_ATTRIBUTES, 'CU_DEVICE_ATTRIBUTE_WARP_SIZE', 'device')).toBe(10);
+    expect(attributeNumber(FUNCTION_ATTRIBUTES, 'numRegs', 'function')).toBe(4);
+    expect(attributeNumber(FUNCTION_ATTRIBUTES, 7, 'function')).toBe(7);
+  });
+
+  const keys = (t: Readonly<Record<string, number>>) => Object.keys(t).filter((k) => !/_\d/.test(k));
+  test('camelName round-trips through attributeKey for every key without a digit after "_"', () => {
+    for (const t of [DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES]) {
+      for (const k of keys(t)) expect([k, attributeKey(camelName(k))]).toEqual([k, k]);
+    }
+  });
+
+  // Known bug (see report): CAN_USE_64_BIT_STREAM_MEM_OPS → canUse64BitStreamMemOps → CAN_USE64_… (unknown).
+  test.failing('every name getAttributes() reports is accepted by getAttribute()', () => {
+    for (const k of Object.keys(DEVICE_ATTRIBUTES)) {
+      expect(attributeNumber(DEVICE_ATTRIBUTES, camelName(k), 'device')).toBe(DEVICE_ATTRIBUTES[k]);
+    }
+  });
+
+  test('unknown attributes are a TypeError (ERR_INVALID_ARG_VALUE)', () => {
+    const e = expectCode(() => attributeNumber(DEVICE_ATTRIBUTES, 'maxWarpDrive', 'device'), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expect(e.message).toContain('maxWarpDrive');
+    expectCode(() => attributeNumber(FUNCTION_ATTRIBUTES, 1.5, 'function'), TypeError, 'ERR_INVALID_ARG_VALUE');
+  });
+});
+
+describe('argument checks before any CUDA call', () => {
+  test('memAlloc sizes', () => {
+    for (const bad of [-1, 1.5, NaN, Infinity, 2 ** 53]) expectCode(() => driver.memAlloc(bad), RangeError, 'ERR_OUT_OF_RANGE');
+    for (const bad of ['4', 4n, null, undefined]) expectCode(() => driver.memAlloc(bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
+
+  test('copies: device and host arguments are typed, dst first', () => {
+    for (const bad of [{}, 'str', [1, 2], 5, null]) {
+      const e = expectCode(() => driver.memcpyHtod(0n, bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expect(e.message).toContain('"src"');
+      expectCode(() => driver.memcpyDtoh(bad as never, 0n), TypeError, 'ERR_INVALID_ARG_TYPE');
+    }
+    const e = expectCode(() => driver.memcpyHtod(5 as never, new Float32Array(4)), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expect(e.message).toContain('"dst"');
+    expectCode(() => driver.memcpyDtod(0n, 0n, -1), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => driver.memsetD8(0n, 256, 1), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => driver.memsetD32(0n, -1, 1), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => driver.memcpyHtodAsync(0n, 'x' as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
+
+  test('memcpyHtod with valid arguments reaches the driver', () => {
+    if (hasGpu) return; // with a GPU, address 0 gives a driver-specific error; covered by the GPU suites
+    const e = expectCode(() => driver.memcpyHtod(0n, new Float32Array(4)), CudaError, 'CUDA_DRIVER_NOT_FOUND');
+    expect(e.message).toMatch(/NVIDIA driver/);
+  });
+
+  test('pagelockedEmpty shapes and dtypes', () => {
+    expectCode(() => driver.pagelockedEmpty(-1), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => driver.pagelockedEmpty([2, 1.5]), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => driver.pagelockedEmpty('3' as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => driver.pagelockedEmpty(4, 'float128' as never), TypeError, 'ERR_INVALID_ARG_VALUE');
+  });
+
+  test('In/Out/InOut take host buffers only', () => {
+    for (const wrap of [driver.In, driver.Out, driver.InOut]) {
+      for (const bad of [{}, [1, 2], 'abc', 3, null]) expectCode(() => wrap(bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expect(() => wrap(new Float32Array(2))).not.toThrow();
+      expect(() => wrap(new ArrayBuffer(8))).not.toThrow();
+    }
+    expect(driver.InOut(new Uint8Array(1))).toMatchObject({ copyIn: true, copyOut: true });
+    expect(driver.Out(new Uint8Array(1))).toMatchObject({ copyIn: false, copyOut: true });
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * Sticky faults and threads, each in a child process so a broken context never leaks into the
+ * rest of the suite: a faulting kernel poisons the context (fast, clear errors) until
+ * device.reset(); four worker_threads compile and launch at once.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { describeGpu } from './helpers';
+
+const DIST = path.resolve(__dirname, '..', 'dist');
+
+function runChild(script: string): { status: number | null; out: Record<string, unknown>; stderr: string } {
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120000, env: { ...process.env, NODECUDA_DIST: DIST } });
+  const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}';
+  return { status: r.status, out: JSON.parse(line), stderr: r.stderr };
+}
+
+beforeAll(() => {
+  if (!fs.existsSync(path.join(DIST, 'index.js'))) throw new Error('dist/ is not built: run npm run build:ts');
+});
+
+describeGpu('sticky faults', () => {
+  test('illegal address poisons the context; reset() recovers', () => {
+    const script = `
+      const cuda = require(process.env.NODECUDA_DIST);
+      const { driver, SourceModule } = cuda;
+      const out = {};
+      const capture = (f) => { try { f(); return null; } catch (e) { return { name: e.name, code: e.code, poisoned: e.poisoned, message: e.message }; } };
+      const mod = new SourceModule('__global__ void bad(int *p) { p[threadIdx.x] = 1; }');
+      const bad = mod.getFunction('bad');
+      const a = driver.memAlloc(64);
+      bad(0xdead0000n, { block: [32] });
+      out.sync = capture(() => driver.Context.synchronize());
+      const t0 = process.hrtime.bigint();
+      out.alloc = capture(() => driver.memAlloc(16));
+      out.allocNs = Number(process.hrtime.bigint() - t0);
+      out.compile = capture(() => new SourceModule('__global__ void ok2(int *p) { p[0] = 2; }').getFunction('ok2'));
+      out.freeAfterPoison = capture(() => a.free());
+      new driver.Device(0).reset();
+      const good = new SourceModule('__global__ void good(int *p, int n) { int i = threadIdx.x; if (i < n) p[i] = i * 3; }').getFunction('good');
+      const host = new Int32Array(32);
+      good(driver.Out(host), 32, { block: [32] });
+      out.after = Array.from(host.slice(0, 4));
+      driver.Context.synchronize();
+      out.ok = true;
+      console.log(JSON.stringify(out));
+    `;
+    const { out, stderr } = runChild(script);
+    if (!out.ok) throw new Error(`child failed: ${stderr}`);
+    const sync = out.sync as { name: string; code: string; poisoned: boolean };
+    expect(sync.name).toBe('CudaError');
+    expect(sync.code).toBe('CUDA_ERROR_ILLEGAL_ADDRESS');
+    expect(sync.poisoned).toBe(true);
+    const alloc = out.alloc as { code: string; poisoned: boolean; message: string };
+    expect(alloc.code).toBe('CUDA_ERROR_ILLEGAL_ADDRESS');
+    expect(alloc.poisoned).toBe(true);
+    expect(alloc.message).toMatch(/reset\(\)/);
+    expect((out.compile as { poisoned: boolean }).poisoned).toBe(true);
+    expect(out.freeAfterPoison).toBeNull(); // freeing never throws
+    expect(out.after).toEqual([0, 3, 6, 9]);
+  });
+
+  test('device-side assert is a sticky CudaError', () => {
+    const script = `
+      const { driver, SourceModule } = require(process.env.NODECUDA_DIST);
+      const f = new SourceModule('__global__ void boom(int x) { if (x == 1) __trap(); }').getFunction('boom');
+      f(1, { block: [1] });
+      let code = null, poisoned = null;
+      try { driver.Context.synchronize(); } catch (e) { code = e.code; poisoned = e.poisoned; }
+      new driver.Device(0).reset();
+      f2 = new SourceModule('__global__ void fine(int *p) { *p = 7; }').getFunction('fine');
+      const h = new Int32Array(1); f2(driver.Out(h), { block: [1] });
+      console.log(JSON.stringify({ code, poisoned, value: h[0] }));
+    `;
+    const { out, stderr } = runChild(script);
+    if (out.value === undefined) throw new Error(`child failed: ${stderr}`);
+    expect(['CUDA_ERROR_ILLEGAL_INSTRUCTION', 'CUDA_ERROR_LAUNCH_FAILED']).toContain(out.code);
+    expect(out.poisoned).toBe(true);
+    expect(out.value).toBe(7);
+  });
+});
+
+describeGpu('worker_threads', () => {
+  test('four workers compile and launch at once', () => {
+    const script = `
+      const { Worker } = require('worker_threads');
+      const body = \`
+        const { workerData, parentPort } = require('worker_threads');
+        const { driver, SourceModule } = require(process.env.NODECUDA_DIST);
+        const k = new SourceModule('__global__ void fill(float *a, float v, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) a[i] = v + i; }').getFunction('fill');
+        const n = 100000, out = new Float32Array(n);
+        let bad = 0;
+        for (let r = 0; r < 20; r++) {
+          k(driver.Out(out), workerData.id * 1000 + r, n, { block: [256], grid: [Math.ceil(n / 256)] });
+          for (let i = 0; i < n; i += 997) if (out[i] !== workerData.id * 1000 + r + i) bad++;
+        }
+        parentPort.postMessage({ id: workerData.id, bad });
+      \`;
+      const results = [];
+      let done = 0;
+      for (let id = 0; id < 4; id++) {
+        const w = new Worker(body, { eval: true, workerData: { id } });
+        w.on('message', (m) => results.push(m));
+        w.on('error', (e) => results.push({ id, error: String(e) }));
+        w.on('exit', () => { if (++done === 4) console.log(JSON.stringify({ results })); });
+      }
+    `;
+    const { out, stderr } = runChild(script);
+    const results = out.results as Array<{ id: number; bad?: number; error?: string }>;
+    if (!results) throw new Error(`child failed: ${stderr}`);
+    expect(results).toHaveLength(4);
+    for (const r of results) {
+      expect(r.error).toBeUndefined();
+      expect(r.bad).toBe(0);
+    }
+  });
+
+  test('the main thread keeps working while a worker exits', () => {
+    const script = `
+      const { Worker } = require('worker_threads');
+      const { driver } = require(process.env.NODECUDA_DIST);
+      const a = driver.memAlloc(1024);
+      const w = new Worker("const { driver } = require(process.env.NODECUDA_DIST); const b = driver.memAlloc(4096); driver.memcpyHtod(b, new Uint8Array(4096));", { eval: true });
+      w.on('exit', (code) => {
+        const h = new Uint8Array(1024).fill(9); driver.memcpyHtod(a, h);
+        const back = new Uint8Array(1024); driver.memcpyDtoh(back, a);
+        console.log(JSON.stringify({ code, ok: back.every((x) => x === 9) }));
+      });
+    `;
+    const { out, stderr } = runChild(script);
+    if (out.ok === undefined) throw new Error(`child failed: ${stderr}`);
+    expect(out.code).toBe(0);
+    expect(out.ok).toBe(true);
+  });
+});
