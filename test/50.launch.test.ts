@@ -3,6 +3,9 @@
  * signatures), pointers, In/Out/InOut, launch-option checks, modules and globals, prepare(),
  * function attributes and occupancy, streams, compile caching and errors, and no leaks.
  */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
 import * as cuda from '../lib';
 import {
   CudaError, DTYPES, NvrtcError, SourceModule, compiler, driver, floatToHalfBits,
@@ -240,13 +243,21 @@ describeGpu('launch', () => {
       m2.getFunction('twice')(a, N, { block, grid });
       expect(download(a)).toEqual(h.map((x) => x * 4));
     });
-    test('SourceModule.compileAsync', async () => {
-      const src = `// ${process.pid}-${Date.now()}-${Math.random()}\n__global__ void inc(int *a) { a[threadIdx.x] += threadIdx.x; }`;
-      const m = await SourceModule.compileAsync(src, { cacheDir: undefined });
-      const a = upload(new Int32Array(32).fill(10)), out = new Int32Array(32);
-      m.getFunction('inc')(a, { block: [32] });
-      driver.memcpyDtoh(out, a);
-      expect([...out]).toEqual(Array.from({ length: 32 }, (_, i) => 10 + i));
+    test('SourceModule.compileAsync (fresh source, own disk cache)', async () => {
+      const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodecuda-test-'));
+      try {
+        const src = `// ${process.pid}-${Date.now()}-${Math.random()}\n` +
+          '__global__ void inc(int *a) { a[threadIdx.x] += threadIdx.x; }';
+        const m = await SourceModule.compileAsync(src, { cacheDir });
+        expect(m).toBeInstanceOf(SourceModule);
+        expect(fs.readdirSync(cacheDir).length).toBeGreaterThan(0);
+        const a = upload(new Int32Array(32).fill(10)), out = new Int32Array(32);
+        m.getFunction('inc')(a, { block: [32] });
+        driver.memcpyDtoh(out, a);
+        expect([...out]).toEqual(Array.from({ length: 32 }, (_, i) => 10 + i));
+      } finally {
+        fs.rmSync(cacheDir, { recursive: true, force: true });
+      }
     });
     test('compile errors are NvrtcErrors with the log', async () => {
       const bad = '__global__ void k(int *a) { a[0] = oops; }';
@@ -315,7 +326,7 @@ describeGpu('launch', () => {
   });
 
   test('launch on a Stream', async () => {
-    const s = new driver.Stream(driver.streamFlags.NON_BLOCKING);
+    const s = new driver.Stream();
     const h = ramp(), a = upload(h);
     fn('scale')(a, 3, N, { block, grid, stream: s });
     await s.synchronizeAsync();
