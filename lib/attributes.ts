@@ -89,13 +89,25 @@ export function camelName(key: string): string {
   return key.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
+const camelIndexes = new WeakMap<object, Map<string, number>>();
+
+/** camelName → number, for names whose digits make attributeKey() ambiguous ('canUse64Bit…'). */
+function camelIndex(table: Readonly<Record<string, number>>): Map<string, number> {
+  let m = camelIndexes.get(table);
+  if (!m) {
+    m = new Map(Object.entries(table).map(([k, v]) => [camelName(k), v]));
+    camelIndexes.set(table, m);
+  }
+  return m;
+}
+
 /** Looks up an attribute number by name (either spelling) or passes a number through. */
 export function attributeNumber(table: Readonly<Record<string, number>>, name: string | number,
   what: string): number {
   if (typeof name === 'number' && Number.isInteger(name)) return name;
   if (typeof name === 'string') {
     const key = attributeKey(name.replace(/^CU_(DEVICE|FUNC)_ATTRIBUTE_/, ''));
-    const v = table[key];
+    const v = table[key] ?? camelIndex(table).get(name);
     if (v !== undefined) return v;
   }
   throw typeError('ERR_INVALID_ARG_VALUE', `Unknown ${what} attribute ${JSON.stringify(name)}`);

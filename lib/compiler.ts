@@ -96,12 +96,17 @@ function defaultCacheDir(): string | null {
   return path.join(base, 'nodecuda');
 }
 
-/** Contents of user headers reached through #include, so editing one changes the cache key. */
-function includedHeaders(source: string, dirs: string[], seen = new Set<string>()): string {
+/**
+ * Contents of user headers reached through #include (quoted includes are looked up next to their
+ * includer first, as NVRTC does), so editing one changes the cache key.
+ */
+function includedHeaders(source: string, dirs: string[], includer: string | null = null,
+  seen = new Set<string>()): string {
   let out = '';
-  for (const m of source.matchAll(/^\s*#\s*include\s*[<"]([^>"]+)[>"]/gm)) {
-    for (const d of dirs) {
-      const p = path.resolve(d, m[1]);
+  for (const m of source.matchAll(/^\s*#\s*include\s*([<"])([^>"]+)[>"]/gm)) {
+    const search = m[1] === '"' && includer ? [path.dirname(includer), ...dirs] : dirs;
+    for (const d of search) {
+      const p = path.resolve(d, m[2]);
       if (seen.has(p)) break;
       let text: string;
       try {
@@ -110,11 +115,21 @@ function includedHeaders(source: string, dirs: string[], seen = new Set<string>(
         continue;
       }
       seen.add(p);
-      out += `\0${p}\0${text}${includedHeaders(text, dirs, seen)}`;
+      out += `\0${p}\0${text}${includedHeaders(text, dirs, p, seen)}`;
       break;
     }
   }
   return out;
+}
+
+/** Include directories named by options (-I dir, -Idir, --include-path=dir). */
+function optionIncludeDirs(options: string[]): string[] {
+  const dirs: string[] = [];
+  options.forEach((o, i) => {
+    const m = /^(?:-I|--include-path=?)(.*)$/.exec(o);
+    if (m) dirs.push(m[1] || options[i + 1] || '');
+  });
+  return dirs.filter(Boolean);
 }
 
 function stringArray(v: unknown, name: string): string[] {
@@ -155,7 +170,7 @@ function prepare(source: string, opts: CompileOptions, defaultArch: boolean): Pr
   const options = [`--gpu-architecture=${arch}`, ...includeDirs.map((d) => `--include-path=${d}`), ...extra];
   const key = createHash('sha256')
     .update([PACKAGE_VERSION, nvrtcVersion(), wrapped, options.join('\0'), nameExpressions.join('\0'),
-      includedHeaders(wrapped, includeDirs)].join('\u0001'))
+      includedHeaders(wrapped, [...includeDirs, ...optionIncludeDirs(extra)])].join('\u0001'))
     .digest('hex');
   const cacheDir = opts.cacheDir ?? defaultCacheDir();
   return { source: wrapped, options, cubin, nameExpressions, key, cacheDir };

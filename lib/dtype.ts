@@ -113,7 +113,7 @@ export class Scalar {
   valueOf(): number | bigint | Complex { return this.value; }
   toString(): string {
     const v = this.value;
-    return `${this.dtype.name}(${typeof v === 'object' ? `${v.re}+${v.im}j` : String(v)})`;
+    return `${this.dtype.name}(${typeof v === 'object' ? `${v.re}${v.im < 0 || Object.is(v.im, -0) ? '-' : '+'}${Math.abs(v.im)}j` : String(v)})`;
   }
 }
 
@@ -143,12 +143,15 @@ export function floatToHalfBits(x: number): number {
     let h = mant >>> shift;
     const rem = mant & ((1 << shift) - 1);
     const half = 1 << (shift - 1);
-    if (rem > half || (rem === half && (h & 1))) h++;
+    const err = Math.abs(x) - Math.abs(f32[0]);
+    if (rem > half || (rem === half && (err > 0 || (err === 0 && (h & 1))))) h++;
     return sign | h;
   }
   let h = (e << 10) | (mant >>> 13);
   const rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem === 0x1000 && (h & 1))) h++;
+  // An exact tie in float32 may not be one in x: the float32 rounding error breaks it.
+  const err = Math.abs(x) - Math.abs(f32[0]);
+  if (rem > 0x1000 || (rem === 0x1000 && (err > 0 || (err === 0 && (h & 1))))) h++;
   return sign | h;
 }
 
@@ -191,8 +194,23 @@ export function coerce(dt: DType, v: unknown, what = 'value'): number | bigint |
   if (typeof v !== 'number') {
     throw typeError('ERR_INVALID_ARG_TYPE', `${what} must be a number for ${dt.name}, got ${describe(v)}`);
   }
-  if (dt.kind === 'b') return v ? 1 : 0;
-  return v;
+  return normalize(dt, v);
+}
+
+/** The value `dt` really holds after C's conversion: integers truncate and wrap, floats round. */
+function normalize(dt: DType, v: number): number {
+  switch (dt.name) {
+    case 'bool': return v ? 1 : 0;
+    case 'float16': return halfBitsToFloat(floatToHalfBits(v));
+    case 'float32': return Math.fround(v);
+    case 'float64': return v;
+    default: {
+      const t = Number.isFinite(v) ? Math.trunc(v) : 0;
+      const bits = dt.bytes * 8;
+      const wrapped = Number(BigInt.asUintN(bits, BigInt(t)));
+      return dt.kind === 'i' && wrapped >= 2 ** (bits - 1) ? wrapped - 2 ** bits : wrapped;
+    }
+  }
 }
 
 /** Writes a scalar of type `dt` at `offset` (little-endian, as the GPU expects). */

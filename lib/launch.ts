@@ -37,9 +37,10 @@ export function parseParam(decl: string, index: number): ParamType {
   const isPtr = d.includes('*') || d.includes('[');
   const words = d.replace(/[*&[\]]/g, ' ').split(' ').filter(Boolean)
     .filter((w) => !['const', 'volatile', '__restrict__', '__restrict', 'restrict', 'struct'].includes(w));
-  // The last word is the name when there is more than one word (unnamed params keep all words).
-  const name = words.length > 1 ? words[words.length - 1] : `#${index}`;
-  const typeWords = words.length > 1 ? words.slice(0, -1) : words;
+  // The last word is the name unless the words already form a type ("unsigned char").
+  const unnamed = words.length <= 1 || CTYPES[words.join(' ')] !== undefined;
+  const name = unnamed ? `#${index}` : words[words.length - 1];
+  const typeWords = unnamed ? words : words.slice(0, -1);
   if (isPtr) return { kind: 'ptr', name };
   const ctype = typeWords.join(' ');
   const dt = CTYPES[ctype];
