@@ -122,6 +122,26 @@ function includedHeaders(source: string, dirs: string[], includer: string | null
   return out;
 }
 
+let toolkitInclude: string | null | undefined;
+
+/**
+ * The CUDA toolkit's include directory, when present: NVRTC 13 has no built-in cuda_fp16.h and
+ * friends, so kernels that include them need it. Searched last; its headers are not hashed into
+ * cache keys (the NVRTC version is).
+ */
+function toolkitIncludeDir(): string | null {
+  if (toolkitInclude === undefined) {
+    toolkitInclude = null;
+    for (const root of [process.env.CUDA_HOME, process.env.CUDA_PATH, '/usr/local/cuda']) {
+      if (root && fs.existsSync(path.join(root, 'include', 'cuda_fp16.h'))) {
+        toolkitInclude = path.join(root, 'include');
+        break;
+      }
+    }
+  }
+  return toolkitInclude;
+}
+
 /** Include directories named by options (-I dir, -Idir, --include-path=dir). */
 function optionIncludeDirs(options: string[]): string[] {
   const dirs: string[] = [];
@@ -138,6 +158,18 @@ function stringArray(v: unknown, name: string): string[] {
     throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" option must be an array of strings. Received ${describe(v)}`);
   }
   return v as string[];
+}
+
+/**
+ * Wraps the source in extern "C" { } as PyCUDA does, leaving the leading #include lines outside
+ * (C++ headers such as cuda_fp16.h cannot be included with C linkage).
+ */
+function wrapExternC(source: string): string {
+  const lines = source.split('\n');
+  let head = 0;
+  while (head < lines.length && /^\s*(#\s*include\b.*|\/\/.*|)$/.test(lines[head])) head++;
+  const includes = lines.slice(0, head).join('\n');
+  return `${includes}${head ? '\n' : ''}extern "C" {\n${lines.slice(head).join('\n')}\n}\n`;
 }
 
 function prepare(source: string, opts: CompileOptions, defaultArch: boolean): Prepared {
@@ -166,8 +198,10 @@ function prepare(source: string, opts: CompileOptions, defaultArch: boolean): Pr
   }
   if (!cubin || opts.target === 'ptx') arch = arch.replace(/^sm_/, 'compute_');
   if (arch.startsWith('compute_')) cubin = false;
-  const wrapped = opts.noExternC ? source : `extern "C" {\n${source}\n}\n`;
-  const options = [`--gpu-architecture=${arch}`, ...includeDirs.map((d) => `--include-path=${d}`), ...extra];
+  const wrapped = opts.noExternC ? source : wrapExternC(source);
+  const toolkit = toolkitIncludeDir();
+  const options = [`--gpu-architecture=${arch}`, ...includeDirs.map((d) => `--include-path=${d}`), ...extra,
+    ...(toolkit ? [`--include-path=${toolkit}`] : [])];
   const key = createHash('sha256')
     .update([PACKAGE_VERSION, nvrtcVersion(), wrapped, options.join('\0'), nameExpressions.join('\0'),
       includedHeaders(wrapped, [...includeDirs, ...optionIncludeDirs(extra)])].join('\u0001'))

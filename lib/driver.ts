@@ -90,11 +90,7 @@ export class Device {
   }
   /** The device's primary context (the one nodecuda uses by default). */
   retainPrimaryContext(): Context {
-    const prev = native.currentDevice();
-    native.useDevice(this.ordinal);
-    const h = native.ctxCurrent();
-    native.useDevice(prev);
-    return new Context(h);
+    return new Context(native.ctxPrimary(this.ordinal));
   }
   /** Creates a new (non-primary) context and pushes it on this thread, like PyCUDA. */
   makeContext(flags = 0): Context {
@@ -280,6 +276,7 @@ export class Event {
   }
   /** Destroys the event now (idempotent). */
   dispose(): void {
+    if (this.#handle) native.eventDestroy(this.#handle);
     this.#handle = null;
   }
   [Symbol.dispose](): void {

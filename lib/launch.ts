@@ -321,7 +321,15 @@ function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared:
     for (let i = 0; i < args.length; i++) off = packArg(st, i, args[i], typeOf(st, i, prepared), off, temps);
     const c = st.cfg;
     c[0] = grid[0]; c[1] = grid[1]; c[2] = grid[2]; c[3] = block[0]; c[4] = block[1]; c[5] = block[2]; c[6] = shared;
+    if (stream && temps.length) {
+      // Copies and allocations of temporaries ran on the legacy stream; order the launch after them.
+      const ev = native.eventCreate(2 /* DISABLE_TIMING */);
+      native.eventRecord(ev, null);
+      native.streamWaitEvent(stream, ev);
+      native.eventDestroy(ev);
+    }
     native.launch(st.handle, stream, c, st.buf, off);
+    if (stream && temps.some((t) => t.arg.copyOut)) native.streamSynchronize(stream);
     for (const t of temps) {
       if (t.arg.copyOut) {
         const h = hostRange(t.arg.array, 'array');

@@ -6,6 +6,9 @@
 #include "handles.h"
 
 namespace nodecuda {
+
+void ForgetCurrent();
+
 namespace {
 
 std::mutex g_primary_mu;
@@ -13,8 +16,9 @@ std::mutex g_primary_mu;
 auto* g_primaries = new std::vector<ContextPtr>();
 
 thread_local int t_device = 0;
-thread_local std::vector<ContextPtr> t_stack;  // contexts pushed with Context.push()
-thread_local const Context* t_current = nullptr;
+thread_local std::vector<ContextPtr> t_stack;     // contexts pushed with Context.push()
+thread_local const Context* t_current = nullptr;  // only for NoteStickyFault
+thread_local uint64_t t_current_id = 0;
 thread_local uint64_t t_current_generation = 0;
 
 [[noreturn]] void ThrowPoisoned(const Context& c) {
@@ -32,6 +36,7 @@ thread_local uint64_t t_current_generation = 0;
 }  // namespace
 
 Context::~Context() {
+  if (t_current == this) ForgetCurrent();
   if (!LoadDriver().found || !ctx) return;
   const DriverApi& cu = Cu_Unchecked();
   if (staging_generation == generation.load() && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS) {
@@ -80,17 +85,19 @@ ContextPtr PrimaryContext(int ordinal) {
 
 void MakeCurrent(const Context& c) {
   if (c.poison.load() != 0) ThrowPoisoned(c);
-  if (t_current == &c && t_current_generation == c.generation.load()) return;
+  if (t_current_id == c.id && t_current_generation == c.generation.load()) return;
   CU_CHECK(Cu().cuCtxSetCurrent(c.ctx));
   t_current = &c;
+  t_current_id = c.id;
   t_current_generation = c.generation.load();
 }
 
 bool TryMakeCurrent(const Context& c) {
   if (c.poison.load() != 0 || !LoadDriver().found) return false;
-  if (t_current == &c && t_current_generation == c.generation.load()) return true;
+  if (t_current_id == c.id && t_current_generation == c.generation.load()) return true;
   if (Cu_Unchecked().cuCtxSetCurrent(c.ctx) != CUDA_SUCCESS) return false;
   t_current = &c;
+  t_current_id = c.id;
   t_current_generation = c.generation.load();
   return true;
 }
@@ -112,7 +119,10 @@ void NoteStickyFault(CUresult r, const char* call) {
   }
 }
 
-void ForgetCurrent() { t_current = nullptr; }
+void ForgetCurrent() {
+  t_current = nullptr;
+  t_current_id = 0;
+}
 
 void SetThreadDevice(int ordinal) {
   PrimaryContext(ordinal);  // validates the ordinal
@@ -146,6 +156,7 @@ void ResetDevice(int ordinal) {
   // The reset released the context object; retain it again so the handle we hold stays valid
   // (the extra retain from the first PrimaryContext() call is consumed by the reset's release).
   t_current = nullptr;
+  t_current_id = 0;
   CUcontext again = nullptr;
   CUresult r = cu.cuDevicePrimaryCtxRetain(&again, c->dev);
   if (IsSticky(r)) {

@@ -134,6 +134,12 @@ Napi::Value CtxPop(const Napi::CallbackInfo& info) {
   return Wrap(info.Env(), Kind::Context, std::make_shared<ContextRes>(ContextRes{c}));
 }
 
+// ctxPrimary(ordinal) -> handle on the device's primary context.
+Napi::Value CtxPrimary(const Napi::CallbackInfo& info) {
+  return Wrap(info.Env(), Kind::Context,
+              std::make_shared<ContextRes>(ContextRes{PrimaryContext(IntArg(info, 0, "ordinal"))}));
+}
+
 // The thread's current context as a handle.
 Napi::Value CtxCurrent(const Napi::CallbackInfo& info) {
   return Wrap(info.Env(), Kind::Context, std::make_shared<ContextRes>(ContextRes{Enter()}));
@@ -201,6 +207,7 @@ void InitDevice(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "ctxPush", CtxPush);
   NODECUDA_EXPORT(env, exports, "ctxPop", CtxPop);
   NODECUDA_EXPORT(env, exports, "ctxCurrent", CtxCurrent);
+  NODECUDA_EXPORT(env, exports, "ctxPrimary", CtxPrimary);
   NODECUDA_EXPORT(env, exports, "ctxInfo", CtxInfo);
   NODECUDA_EXPORT(env, exports, "ctxSynchronize", CtxSynchronize);
   NODECUDA_EXPORT(env, exports, "ctxSynchronizeAsync", CtxSynchronizeAsync);

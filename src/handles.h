@@ -23,6 +23,7 @@ struct Context {
   CUdevice dev = 0;
   int ordinal = 0;
   bool primary = true;
+  const uint64_t id = NextId();  // unique for the process: never reused like an address
   // Bumped by device.reset(): resources made under an older generation are gone already.
   std::atomic<uint64_t> generation{1};
   // First sticky fault seen (0 = healthy). Later calls fail fast until reset.
@@ -34,6 +35,10 @@ struct Context {
   // Page-locked staging chunks (kStagingChunk bytes each) for copies from pageable memory.
   std::vector<void*> staging;
   uint64_t staging_generation = 0;
+  static uint64_t NextId() {
+    static std::atomic<uint64_t> next{1};
+    return next++;
+  }
   Context() = default;
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;

@@ -13,8 +13,9 @@ namespace nodecuda {
 #define NODECUDA_DRIVER_FUNCS(X)                                                                   \
   X(cuInit)                                                                                        \
   X(cuDriverGetVersion)                                                                            \
-  X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(   \
-      cuDeviceTotalMem) X(cuDeviceGetAttribute) X(cuDeviceGetPCIBusId) X(cuDevicePrimaryCtxRetain) \
+  X(cuGetErrorName)                                                                                \
+  X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceTotalMem) X( \
+      cuDeviceGetAttribute) X(cuDeviceGetPCIBusId) X(cuDevicePrimaryCtxRetain)                     \
       X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset) X(cuCtxCreate) X(cuCtxDestroy) X(    \
           cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo) X(cuMemAlloc)    \
           X(cuMemFree) X(cuMemAllocFromPoolAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool)   \
@@ -33,13 +34,14 @@ namespace nodecuda {
                                                   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)   \
                                                       X(cuOccupancyMaxPotentialBlockSize)
 
-#define NODECUDA_NVRTC_FUNCS(X)                                                          \
-  X(nvrtcVersion)                                                                        \
-  X(nvrtcGetErrorString)                                                                 \
-  X(nvrtcCreateProgram) X(nvrtcDestroyProgram) X(nvrtcCompileProgram) X(nvrtcGetPTXSize) \
-      X(nvrtcGetPTX) X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcGetProgramLogSize)     \
-          X(nvrtcGetProgramLog) X(nvrtcAddNameExpression) X(nvrtcGetLoweredName)         \
-              X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)
+#define NODECUDA_NVRTC_FUNCS(X)                                                             \
+  X(nvrtcVersion)                                                                           \
+  X(nvrtcGetErrorString)                                                                    \
+  X(nvrtcCreateProgram)                                                                     \
+  X(nvrtcDestroyProgram) X(nvrtcCompileProgram) X(nvrtcGetPTXSize) X(nvrtcGetPTX)           \
+      X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) \
+          X(nvrtcAddNameExpression) X(nvrtcGetLoweredName) X(nvrtcGetNumSupportedArchs)     \
+              X(nvrtcGetSupportedArchs)
 
 #define NODECUDA_DECLARE_FN(name) decltype(&::name) name = nullptr;
 

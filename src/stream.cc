@@ -67,6 +67,15 @@ Napi::Value StreamDestroy(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// eventDestroy(handle): destroys now.
+// CUresult cuEventDestroy(CUevent hEvent)
+Napi::Value EventDestroy(const Napi::CallbackInfo& info) {
+  const auto& e = Unwrap<EventRes>(info[0], Kind::Event, "event");
+  if (e->event && e->Live() && TryMakeCurrent(*e->ctx)) Cu_Unchecked().cuEventDestroy(e->event);
+  e->event = nullptr;
+  return info.Env().Undefined();
+}
+
 // eventCreate(flags) -> handle
 // CUresult cuEventCreate(CUevent* phEvent, unsigned int Flags)
 Napi::Value EventCreate(const Napi::CallbackInfo& info) {
@@ -127,6 +136,7 @@ void InitStream(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "streamWaitEvent", StreamWaitEvent);
   NODECUDA_EXPORT(env, exports, "streamDestroy", StreamDestroy);
   NODECUDA_EXPORT(env, exports, "eventCreate", EventCreate);
+  NODECUDA_EXPORT(env, exports, "eventDestroy", EventDestroy);
   NODECUDA_EXPORT(env, exports, "eventRecord", EventRecord);
   NODECUDA_EXPORT(env, exports, "eventSynchronize", EventSynchronize);
   NODECUDA_EXPORT(env, exports, "eventSynchronizeAsync", EventSynchronizeAsync);

@@ -73,6 +73,18 @@ describe('compile without a GPU', () => {
     expect(mangled).toMatch(new RegExp(`\\.entry _Z\\d+${k.name}Pi\\(`));
   });
 
+  test('leading #include lines stay outside extern "C" (C++ toolkit headers compile)', () => {
+    const root = process.env.CUDA_HOME || process.env.CUDA_PATH || '/usr/local/cuda';
+    if (!fs.existsSync(path.join(root, 'include', 'cuda_fp16.h'))) {
+      console.log('skipped: no toolkit cuda_fp16.h');
+      return;
+    }
+    const k = kernel();
+    const src = `#include <cuda_fp16.h>\n__global__ void ${k.name}(__half *x) { x[0] = __float2half(${k.value}.0f); }`;
+    const ptx = text(compiler.compile(src, { arch: 'sm_90', target: 'ptx' }).image);
+    expect(ptx).toContain(`.entry ${k.name}(`);
+  });
+
   test('nameExpressions report the lowered name of each template instance', () => {
     const t = tag();
     const src = `template <typename T> __global__ void tk_${t}(T *x) { x[0] = T(${t.length}); }`;

@@ -34,6 +34,11 @@ __global__ void upper(const char *in, char *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) { char c = in[i]; out[i] = (c >= 'a' && c <= 'z') ? c - 32 : c; }
 }
+__global__ void slowfill(int *out, long long cycles) {
+  long long start = clock64();
+  while (clock64() - start < cycles) { }
+  out[threadIdx.x] = 7 + threadIdx.x;
+}
 __device__ int g[4];
 __global__ void readg(int *out) { int i = threadIdx.x; if (i < 4) out[i] = g[i] * 2; }
 __global__ void rev(float *a) {
@@ -331,6 +336,15 @@ describeGpu('launch', () => {
     fn('scale')(a, 3, N, { block, grid, stream: s });
     await s.synchronizeAsync();
     expect(download(a)).toEqual(h.map((x) => Math.fround(x * 3)));
+    s.dispose();
+  });
+
+  test('Out() with a non-blocking stream copies back after the kernel ran', () => {
+    const s = new driver.Stream(driver.streamFlags.NON_BLOCKING);
+    const out = new Int32Array(32);
+    const cycles = BigInt(Math.round((new driver.Device(0).getAttribute('CLOCK_RATE') || 2e6) * 100)); // ~100 ms
+    fn('slowfill')(driver.Out(out), cycles, { block: [32], stream: s });
+    expect([...out]).toEqual(Array.from({ length: 32 }, (_, i) => 7 + i));
     s.dispose();
   });
 

@@ -46,6 +46,7 @@ declare namespace NativeAddon {
     ctxPush(ctx: ContextHandle): void;
     ctxPop(): ContextHandle | null;
     ctxCurrent(): ContextHandle;
+    ctxPrimary(ordinal: number): ContextHandle;
     /** [ordinal, primary, generation, id] of the given or the current context. */
     ctxInfo(ctx?: ContextHandle): [number, boolean, number, number];
     ctxSynchronize(ctx?: ContextHandle): void;
@@ -87,6 +88,7 @@ declare namespace NativeAddon {
     streamWaitEvent(s: StreamHandle | null, e: EventHandle): void;
     streamDestroy(s: StreamHandle): void;
     eventCreate(flags: number): EventHandle;
+    eventDestroy(e: EventHandle): void;
     eventRecord(e: EventHandle, s: StreamHandle | null): void;
     eventSynchronize(e: EventHandle): void;
     eventSynchronizeAsync(e: EventHandle): Promise<void>;
