@@ -23,14 +23,15 @@ thread_local uint64_t t_current_generation = 0;
 
 [[noreturn]] void ThrowPoisoned(const Context& c) {
   int p = c.poison.load();
-  throw CuErr(kPoisoned, c.poison_call,
-              "The CUDA context of device " + std::to_string(c.ordinal) +
-                  " is unusable: " + c.poison_call + " reported " + CuStatusName(p) +
-                  " (a kernel faulted). Every later call fails until the device is reset: call "
-                  "new driver.Device(" +
-                  std::to_string(c.ordinal) +
-                  ").reset(); device memory, modules, streams and events of that context are lost.",
-              p);
+  throw CuErr(
+      kPoisoned, c.poison_call,
+      "The CUDA context of device " + std::to_string(c.ordinal) + " is unusable: " + c.poison_call +
+          " reported " + CuStatusName(p) +
+          " (a kernel faulted). Every later CUDA call fails. The NVIDIA driver does not let a "
+          "process recover from this fault: restart the process (run kernels you do not "
+          "trust in a child process to contain such faults); new driver.Device(" +
+          std::to_string(c.ordinal) + ").reset() reports the same.",
+      p);
 }
 
 }  // namespace
@@ -178,7 +179,8 @@ void ResetDevice(int ordinal) {
 size_t DeviceMem::Release(CUstream stream) {
   if (freed) return 0;
   freed = true;
-  if (!Live() || !TryMakeCurrent(*ctx)) return size;
+  // Pool memory belongs to the device, not the context, so it outlives a reset: free it anyway.
+  if ((!pooled && !Live()) || !TryMakeCurrent(*ctx)) return size;
   const DriverApi& cu = Cu_Unchecked();
   // Errors here are ignored on purpose: at exit the driver may be deinitialized already.
   if (pooled) {

@@ -10,38 +10,31 @@
 
 namespace nodecuda {
 
-#define NODECUDA_DRIVER_FUNCS(X)                                                                   \
-  X(cuInit)                                                                                        \
-  X(cuDriverGetVersion)                                                                            \
-  X(cuGetErrorName)                                                                                \
-  X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceTotalMem) X( \
-      cuDeviceGetAttribute) X(cuDeviceGetPCIBusId) X(cuDevicePrimaryCtxRetain)                     \
-      X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset) X(cuCtxCreate) X(cuCtxDestroy) X(    \
-          cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo) X(cuMemAlloc)    \
-          X(cuMemFree) X(cuMemAllocFromPoolAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool)   \
-              X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute) X(cuMemPoolTrimTo) X(cuMemcpyHtoD) \
-                  X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)        \
-                      X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD16) X(cuMemsetD32)             \
-                          X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32Async) X(            \
-                              cuMemHostRegister) X(cuMemHostUnregister) X(cuMemAllocHost)          \
-                              X(cuMemFreeHost) X(cuStreamCreate) X(cuStreamDestroy) X(             \
-                                  cuStreamSynchronize) X(cuStreamQuery) X(cuStreamWaitEvent)       \
-                                  X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(           \
-                                      cuEventSynchronize) X(cuEventQuery) X(cuEventElapsedTime)    \
-                                      X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) \
-                                          X(cuModuleGetGlobal) X(cuFuncGetAttribute)               \
-                                              X(cuFuncSetAttribute) X(cuLaunchKernel)              \
-                                                  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)   \
-                                                      X(cuOccupancyMaxPotentialBlockSize)
+// clang-format off
+#define NODECUDA_DRIVER_FUNCS(X) \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) \
+  X(cuDeviceGet) X(cuDeviceGetName) X(cuDeviceTotalMem) X(cuDeviceGetAttribute) \
+  X(cuDeviceGetPCIBusId) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) \
+  X(cuDevicePrimaryCtxReset) X(cuCtxCreate) X(cuCtxDestroy) X(cuCtxSetCurrent) \
+  X(cuCtxGetCurrent) X(cuCtxSynchronize) X(cuMemGetInfo) X(cuMemAlloc) X(cuMemFree) \
+  X(cuMemAllocFromPoolAsync) X(cuMemFreeAsync) X(cuDeviceGetDefaultMemPool) \
+  X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute) X(cuMemPoolTrimTo) X(cuMemcpyHtoD) \
+  X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) \
+  X(cuMemcpyDtoDAsync) X(cuMemsetD8) X(cuMemsetD16) X(cuMemsetD32) X(cuMemsetD8Async) \
+  X(cuMemsetD16Async) X(cuMemsetD32Async) X(cuMemHostRegister) X(cuMemHostUnregister) \
+  X(cuMemAllocHost) X(cuMemFreeHost) X(cuStreamCreate) X(cuStreamDestroy) \
+  X(cuStreamSynchronize) X(cuStreamQuery) X(cuStreamWaitEvent) X(cuEventCreate) \
+  X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery) \
+  X(cuEventElapsedTime) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) \
+  X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel) \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuOccupancyMaxPotentialBlockSize)
 
-#define NODECUDA_NVRTC_FUNCS(X)                                                             \
-  X(nvrtcVersion)                                                                           \
-  X(nvrtcGetErrorString)                                                                    \
-  X(nvrtcCreateProgram)                                                                     \
-  X(nvrtcDestroyProgram) X(nvrtcCompileProgram) X(nvrtcGetPTXSize) X(nvrtcGetPTX)           \
-      X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) \
-          X(nvrtcAddNameExpression) X(nvrtcGetLoweredName) X(nvrtcGetNumSupportedArchs)     \
-              X(nvrtcGetSupportedArchs)
+#define NODECUDA_NVRTC_FUNCS(X) \
+  X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram) \
+  X(nvrtcCompileProgram) X(nvrtcGetPTXSize) X(nvrtcGetPTX) X(nvrtcGetCUBINSize) \
+  X(nvrtcGetCUBIN) X(nvrtcGetProgramLogSize) X(nvrtcGetProgramLog) X(nvrtcAddNameExpression) \
+  X(nvrtcGetLoweredName) X(nvrtcGetNumSupportedArchs) X(nvrtcGetSupportedArchs)
+// clang-format on
 
 #define NODECUDA_DECLARE_FN(name) decltype(&::name) name = nullptr;
 

@@ -92,20 +92,23 @@ describeGpu('sticky faults', () => {
       const { driver, SourceModule } = cuda;
       const k = new SourceModule('__global__ void sq(int *p, int n) { int i = threadIdx.x; if (i < n) p[i] = i * i; }').getFunction('sq');
       const big = driver.memAlloc(1 << 30);
-      const usedBefore = driver.memGetInfo()[0];
       new driver.Device(0).reset();
-      big.free(); // its memory went with the reset: a no-op that must not throw
+      // Pool memory belongs to the device and outlives the reset: free() must still return it.
+      const usedBefore = cuda.memory().poolUsedBytes;
+      big.free();
+      driver.Context.synchronize();
+      const poolFreed = usedBefore - cuda.memory().poolUsedBytes;
       const h = new Int32Array(8);
       const k2 = new SourceModule('__global__ void sq(int *p, int n) { int i = threadIdx.x; if (i < n) p[i] = i * i; }').getFunction('sq');
       k2(driver.Out(h), 8, { block: [32] });
       let stale = null;
       try { k(driver.Out(h), 8, { block: [32] }); } catch (e) { stale = e.code; }
-      console.log(JSON.stringify({ values: Array.from(h), freedByReset: driver.memGetInfo()[0] > usedBefore, stale }));
+      console.log(JSON.stringify({ values: Array.from(h), poolFreed, stale }));
     `;
     const { out, stderr } = runChild(script);
     if (!out.values) throw new Error(`child failed: ${stderr}`);
     expect(out.values).toEqual([0, 1, 4, 9, 16, 25, 36, 49]);
-    expect(out.freedByReset).toBe(true);
+    expect(out.poolFreed).toBe(2 ** 30);
     expect(out.stale).toBe('CUDA_ERROR_CONTEXT_IS_DESTROYED'); // a function from before the reset
   });
 });
