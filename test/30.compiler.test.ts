@@ -204,7 +204,7 @@ function childCompile(src: string, dir: string, extra: Record<string, unknown> =
   if (r.status !== 0) throw new Error(`child failed (${r.status}): ${r.stderr}`);
   const o = JSON.parse(r.stdout.trim().split('\n').pop()!);
   return { ...o, image: new Uint8Array(Buffer.from(o.image, 'base64')) } as {
-    image: Uint8Array; loweredNames: Record<string, string>; diskHitMs: number; medianMs: number; compileMs: number;
+    image: Uint8Array; loweredNames: Record<string, string>; diskHitMs: number; warmMs: number; medianMs: number; compileMs: number;
   };
 }
 
