@@ -6,7 +6,7 @@ import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
 import { DTYPES, DType, Scalar, coerce, writeScalar } from './dtype';
 import { checkSize, describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
-import { DeviceAllocation, hostRange } from './memory';
+import { DeviceAllocation, DeviceLike, deviceRange, hostRange, isDeviceMemory } from './memory';
 import { native } from './native';
 
 /** A kernel parameter: a pointer, a scalar of known dtype, or a type we cannot pack from a number. */
@@ -89,8 +89,7 @@ export interface LaunchOptions {
   stream?: Stream | null;
 }
 
-export type KernelArg = DeviceAllocation | HostArg | Scalar | bigint | number | boolean | null |
-  { readonly ptr: bigint };
+export type KernelArg = DeviceLike | HostArg | Scalar | number | boolean | null;
 
 function dims(v: unknown, name: string, max: number[]): [number, number, number] {
   if (!Array.isArray(v) || v.length < 1 || v.length > 3) {
@@ -122,9 +121,8 @@ interface FunctionState {
 }
 
 function isOptions(v: unknown): v is LaunchOptions {
-  return typeof v === 'object' && v !== null && !DeviceAllocation.isDeviceAllocation(v) && !(v instanceof HostArg) &&
-    !(v instanceof Scalar) && !ArrayBuffer.isView(v) && typeof (v as { ptr?: unknown }).ptr !== 'bigint' &&
-    'block' in v;
+  return typeof v === 'object' && v !== null && !isDeviceMemory(v) && !(v instanceof HostArg) &&
+    !(v instanceof Scalar) && !ArrayBuffer.isView(v) && 'block' in v;
 }
 
 const align = (n: number, a: number) => (n + a - 1) & -a;
@@ -244,9 +242,8 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
 
   // Device memory → pointer.
   let ptr: bigint | null = null;
-  if (DeviceAllocation.isDeviceAllocation(a)) {
-    if (a.freed) throw typeError('ERR_USE_AFTER_FREE', `${where}: the DeviceAllocation was freed`);
-    ptr = a.ptr;
+  if (isDeviceMemory(a)) {
+    ptr = deviceRange(a, where).ptr; // throws for freed/disposed memory
   } else if (a instanceof HostArg) {
     const h = hostRange(a.array, 'array');
     const d = new DeviceAllocation(h.byteLength);
@@ -255,9 +252,6 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
     ptr = d.ptr;
   } else if (a === null) {
     ptr = 0n;
-  } else if (typeof a === 'object' && typeof (a as { ptr?: unknown }).ptr === 'bigint' && !(a instanceof Scalar)) {
-    if ((a as { disposed?: boolean }).disposed) throw typeError('ERR_USE_AFTER_FREE', `${where}: the array was disposed`);
-    ptr = (a as { ptr: bigint }).ptr;
   }
   if (ptr !== null) {
     if (want && want !== 'ptr') {

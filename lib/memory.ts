@@ -65,25 +65,36 @@ export class DeviceAllocation {
   }
 }
 
-/** Something with device memory: a DeviceAllocation or an object with `ptr` and `nbytes` (GPUArray). */
-export interface DeviceBufferLike {
-  readonly ptr: bigint;
-  readonly nbytes?: number;
-  readonly size?: number;
+/**
+ * @internal Key of the method by which nodecuda's own device-memory views (GPUArray) expose their
+ * memory. Not exported from the package, so a plain object cannot pose as device memory.
+ */
+export const DEVICE_VIEW: unique symbol = Symbol('nodecuda.deviceView');
+
+/** Device memory owned by nodecuda other than a DeviceAllocation (GPUArray). */
+export interface DeviceView {
+  [DEVICE_VIEW](): { ptr: bigint; bytes: number };
+}
+
+/** A device argument: a DeviceAllocation, a nodecuda device view (GPUArray) or a raw bigint address. */
+export type DeviceLike = DeviceAllocation | DeviceView | bigint;
+
+/** Whether `v` is device memory nodecuda owns (not a raw address). */
+export function isDeviceMemory(v: unknown): v is DeviceAllocation | DeviceView {
+  return DeviceAllocation.isDeviceAllocation(v) || (typeof v === 'object' && v !== null && DEVICE_VIEW in v);
 }
 
 /** Device address and byte size of a device argument; raw bigints have unknown size. */
 export function deviceRange(d: unknown, name: string): { ptr: bigint; bytes: number } {
-  if (typeof d === 'bigint') return { ptr: d, bytes: Infinity };
+  if (typeof d === 'bigint') {
+    if (d < 0n || d >= 2n ** 64n) throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" address is not a 64-bit address`);
+    return { ptr: d, bytes: Infinity };
+  }
   if (DeviceAllocation.isDeviceAllocation(d)) {
     if (d.freed) throw typeError('ERR_USE_AFTER_FREE', `The "${name}" DeviceAllocation was freed`);
     return { ptr: d.ptr, bytes: d.size };
   }
-  if (typeof d === 'object' && d !== null && typeof (d as DeviceBufferLike).ptr === 'bigint') {
-    const g = d as DeviceBufferLike & { disposed?: boolean };
-    if (g.disposed) throw typeError('ERR_USE_AFTER_FREE', `The "${name}" array was disposed`);
-    return { ptr: g.ptr, bytes: g.nbytes ?? g.size ?? Infinity };
-  }
+  if (typeof d === 'object' && d !== null && DEVICE_VIEW in d) return (d as DeviceView)[DEVICE_VIEW]();
   throw typeError('ERR_INVALID_ARG_TYPE',
     `The "${name}" argument must be a DeviceAllocation, a GPUArray or a bigint address. Received ${describe(d)}`);
 }
@@ -204,7 +215,7 @@ function checkFits(bytes: number, room: number, what: string): void {
  * @example
  * driver.memcpyHtod(alloc, new Float32Array([1, 2, 3]));
  */
-export function memcpyHtod(dst: DeviceAllocation | DeviceBufferLike | bigint, src: ArrayBuffer | ArrayBufferView): void {
+export function memcpyHtod(dst: DeviceLike, src: ArrayBuffer | ArrayBufferView): void {
   const d = deviceRange(dst, 'dst');
   const h = hostRange(src, 'src');
   checkFits(h.byteLength, d.bytes, 'memcpyHtod: destination too small');
@@ -216,7 +227,7 @@ export function memcpyHtod(dst: DeviceAllocation | DeviceBufferLike | bigint, sr
  * @example
  * const out = new Float32Array(3); driver.memcpyDtoh(out, alloc);
  */
-export function memcpyDtoh(dst: ArrayBuffer | ArrayBufferView, src: DeviceAllocation | DeviceBufferLike | bigint): void {
+export function memcpyDtoh(dst: ArrayBuffer | ArrayBufferView, src: DeviceLike): void {
   const h = hostRange(dst, 'dst');
   const s = deviceRange(src, 'src');
   checkFits(h.byteLength, s.bytes, 'memcpyDtoh: source too small for the destination');
@@ -228,8 +239,8 @@ export function memcpyDtoh(dst: ArrayBuffer | ArrayBufferView, src: DeviceAlloca
  * @example
  * driver.memcpyDtod(b, a, a.size);
  */
-export function memcpyDtod(dst: DeviceAllocation | DeviceBufferLike | bigint,
-  src: DeviceAllocation | DeviceBufferLike | bigint, bytes: number): void {
+export function memcpyDtod(dst: DeviceLike,
+  src: DeviceLike, bytes: number): void {
   const d = deviceRange(dst, 'dst'), s = deviceRange(src, 'src');
   checkSize(bytes, 'bytes');
   checkFits(bytes, Math.min(d.bytes, s.bytes), 'memcpyDtod');
@@ -242,7 +253,7 @@ export function memcpyDtod(dst: DeviceAllocation | DeviceBufferLike | bigint,
  * @example
  * await driver.memcpyHtodAsync(alloc, data, stream);
  */
-export function memcpyHtodAsync(dst: DeviceAllocation | DeviceBufferLike | bigint, src: ArrayBuffer | ArrayBufferView,
+export function memcpyHtodAsync(dst: DeviceLike, src: ArrayBuffer | ArrayBufferView,
   stream?: Stream | null): Promise<void> {
   const d = deviceRange(dst, 'dst');
   const h = hostRange(src, 'src');
@@ -256,7 +267,7 @@ export function memcpyHtodAsync(dst: DeviceAllocation | DeviceBufferLike | bigin
  * @example
  * const out = new Float32Array(n); await driver.memcpyDtohAsync(out, alloc);
  */
-export function memcpyDtohAsync(dst: ArrayBuffer | ArrayBufferView, src: DeviceAllocation | DeviceBufferLike | bigint,
+export function memcpyDtohAsync(dst: ArrayBuffer | ArrayBufferView, src: DeviceLike,
   stream?: Stream | null): Promise<void> {
   const h = hostRange(dst, 'dst');
   const s = deviceRange(src, 'src');
@@ -269,15 +280,15 @@ export function memcpyDtohAsync(dst: ArrayBuffer | ArrayBufferView, src: DeviceA
  * @example
  * await driver.memcpyDtodAsync(b, a, a.size, stream);
  */
-export function memcpyDtodAsync(dst: DeviceAllocation | DeviceBufferLike | bigint,
-  src: DeviceAllocation | DeviceBufferLike | bigint, bytes: number, stream?: Stream | null): Promise<void> {
+export function memcpyDtodAsync(dst: DeviceLike,
+  src: DeviceLike, bytes: number, stream?: Stream | null): Promise<void> {
   const d = deviceRange(dst, 'dst'), s = deviceRange(src, 'src');
   checkSize(bytes, 'bytes');
   checkFits(bytes, Math.min(d.bytes, s.bytes), 'memcpyDtodAsync');
   return native.memcpyDtod(d.ptr, s.ptr, bytes, streamHandle(stream), true);
 }
 
-function memsetImpl(width: 1 | 2 | 4, dst: DeviceAllocation | DeviceBufferLike | bigint, value: number,
+function memsetImpl(width: 1 | 2 | 4, dst: DeviceLike, value: number,
   count: number, stream: Stream | null | undefined, async: boolean): Promise<void> | void {
   const d = deviceRange(dst, 'dst');
   checkSize(count, 'count');
@@ -291,29 +302,29 @@ function memsetImpl(width: 1 | 2 | 4, dst: DeviceAllocation | DeviceBufferLike |
 }
 
 /** Sets `count` bytes to `value`. @example driver.memsetD8(alloc, 0, alloc.size); */
-export function memsetD8(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number): void {
+export function memsetD8(dst: DeviceLike, value: number, count: number): void {
   memsetImpl(1, dst, value, count, null, false);
 }
 /** Sets `count` 16-bit words. @example driver.memsetD16(alloc, 0xffff, n); */
-export function memsetD16(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number): void {
+export function memsetD16(dst: DeviceLike, value: number, count: number): void {
   memsetImpl(2, dst, value, count, null, false);
 }
 /** Sets `count` 32-bit words. @example driver.memsetD32(alloc, 0x3f800000, n); // 1.0f */
-export function memsetD32(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number): void {
+export function memsetD32(dst: DeviceLike, value: number, count: number): void {
   memsetImpl(4, dst, value, count, null, false);
 }
 /** Async memsetD8 on `stream`. @example await driver.memsetD8Async(a, 0, a.size, s); */
-export function memsetD8Async(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number,
+export function memsetD8Async(dst: DeviceLike, value: number, count: number,
   stream?: Stream | null): Promise<void> {
   return memsetImpl(1, dst, value, count, stream, true) as Promise<void>;
 }
 /** Async memsetD16 on `stream`. @example await driver.memsetD16Async(a, 1, n, s); */
-export function memsetD16Async(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number,
+export function memsetD16Async(dst: DeviceLike, value: number, count: number,
   stream?: Stream | null): Promise<void> {
   return memsetImpl(2, dst, value, count, stream, true) as Promise<void>;
 }
 /** Async memsetD32 on `stream`. @example await driver.memsetD32Async(a, 1, n, s); */
-export function memsetD32Async(dst: DeviceAllocation | DeviceBufferLike | bigint, value: number, count: number,
+export function memsetD32Async(dst: DeviceLike, value: number, count: number,
   stream?: Stream | null): Promise<void> {
   return memsetImpl(4, dst, value, count, stream, true) as Promise<void>;
 }

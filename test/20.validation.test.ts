@@ -275,6 +275,11 @@ describe('argument checks before any CUDA call', () => {
     }
     const e = expectCode(() => driver.memcpyHtod(5 as never, new Float32Array(4)), TypeError, 'ERR_INVALID_ARG_TYPE');
     expect(e.message).toContain('"dst"');
+    // An object that merely looks like device memory is not device memory.
+    const spoof = { ptr: 0x1000n, size: 4, nbytes: 4 };
+    expectCode(() => driver.memcpyHtod(spoof as never, new Float32Array(1)), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => driver.memcpyDtoh(new Float32Array(1), spoof as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => driver.memcpyHtod(-1n, new Float32Array(1)), RangeError, 'ERR_OUT_OF_RANGE');
     expectCode(() => driver.memcpyDtod(0n, 0n, -1), RangeError, 'ERR_OUT_OF_RANGE');
     expectCode(() => driver.memsetD8(0n, 256, 1), RangeError, 'ERR_OUT_OF_RANGE');
     expectCode(() => driver.memsetD32(0n, -1, 1), RangeError, 'ERR_OUT_OF_RANGE');

@@ -58,6 +58,43 @@ describeGpu('lifetime', () => {
     expect(Array.from(b)).toEqual(Array.from(a));
   });
 
+  test('native handles are type-tagged: one kind is never taken for another', async () => {
+    await collect();
+    const base = live();
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { native } = require('../lib/native') as typeof import('../lib/native');
+    const stream = native.streamCreate(0);
+    const event = native.eventCreate(0);
+    const mod = new cuda.SourceModule('__global__ void tagged(int *p) { *p = 1; }');
+    const fnHandle = native.moduleFunction(mod.handle, 'tagged');
+    const wrong: Array<[string, () => unknown]> = [
+      ['event as stream', () => native.streamSynchronize(event as never)],
+      ['stream as event', () => native.eventSynchronize(stream as never)],
+      ['module as function', () => native.funcAttribute(mod.handle as never, 4)],
+      ['function as module', () => native.moduleFunction(fnHandle as never, 'tagged')],
+      ['plain object as stream', () => native.streamQuery({} as never)],
+      ['number as event', () => native.eventQuery(7 as never)],
+      ['stream as context', () => native.ctxPush(stream as never)],
+    ];
+    for (const [what, f] of wrong) {
+      let err: unknown;
+      try {
+        f();
+      } catch (e) {
+        err = e;
+      }
+      expect([what, err instanceof TypeError]).toEqual([what, true]);
+      expect((err as { code?: string }).code).toBe('ERR_INVALID_ARG_TYPE');
+    }
+    // A plain object shaped like device memory is refused before it reaches the driver.
+    expect(() => driver.memcpyHtod({ ptr: 0x1000n, size: 4 } as never, new Uint8Array(4))).toThrow(TypeError);
+    native.streamSynchronize(stream);
+    native.eventRecord(event, stream);
+    native.eventSynchronize(event);
+    await collect();
+    expect(live()).toEqual(base);
+  });
+
   test('out-of-memory is a CudaError with byte counts, and memory is usable afterwards', () => {
     const [free] = driver.memGetInfo();
     let err: cuda.CudaError | undefined;
