@@ -17,7 +17,7 @@ function load(): NativeAddon.Addon {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const addon = require(p) as NativeAddon.Addon;
-      addon.init(CudaError, NvrtcError);
+      addon.init(CudaError, NvrtcError, TypeError, RangeError);
       return addon;
     } catch (e) {
       lastError = e;

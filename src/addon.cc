@@ -99,11 +99,15 @@ CUdeviceptr PtrArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
   return static_cast<CUdeviceptr>(p);
 }
 
-// init(CudaError, NvrtcError): the JS error classes native errors are made from.
+// init(CudaError, NvrtcError, TypeError, RangeError): the classes native errors are made from.
 Napi::Value Init(const Napi::CallbackInfo& info) {
-  if (!info[0].IsFunction() || !info[1].IsFunction())
-    ThrowType("ERR_INVALID_ARG_TYPE", "init expects the CudaError and NvrtcError classes");
-  SetErrorClasses(info.Env(), info[0].As<Napi::Function>(), info[1].As<Napi::Function>());
+  for (size_t i = 0; i < 4; i++) {
+    if (!info[i].IsFunction())
+      ThrowType("ERR_INVALID_ARG_TYPE",
+                "init expects CudaError, NvrtcError, TypeError and RangeError classes");
+  }
+  SetErrorClasses(info.Env(), info[0].As<Napi::Function>(), info[1].As<Napi::Function>(),
+                  info[2].As<Napi::Function>(), info[3].As<Napi::Function>());
   return info.Env().Undefined();
 }
 

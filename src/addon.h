@@ -22,7 +22,9 @@ class AsyncQueue;
 struct AddonData {
   Napi::FunctionReference cuda_error;
   Napi::FunctionReference nvrtc_error;
-  std::unique_ptr<AsyncQueue> queue;  // created on first async call
+  Napi::FunctionReference type_error;   // the caller's realm's TypeError and RangeError, so
+  Napi::FunctionReference range_error;  // `instanceof` works in vm contexts (Jest) too
+  std::unique_ptr<AsyncQueue> queue;    // created on first async call
   // Live device allocations made through this environment (by address) and their bytes.
   std::unordered_map<CUdeviceptr, DeviceMem*> allocations;
   int64_t live_allocations = 0;

@@ -81,10 +81,13 @@ Napi::Error Construct(Napi::Env env, Napi::FunctionReference& ctor, const std::s
 
 }  // namespace
 
-void SetErrorClasses(Napi::Env env, Napi::Function cuda_error, Napi::Function nvrtc_error) {
+void SetErrorClasses(Napi::Env env, Napi::Function cuda_error, Napi::Function nvrtc_error,
+                     Napi::Function type_error, Napi::Function range_error) {
   AddonData& data = Data(env);
   data.cuda_error = Napi::Persistent(cuda_error);
   data.nvrtc_error = Napi::Persistent(nvrtc_error);
+  data.type_error = Napi::Persistent(type_error);
+  data.range_error = Napi::Persistent(range_error);
 }
 
 Napi::Error ToJsError(Napi::Env env, const CuErr& e) {
@@ -130,8 +133,12 @@ Napi::Error ToJsError(Napi::Env env, const NvrtcErr& e) {
 }
 
 Napi::Error ToJsError(Napi::Env env, const ArgErr& e) {
-  Napi::Error err = e.range ? Napi::Error(Napi::RangeError::New(env, e.message))
-                            : Napi::Error(Napi::TypeError::New(env, e.message));
+  AddonData& data = Data(env);
+  Napi::FunctionReference& ctor = e.range ? data.range_error : data.type_error;
+  Napi::Error err = !ctor.IsEmpty()
+                        ? Napi::Error(env, ctor.New({Napi::String::New(env, e.message)}))
+                    : e.range ? Napi::Error(Napi::RangeError::New(env, e.message))
+                              : Napi::Error(Napi::TypeError::New(env, e.message));
   err.Set("code", Napi::String::New(env, e.code));
   return err;
 }

@@ -68,7 +68,8 @@ inline void CheckNvrtc(nvrtcResult r, const char* expr) {
 }
 
 // Stores the JS error classes (CudaError, NvrtcError) for this environment.
-void SetErrorClasses(Napi::Env env, Napi::Function cuda_error, Napi::Function nvrtc_error);
+void SetErrorClasses(Napi::Env env, Napi::Function cuda_error, Napi::Function nvrtc_error,
+                     Napi::Function type_error, Napi::Function range_error);
 // The JS error object for a C++ failure (never throws itself).
 Napi::Error ToJsError(Napi::Env env, const CuErr& e);
 Napi::Error ToJsError(Napi::Env env, const NvrtcErr& e);

@@ -28,7 +28,7 @@ declare namespace NativeAddon {
 
   interface Addon {
     readonly napiVersion: number;
-    init(cudaError: Function, nvrtcError: Function): void;
+    init(cudaError: Function, nvrtcError: Function, typeError: Function, rangeError: Function): void;
 
     // device.cc
     driverStatus(): DriverStatus;
