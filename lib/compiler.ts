@@ -411,3 +411,13 @@ export class SourceModule extends Module {
     return new SourceModule(source, opts);
   }
 }
+
+/**
+ * @internal A kernel of generated source (which declares its own extern "C" names) for the current
+ * context, compiled once per process (memory + disk cache) and loaded once per context.
+ */
+export function generatedKernel(source: string, name: string): NativeAddon.FunctionHandle {
+  const p = prepare(source, { noExternC: true, options: ['--std=c++17'] }, true);
+  const r = compilePrepared(p);
+  return native.moduleFunction(loadCached(p.key, r.image), name);
+}

@@ -10,6 +10,9 @@ import * as compilerNs from './compiler';
 import * as driverCore from './driver';
 import * as launchNs from './launch';
 import * as memoryNs from './memory';
+import * as creation from './creation';
+import * as ops from './operators';
+import { GPUArray, tidy } from './gpuarray';
 import { native } from './native';
 
 export { CudaError, NvrtcError } from './errors';
@@ -23,6 +26,33 @@ export { SourceModule, Module } from './compiler';
 export type { CompileOptions, CompileResult, SourceModuleOptions } from './compiler';
 export type { CudaFunction, LaunchOptions, ParamType } from './launch';
 export { isAvailable } from './driver';
+export { GPUArray, tidy } from './gpuarray';
+export { slice, newaxis, ellipsis, Slice } from './indexing';
+export type { IndexItem } from './indexing';
+export type { Operand, OpOptions } from './operators';
+export type { CreateOptions } from './creation';
+export { resultType, promoteTypes, canCast } from './promote';
+
+/** pycuda.gpuarray: creating arrays and the operators as functions. */
+export const gpuarray = Object.freeze({
+  GPUArray,
+  toGpu: creation.toGpu,
+  toGpuAsync: creation.toGpuAsync,
+  empty: creation.empty,
+  zeros: creation.zeros,
+  ones: creation.ones,
+  full: creation.full,
+  arange: creation.arange,
+  linspace: creation.linspace,
+  emptyLike: creation.emptyLike,
+  zerosLike: creation.zerosLike,
+  onesLike: creation.onesLike,
+  ...ops.binaryFunctions,
+  ...ops.unaryFunctions,
+  where: ops.where,
+  ifPositive: ops.ifPositive,
+  apply: ops.apply,
+});
 
 /** pycuda.driver: devices, contexts, memory, copies, streams, events, modules, launches. */
 export const driver = Object.freeze({
@@ -113,11 +143,14 @@ export function version(): Versions {
  * @example
  * const before = cuda.memory().liveBytes;
  */
-export function memory(): { liveAllocations: number; liveBytes: number; poolReservedBytes: number; poolUsedBytes: number } {
+export function memory(): {
+  liveArrays: number; liveAllocations: number; liveBytes: number; poolReservedBytes: number; poolUsedBytes: number;
+} {
   const [liveAllocations, liveBytes] = native.memLive();
   let pool: [number, number] = [0, 0];
   if (driverCore.isAvailable()) pool = native.poolInfo();
-  return { liveAllocations, liveBytes, poolReservedBytes: pool[0], poolUsedBytes: pool[1] };
+  // Every GPUArray owner is one allocation; views share their owner's.
+  return { liveArrays: liveAllocations, liveAllocations, liveBytes, poolReservedBytes: pool[0], poolUsedBytes: pool[1] };
 }
 
 /**

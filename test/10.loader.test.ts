@@ -121,7 +121,7 @@ describe('child processes with a broken environment', () => {
     }
     // Bookkeeping that needs no driver still works, and reports nothing allocated.
     expect(out.memory).toEqual({
-      threw: false, value: { liveAllocations: 0, liveBytes: 0, poolReservedBytes: 0, poolUsedBytes: 0 },
+      threw: false, value: { liveArrays: 0, liveAllocations: 0, liveBytes: 0, poolReservedBytes: 0, poolUsedBytes: 0 },
     });
     expect((out.version as { driver: unknown }).driver).toBeNull();
     expect(stdout.trim().endsWith('ok')).toBe(true);

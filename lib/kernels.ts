@@ -1,0 +1,163 @@
+/**
+ * The elementwise engine: picks the kernel variant for the operands (contiguous and aligned →
+ * vectorized; otherwise collapsed strided), compiles it once per signature, packs parameters
+ * into a reusable buffer and launches with one native call.
+ */
+import { DType } from './dtype';
+import { Complex, writeScalar, DTYPES } from './dtype';
+import { generatedKernel } from './compiler';
+import { collapseDims } from './shape';
+import { ElementwiseSpec, InnerMode, Variant, elementwiseSource } from './templates/elementwise';
+import { native } from './native';
+
+/** An array operand as the engine sees it. */
+export interface ArrayOperand {
+  dtype: DType;
+  shape: readonly number[];
+  /** Byte strides, already broadcast to the launch shape. */
+  strides: readonly number[];
+  ptr: bigint;
+}
+
+/** A scalar operand: passed by value in its compute dtype. */
+export interface ScalarOperand {
+  scalar: true;
+  value: number | bigint | Complex | boolean;
+}
+
+const BLOCK = 256;
+const INT32_MAX = 2 ** 31 - 1;
+const kernelCache = new Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>();
+let params = new Uint8Array(1024);
+let view = new DataView(params.buffer);
+const cfg = new Uint32Array(7);
+
+function isContiguous(a: ArrayOperand, shape: readonly number[]): boolean {
+  let expect = a.dtype.bytes;
+  for (let d = shape.length - 1; d >= 0; d--) {
+    if (shape[d] !== 1 && a.strides[d] !== expect) return false;
+    expect *= shape[d];
+  }
+  return true;
+}
+
+const vecBytes = (d: DType, e: number) => Math.min(16, d.bytes * e);
+
+function chooseVariant(arrays: ArrayOperand[], shape: readonly number[], n: number): { v: Variant; dims?: { shape: number[]; strides: number[][] } } {
+  const maxBytes = Math.max(...arrays.map((a) => a.dtype.bytes));
+  const e = Math.max(1, 16 / maxBytes);
+  if (arrays.every((a) => isContiguous(a, shape) && a.ptr % BigInt(vecBytes(a.dtype, e)) === 0n)) {
+    return { v: { kind: 'contiguous', e, wide: n > INT32_MAX } };
+  }
+  const elem = arrays.map((a) => a.strides.map((s) => s / a.dtype.bytes));
+  const dims = collapseDims([...shape], elem);
+  if (dims.shape.length === 0) {
+    dims.shape = [1];
+    dims.strides = dims.strides.map(() => [0]);
+  }
+  const nd = dims.shape.length;
+  const innerLen = dims.shape[nd - 1];
+  let es = e;
+  while (es > 1 && innerLen % es !== 0) es /= 2;
+  const inner: InnerMode[] = dims.strides.map((st, j) => {
+    const s = st[nd - 1];
+    if (s === 0) return 'zero';
+    if (s !== 1 || es === 1) return 'any';
+    const aligned = arrays[j].ptr % BigInt(vecBytes(arrays[j].dtype, es)) === 0n &&
+      st.slice(0, -1).every((x) => x % es === 0);
+    return aligned ? 'unit' : 'any';
+  });
+  let maxOff = n;
+  for (const st of dims.strides) {
+    let off = 0;
+    st.forEach((s, d) => { off += Math.abs(s) * (dims.shape[d] - 1); });
+    maxOff = Math.max(maxOff, off + 1);
+  }
+  return { v: { kind: 'strided', e: es, wide: maxOff > INT32_MAX, ndim: nd, inner }, dims };
+}
+
+function kernelFor(spec: ElementwiseSpec, v: Variant, key: string): NativeAddon.FunctionHandle {
+  const [, , generation, ctx] = native.ctxInfo();
+  const hit = kernelCache.get(key);
+  if (hit && hit.generation === generation && hit.ctx === ctx) return hit.fn;
+  const { source, name } = elementwiseSource(spec, v);
+  const fn = generatedKernel(source, name);
+  kernelCache.set(key, { generation, ctx, fn });
+  return fn;
+}
+
+function ensure(bytes: number): void {
+  if (params.length < bytes) {
+    params = new Uint8Array(bytes * 2);
+    view = new DataView(params.buffer);
+  }
+}
+
+const align = (n: number, a: number) => (n + a - 1) & -a;
+
+function writeCompute(off: number, d: DType, value: ScalarOperand['value']): number {
+  // Scalars travel in their compute type: float16 as float, complex as {re, im} of the part type.
+  const t = d.name === 'float16' ? DTYPES.float32 : d;
+  const a = t.kind === 'c' ? t.bytes / 2 : t.align;
+  off = align(off, a);
+  let v: number | bigint | Complex = typeof value === 'boolean' ? (value ? 1 : 0) : value;
+  if (t.kind === 'c' && typeof v !== 'object') v = { re: Number(v), im: 0 };
+  if (t.kind !== 'c' && typeof v === 'object') v = v.re;
+  if ((t.name === 'int64' || t.name === 'uint64') && typeof v === 'number') v = BigInt(Math.trunc(v));
+  if (t.name !== 'int64' && t.name !== 'uint64' && typeof v === 'bigint') v = Number(v);
+  writeScalar(view, off, t, v);
+  return off + t.bytes;
+}
+
+/**
+ * Runs `spec` over `shape`: outputs and array inputs are ArrayOperands with strides broadcast to
+ * `shape`; scalar inputs are ScalarOperands (their spec input has `scalar: true`).
+ */
+export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], outs: ArrayOperand[],
+  ins: Array<ArrayOperand | ScalarOperand>, stream: NativeAddon.StreamHandle | null): void {
+  let n = 1;
+  for (const s of shape) n *= s;
+  if (n === 0) return;
+  const arrays = [...outs, ...ins.filter((x): x is ArrayOperand => !('scalar' in x))];
+  const { v, dims } = chooseVariant(arrays, shape, n);
+  const key = `${spec.name}|${spec.inputs.map((x) => `${x.dtype.name}:${x.compute.name}:${x.scalar ? 's' : 'a'}`).join(',')}|` +
+    `${spec.outputs.map((o) => `${o.dtype.name}:${o.compute.name}`).join(',')}|${v.kind}${v.e}${v.wide ? 'w' : ''}${v.ndim ?? ''}${v.inner?.join('') ?? ''}|${spec.body}`;
+  const fn = kernelFor(spec, v, key);
+  ensure(64 + ins.length * 16 + outs.length * 8 + (dims ? dims.shape.length * (arrays.length + 1) * 8 : 0));
+  let off = 0;
+  for (const o of outs) {
+    view.setBigUint64(off, o.ptr, true);
+    off += 8;
+  }
+  ins.forEach((x, i) => {
+    if ('scalar' in x) {
+      off = writeCompute(off, spec.inputs[i].compute, x.value);
+    } else {
+      off = align(off, 8);
+      view.setBigUint64(off, x.ptr, true);
+      off += 8;
+    }
+  });
+  if (dims) {
+    const w = v.wide ? 8 : 4;
+    off = align(off, w);
+    for (const s of dims.shape) {
+      if (w === 8) view.setBigUint64(off, BigInt(s), true); else view.setUint32(off, s, true);
+      off += w;
+    }
+    for (const st of dims.strides) {
+      for (const s of st) {
+        if (w === 8) view.setBigInt64(off, BigInt(s), true); else view.setInt32(off, s, true);
+        off += w;
+      }
+    }
+  }
+  const w = v.wide ? 8 : 4;
+  off = align(off, w);
+  if (w === 8) view.setBigUint64(off, BigInt(n), true); else view.setUint32(off, n, true);
+  off += w;
+  const threads = Math.ceil(n / v.e);
+  cfg[0] = Math.ceil(threads / BLOCK); cfg[1] = 1; cfg[2] = 1;
+  cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
+  native.launch(fn, stream, cfg, params, off);
+}

@@ -1,0 +1,249 @@
+/**
+ * GPUArray operators: NumPy broadcasting and promotion over the elementwise engine, with
+ * `{ out, stream }` (aliasing-safe), scalar operands and reverse forms.
+ */
+import { Complex, DTYPES, DType, DTypeLike, Scalar, dtype as toDType } from './dtype';
+import { describe, rangeError, typeError } from './errors';
+import { Stream, streamHandle } from './driver';
+import { GPUArray, setCopyHooks } from './gpuarray';
+import { ArrayOperand, ScalarOperand, runElementwise } from './kernels';
+import { canCast, resultType } from './promote';
+import { broadcastShapes, broadcastStrides } from './shape';
+import { ElementwiseSpec, InputSpec } from './templates/elementwise';
+import { UFUNC_PREAMBLE, ufunc } from './ufunc';
+
+/** An operand: an array, a JS scalar (weak, like a Python scalar) or a typed Scalar. */
+export type Operand = GPUArray | number | bigint | boolean | Complex | Scalar;
+
+/** Options every operator takes. */
+export interface OpOptions {
+  /** Write the result here (shape must match; dtype castable 'same_kind'). May alias an input. */
+  out?: GPUArray;
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
+
+interface Parsed {
+  arr?: GPUArray;
+  value?: number | bigint | boolean | Complex;
+  strong?: DType; // typed Scalar
+}
+
+function parse(x: unknown, name: string): Parsed {
+  if (x instanceof GPUArray) return { arr: x.check() };
+  if (x instanceof Scalar) return { value: x.value, strong: x.dtype };
+  if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean') return { value: x };
+  if (typeof x === 'object' && x !== null && typeof (x as Complex).re === 'number') return { value: x as Complex };
+  throw typeError('ERR_INVALID_ARG_TYPE', `${name}: operands must be GPUArrays or scalars. Received ${describe(x)}`);
+}
+
+function operandType(p: Parsed): DType | number | bigint | boolean | Complex {
+  return p.arr ? p.arr.dtype : p.strong ?? p.value!;
+}
+
+/** Byte range [lo, hi) an array touches, for overlap checks. */
+function extent(a: GPUArray): [bigint, bigint] {
+  let lo = 0, hi = 0;
+  a.shape.forEach((n, d) => {
+    if (n === 0) return;
+    const s = a.strides[d] * (n - 1);
+    if (s < 0) lo += s; else hi += s;
+  });
+  const p = a.ptr;
+  return [p + BigInt(lo), p + BigInt(hi + a.dtype.bytes)];
+}
+
+function sameLayout(a: GPUArray, b: GPUArray): boolean {
+  return a.ptr === b.ptr && a.shape.length === b.shape.length && a.shape.every((n, i) => n === b.shape[i]) &&
+    a.strides.every((s, i) => s === b.strides[i] || a.shape[i] === 1);
+}
+
+function overlaps(out: GPUArray, inp: GPUArray): boolean {
+  if (out.alloc !== inp.alloc) return false;
+  const [a0, a1] = extent(out), [b0, b1] = extent(inp);
+  return a0 < b1 && b0 < a1 && !sameLayout(out, inp);
+}
+
+function asOperand(a: GPUArray, shape: readonly number[]): ArrayOperand {
+  return { dtype: a.dtype, shape, strides: broadcastStrides(a.shape, a.strides, shape), ptr: a.ptr };
+}
+
+/**
+ * Runs an elementwise kernel: inputs (arrays or scalars) with their compute dtypes, one output
+ * of `outDtype`/`outCompute` over the broadcast shape. Handles `out` (checks and aliasing).
+ * @internal
+ */
+export function elementwise(name: string, body: string, inputs: Parsed[], computes: DType[], outCompute: DType,
+  outDtype: DType, opts: OpOptions = {}): GPUArray {
+  const arrays = inputs.filter((p) => p.arr).map((p) => p.arr!);
+  const ctx = arrays[0]?.context;
+  if (arrays.some((a) => a.context !== ctx) || (opts.out && ctx !== undefined && opts.out.context !== ctx)) {
+    throw typeError('ERR_DEVICE_MISMATCH', `${name}: arrays live on different devices/contexts; copy one over first`);
+  }
+  // Inputs broadcast against each other and against `out`, as in NumPy.
+  const shape = broadcastShapes(...arrays.map((a) => a.shape), ...(opts.out instanceof GPUArray ? [opts.out.shape] : []));
+  let out = opts.out;
+  let result: GPUArray;
+  if (out !== undefined) {
+    if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: out must be a GPUArray. Received ${describe(out)}`);
+    out.check();
+    if (out.shape.length !== shape.length || out.shape.some((n, i) => n !== shape[i])) {
+      throw rangeError('ERR_SHAPE_MISMATCH', `${name}: out has shape (${out.shape.join(',')}); the result has shape (${shape.join(',')})`);
+    }
+    if (!canCast(outDtype, out.dtype, 'same_kind')) {
+      throw typeError('ERR_INVALID_DTYPE', `${name}: cannot store a ${outDtype.name} result in a ${out.dtype.name} out array (same_kind casting)`);
+    }
+    result = out;
+    if (arrays.some((a) => overlaps(out!, a))) out = GPUArray.allocate(shape, out.dtype, opts.stream);
+  } else {
+    out = GPUArray.allocate(shape, outDtype, opts.stream);
+    result = out;
+  }
+  const specInputs: InputSpec[] = inputs.map((p, i) => ({
+    dtype: p.arr ? p.arr.dtype : computes[i], compute: computes[i], scalar: !p.arr,
+  }));
+  const spec: ElementwiseSpec = {
+    name, body, inputs: specInputs, outputs: [{ dtype: out.dtype, compute: outCompute }], preamble: UFUNC_PREAMBLE,
+  };
+  const ins: Array<ArrayOperand | ScalarOperand> = inputs.map((p) =>
+    p.arr ? asOperand(p.arr, shape) : { scalar: true, value: p.value! });
+  runElementwise(spec, shape, [asOperand(out, shape)], ins, streamHandle(opts.stream));
+  if (out !== result) {
+    assign(result, out, opts.stream);
+    out.dispose();
+  }
+  return result;
+}
+
+/**
+ * Applies the operator `name` (see ufunc.ts) with NumPy promotion and broadcasting.
+ * @example
+ * gpuarray.apply('add', [a, 1]);
+ */
+export function apply(name: string, operands: unknown[], opts: OpOptions = {}): GPUArray {
+  const def = ufunc(name);
+  if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `${name} takes ${def.nin} operand(s)`);
+  const parsed = operands.map((x) => parse(x, name));
+  if (!parsed.some((p) => p.arr)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: at least one operand must be a GPUArray`);
+  if (name === 'where') {
+    const promoted = resultType(operandType(parsed[1]), operandType(parsed[2]));
+    return elementwise(name, def.body(promoted), parsed, [DTYPES.bool, promoted, promoted], promoted, promoted, opts);
+  }
+  const promoted = resultType(...parsed.map(operandType));
+  const [compute, outDt] = def.types(promoted);
+  return elementwise(name, def.body(compute), parsed, parsed.map(() => compute), outDt, outDt, opts);
+}
+
+/** Copies `src` into `dst` (broadcasting src), converting dtype. @internal */
+export function assign(dst: GPUArray, src: GPUArray, stream?: Stream | null): void {
+  const shape = broadcastShapes(dst.shape, src.shape);
+  if (shape.length !== dst.shape.length || shape.some((n, i) => n !== dst.shape[i])) {
+    throw rangeError('ERR_SHAPE_MISMATCH', `cannot assign shape (${src.shape.join(',')}) to shape (${dst.shape.join(',')})`);
+  }
+  const spec: ElementwiseSpec = {
+    name: 'assign', body: 'r0 = x0;', inputs: [{ dtype: src.dtype, compute: src.dtype, scalar: false }],
+    outputs: [{ dtype: dst.dtype, compute: src.dtype }],
+  };
+  runElementwise(spec, shape, [asOperand(dst, shape)], [asOperand(src, shape)], streamHandle(stream));
+}
+
+function copyOf(src: GPUArray, stream?: Stream | null, dt: DType = src.dtype): GPUArray {
+  const out = GPUArray.allocate(src.shape, dt, stream);
+  assign(out, src, stream);
+  return out;
+}
+setCopyHooks((s) => copyOf(s), (d, s) => assign(d, s));
+
+/** Fills `a` with one value (converted to its dtype). @internal */
+export function fill(a: GPUArray, value: unknown, stream?: Stream | null): GPUArray {
+  const p = parse(value, 'fill');
+  if (p.arr) throw typeError('ERR_INVALID_ARG_TYPE', 'fill() takes a scalar');
+  elementwise('fill', 'r0 = x0;', [p], [a.dtype], a.dtype, a.dtype, { out: a, stream });
+  return a;
+}
+
+const BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'mod', 'floorDiv', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'and',
+  'or', 'xor', 'shl', 'shr', 'maximum', 'minimum', 'logicalAnd', 'logicalOr', 'logicalXor'] as const;
+const UNARY = ['neg', 'abs', 'not', 'logicalNot'] as const;
+const REVERSE = { rsub: 'sub', rdiv: 'div', rpow: 'pow', rmod: 'mod', rfloorDiv: 'floorDiv' } as const;
+
+type Binary = (typeof BINARY)[number];
+type Unary = (typeof UNARY)[number];
+
+declare module './gpuarray' {
+  interface GPUArray {
+    add(b: Operand, opts?: OpOptions): GPUArray; sub(b: Operand, opts?: OpOptions): GPUArray;
+    mul(b: Operand, opts?: OpOptions): GPUArray; div(b: Operand, opts?: OpOptions): GPUArray;
+    pow(b: Operand, opts?: OpOptions): GPUArray; mod(b: Operand, opts?: OpOptions): GPUArray;
+    floorDiv(b: Operand, opts?: OpOptions): GPUArray;
+    eq(b: Operand, opts?: OpOptions): GPUArray; ne(b: Operand, opts?: OpOptions): GPUArray;
+    lt(b: Operand, opts?: OpOptions): GPUArray; le(b: Operand, opts?: OpOptions): GPUArray;
+    gt(b: Operand, opts?: OpOptions): GPUArray; ge(b: Operand, opts?: OpOptions): GPUArray;
+    and(b: Operand, opts?: OpOptions): GPUArray; or(b: Operand, opts?: OpOptions): GPUArray;
+    xor(b: Operand, opts?: OpOptions): GPUArray; shl(b: Operand, opts?: OpOptions): GPUArray;
+    shr(b: Operand, opts?: OpOptions): GPUArray; maximum(b: Operand, opts?: OpOptions): GPUArray;
+    minimum(b: Operand, opts?: OpOptions): GPUArray; logicalAnd(b: Operand, opts?: OpOptions): GPUArray;
+    logicalOr(b: Operand, opts?: OpOptions): GPUArray; logicalXor(b: Operand, opts?: OpOptions): GPUArray;
+    neg(opts?: OpOptions): GPUArray; abs(opts?: OpOptions): GPUArray; not(opts?: OpOptions): GPUArray;
+    logicalNot(opts?: OpOptions): GPUArray;
+    rsub(b: Operand, opts?: OpOptions): GPUArray; rdiv(b: Operand, opts?: OpOptions): GPUArray;
+    rpow(b: Operand, opts?: OpOptions): GPUArray; rmod(b: Operand, opts?: OpOptions): GPUArray;
+    rfloorDiv(b: Operand, opts?: OpOptions): GPUArray;
+    /** Fills every element with `value`; returns this. */
+    fill(value: Operand, opts?: { stream?: Stream | null }): this;
+    /** A converted copy. */
+    astype(dt: DTypeLike, opts?: { stream?: Stream | null }): GPUArray;
+    /** A C-contiguous copy. */
+    copy(opts?: { stream?: Stream | null }): GPUArray;
+  }
+}
+
+const proto = GPUArray.prototype as unknown as Record<string, unknown>;
+for (const name of BINARY) {
+  proto[name] = function (this: GPUArray, b: Operand, opts?: OpOptions) { return apply(name, [this, b], opts); };
+}
+for (const name of UNARY) {
+  proto[name] = function (this: GPUArray, opts?: OpOptions) { return apply(name, [this], opts); };
+}
+for (const [name, op] of Object.entries(REVERSE)) {
+  proto[name] = function (this: GPUArray, b: Operand, opts?: OpOptions) { return apply(op, [b, this], opts); };
+}
+proto.fill = function (this: GPUArray, value: Operand, opts: { stream?: Stream | null } = {}) {
+  return fill(this, value, opts.stream);
+};
+proto.astype = function (this: GPUArray, dt: DTypeLike, opts: { stream?: Stream | null } = {}) {
+  return copyOf(this.check(), opts.stream, toDType(dt));
+};
+proto.copy = function (this: GPUArray, opts: { stream?: Stream | null } = {}) {
+  return copyOf(this.check(), opts.stream);
+};
+
+/** Function forms: gpuarray.add(a, b, opts) and friends. */
+export const binaryFunctions = Object.fromEntries(BINARY.map((name) =>
+  [name, (a: Operand, b: Operand, opts?: OpOptions) => apply(name, [a, b], opts)])) as
+  Record<Binary, (a: Operand, b: Operand, opts?: OpOptions) => GPUArray>;
+export const unaryFunctions = Object.fromEntries(UNARY.map((name) =>
+  [name, (a: Operand, opts?: OpOptions) => apply(name, [a], opts)])) as Record<Unary, (a: Operand, opts?: OpOptions) => GPUArray>;
+
+/**
+ * Elementwise choice: `x` where `cond` is nonzero, else `y` (broadcast).
+ * @example
+ * gpuarray.where(a.gt(0), a, 0);
+ */
+export function where(cond: Operand, x: Operand, y: Operand, opts?: OpOptions): GPUArray {
+  return apply('where', [cond, x, y], opts);
+}
+
+/**
+ * PyCUDA's if_positive: `then` where `crit > 0`, else `otherwise`.
+ * @example
+ * gpuarray.ifPositive(a, a, a.neg());
+ */
+export function ifPositive(crit: GPUArray, then: Operand, otherwise: Operand, opts?: OpOptions): GPUArray {
+  const cond = apply('gt', [crit, 0], { stream: opts?.stream });
+  try {
+    return apply('where', [cond, then, otherwise], opts);
+  } finally {
+    cond.dispose();
+  }
+}
