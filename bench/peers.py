@@ -80,6 +80,41 @@ class Torch:
         return batch, None, t.cuda.empty_cache
 
 
+    def _dtype(self, name):
+        return getattr(self.torch, name)
+
+    def ew(self, case):
+        t, op, n = self.torch, case["op"], case["n"]
+        dt = self._dtype(case["dtype"])
+        if op in ("bcast", "transpose"):
+            x = t.arange(n * n, device="cuda").to(dt).reshape(n, n)
+            y = t.arange(n, device="cuda").to(dt)
+            z = t.empty(n, n, dtype=dt, device="cuda")
+            fn = (lambda: t.add(x, y, out=z)) if op == "bcast" else (lambda: z.copy_(x.t()))
+            return fn, None, t.cuda.empty_cache
+        x = t.arange(n, device="cuda").to(dt)
+        y = t.arange(n, device="cuda").to(dt)
+        z = t.empty(n, dtype=dt, device="cuda")
+        fns = {"copy": lambda: z.copy_(x), "add": lambda: t.add(x, y, out=z),
+               "axpy": lambda: t.add(y, x, alpha=2, out=z)}
+        return fns[op], None, t.cuda.empty_cache
+
+    def tiny(self, case):
+        t, n, iters = self.torch, case["n"], case["iters"]
+        a = t.arange(n, device="cuda", dtype=t.float32)
+        b = t.arange(n, device="cuda", dtype=t.float32)
+        host = t.ones(n, dtype=t.float32)
+        ops = {"a+b": lambda: a + b, "a*2+1": lambda: a * 2 + 1,
+               "toGpu, x2, get": lambda: (host.cuda() * 2).cpu()}
+        op = ops[case["op"]]
+
+        def batch():
+            for _ in range(iters):
+                op()
+
+        return batch, None, None
+
+
 class Cupy:
     def __init__(self):
         import cupy
@@ -128,6 +163,40 @@ class Cupy:
                 del x
 
         return batch, None, self.free_pools
+
+
+    def ew(self, case):
+        cp, op, n = self.cp, case["op"], case["n"]
+        dt = getattr(cp, case["dtype"])
+        if op in ("bcast", "transpose"):
+            x = cp.arange(n * n, dtype=dt).reshape(n, n)
+            y = cp.arange(n, dtype=dt)
+            z = cp.empty((n, n), dtype=dt)
+            fn = (lambda: cp.add(x, y, out=z)) if op == "bcast" else (lambda: cp.copyto(z, x.T))
+            return fn, None, self.free_pools
+        x = cp.arange(n, dtype=dt)
+        y = cp.arange(n, dtype=dt)
+        z = cp.empty(n, dtype=dt)
+        axpy = cp.ElementwiseKernel("T a, T x, T y", "T z", "z = a * x + y", "bench_axpy")
+        two = dt(2)
+        fns = {"copy": lambda: cp.copyto(z, x), "add": lambda: cp.add(x, y, out=z),
+               "axpy": lambda: axpy(two, x, y, z)}
+        return fns[op], None, self.free_pools
+
+    def tiny(self, case):
+        cp, np, n, iters = self.cp, self.np, case["n"], case["iters"]
+        a = cp.arange(n, dtype=cp.float32)
+        b = cp.arange(n, dtype=cp.float32)
+        host = np.ones(n, dtype=np.float32)
+        ops = {"a+b": lambda: a + b, "a*2+1": lambda: a * 2 + 1,
+               "toGpu, x2, get": lambda: (cp.asarray(host) * 2).get()}
+        op = ops[case["op"]]
+
+        def batch():
+            for _ in range(iters):
+                op()
+
+        return batch, None, None
 
 
 def run_framework(cls, request):
