@@ -24,6 +24,14 @@ const T = DTYPES;
 const FLOAT_BY_BITS: Record<number, DType> = { 16: T.float16, 32: T.float32, 64: T.float64 };
 const COMPLEX_BY_BITS: Record<number, DType> = { 16: T.complex64, 32: T.complex64, 64: T.complex128 };
 const INT_BY_BYTES: Record<number, DType> = { 1: T.int8, 2: T.int16, 4: T.int32, 8: T.int64 };
+/**
+ * NumPy's type numbers (Linux: int64 is `long`): the dtype with the highest one leads the
+ * promotion of a sequence (float16 is last, so it leads), as in `PyArray_PromoteDTypeSequence`.
+ */
+const TYPE_NUM: Record<DTypeName, number> = {
+  bool: 0, int8: 1, uint8: 2, int16: 3, uint16: 4, int32: 5, uint32: 6, int64: 7, uint64: 8,
+  float32: 11, float64: 12, complex64: 14, complex128: 15, float16: 23,
+};
 /** NumPy's kind ordering for 'same_kind' casts: b < u < i < f < c. */
 const KIND_ORDER: Record<DType['kind'], number> = { b: 0, u: 1, i: 2, f: 3, c: 4 };
 
@@ -71,7 +79,8 @@ function intRange(d: DType): [bigint, bigint] {
 }
 
 /**
- * The result dtype of an operation on `operands` (NumPy 2 `result_type`, NEP 50). Weak scalars
+ * The result dtype of an operation on `operands` (NumPy 2 `result_type`, NEP 50). Strong dtypes
+ * promote as NumPy's `result_type` does (led by the highest type; not a pairwise fold). Weak scalars
  * never widen a strong dtype of their kind or higher: `int8 + 1 → int8`, `float32 + 1.5 →
  * float32`, but `int8 + 1.5 → float64`. Only weak operands give int64 / float64 / complex128 /
  * bool. An integer scalar that does not fit an integer result is a RangeError `ERR_OUT_OF_RANGE`
@@ -85,11 +94,10 @@ export function resultType(...operands: Operand[]): DType {
   if (operands.length === 0) {
     throw typeError('ERR_MISSING_ARGS', 'resultType() needs at least one dtype or scalar');
   }
-  let strong: DType | null = null;
+  const strongs: DType[] = [];
   let weak: number = Weak.None;
   const ints: bigint[] = [];
   for (const op of operands) {
-    let d: DType | null = null;
     if (typeof op === 'number') {
       if (Number.isInteger(op)) {
         weak = Math.max(weak, Weak.Int);
@@ -103,9 +111,9 @@ export function resultType(...operands: Operand[]): DType {
     } else if (typeof op === 'boolean') {
       weak = Math.max(weak, Weak.Bool);
     } else if (typeof op === 'string' || isDType(op)) {
-      d = toDType(op);
+      strongs.push(toDType(op));
     } else if (typeof op === 'object' && op !== null && isDType((op as { dtype?: unknown }).dtype)) {
-      d = (op as { dtype: DType }).dtype;
+      strongs.push((op as { dtype: DType }).dtype);
     } else if (typeof op === 'object' && op !== null && typeof (op as Complex).re === 'number'
       && typeof (op as Complex).im === 'number') {
       weak = Weak.Complex;
@@ -113,9 +121,8 @@ export function resultType(...operands: Operand[]): DType {
       throw typeError('ERR_INVALID_ARG_TYPE',
         `Expected a dtype, an array, a number, a bigint, a boolean or {re, im}. Received ${describe(op)}`);
     }
-    if (d) strong = strong ? promoteTypes(strong, d) : d;
   }
-  const out = combine(strong, weak);
+  const out = combine(promoteSequence(strongs), weak);
   if ((out.kind === 'i' || out.kind === 'u') && ints.length > 0) {
     const [lo, hi] = intRange(out);
     for (const v of ints) {
@@ -125,6 +132,17 @@ export function resultType(...operands: Operand[]): DType {
     }
   }
   return out;
+}
+
+/**
+ * Promotes several strong dtypes as NumPy does (pairwise promotion is not associative): the dtype
+ * with the highest type number leads, every other one is promoted with it, and those results are
+ * promoted together. So int8, uint8, float16 → float16 (not float32) in any order.
+ */
+function promoteSequence(dts: readonly DType[]): DType | null {
+  if (dts.length === 0) return null;
+  const main = dts.reduce((m, d) => (TYPE_NUM[d.name] > TYPE_NUM[m.name] ? d : m));
+  return dts.reduce((r, d) => promoteTypes(r, promoteTypes(main, d)), main);
 }
 
 /** Combines the promoted strong dtype with the highest weak scalar kind (NEP 50). */
