@@ -13,6 +13,7 @@ import { NvrtcError, describe, typeError } from './errors';
 import { DeviceAllocation } from './memory';
 import { CudaFunction, ParamType, makeFunction, parseKernelSignatures } from './launch';
 import { native } from './native';
+import { currentContext } from './driver';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const PACKAGE_VERSION: string = require('../package.json').version;
@@ -360,7 +361,7 @@ export function moduleFromBuffer(image: ArrayBufferView | ArrayBuffer): Module {
 const loaded = new Map<number, { generation: number; modules: Map<string, NativeAddon.ModuleHandle> }>();
 
 function loadCached(key: string, image: Uint8Array): NativeAddon.ModuleHandle {
-  const [, , generation, id] = native.ctxInfo();
+  const { generation, id } = currentContext();
   let entry = loaded.get(id);
   if (!entry || entry.generation !== generation) {
     entry = { generation, modules: new Map() };

@@ -25,6 +25,25 @@ export function init(): void {
   native.deviceCount();
 }
 
+// The calling thread's current context as [generation, id], cached until something that can change
+// it (useDevice, push/pop, makeContext, reset) runs: hot paths (kernel caches, GPUArray creation)
+// then need no native call to know which context they are in.
+let currentCtx: { generation: number; id: number } | null = null;
+
+/** @internal Forget the cached current context (after anything that may change it). */
+export function contextChanged(): void {
+  currentCtx = null;
+}
+
+/** @internal The current context's id and generation (cached). */
+export function currentContext(): { generation: number; id: number } {
+  if (!currentCtx) {
+    const [, , generation, id] = native.ctxInfo();
+    currentCtx = { generation, id };
+  }
+  return currentCtx;
+}
+
 function ordinalArg(n: unknown): number {
   return checkSize(n, 'ordinal', 2 ** 31 - 1);
 }
@@ -95,6 +114,7 @@ export class Device {
   /** Creates a new (non-primary) context and pushes it on this thread, like PyCUDA. */
   makeContext(flags = 0): Context {
     const ctx = new Context(native.ctxCreate(this.ordinal, checkSize(flags, 'flags', 2 ** 31 - 1)));
+    contextChanged();
     ctx.push();
     return ctx;
   }
@@ -103,6 +123,7 @@ export class Device {
    * clears a sticky fault, so the process can use the device again.
    */
   reset(): void {
+    contextChanged();
     native.deviceReset(this.ordinal);
   }
 }
@@ -115,6 +136,7 @@ export class Device {
  */
 export function useDevice(n: number): void {
   native.useDevice(ordinalArg(n));
+  contextChanged();
 }
 
 /**
@@ -133,6 +155,7 @@ export class Context {
   /** Makes this context current on this thread until pop(). */
   push(): void {
     native.ctxPush(this.handle);
+    contextChanged();
   }
   /** Device of this context. */
   device(): Device {
@@ -141,6 +164,7 @@ export class Context {
   /** Removes the context pushed last on this thread; returns it (or null when none). */
   static pop(): Context | null {
     const h = native.ctxPop();
+    contextChanged();
     return h ? new Context(h) : null;
   }
   /** The thread's current context. */

@@ -5,7 +5,7 @@
 import { inspect } from 'util';
 import { DTypeLike, DType, dtype as toDType, dtypeOfArray } from './dtype';
 import { describe, rangeError, typeError } from './errors';
-import { Stream, streamHandle } from './driver';
+import { Stream, currentContext, streamHandle } from './driver';
 import { DEVICE_VIEW, DeviceAllocation, hostRange } from './memory';
 import { native } from './native';
 import {
@@ -24,7 +24,7 @@ const scopes: GPUArray[][] = [];
 
 /** The context an array belongs to (id), so arrays of two devices are not mixed. */
 function currentContextId(): number {
-  return native.ctxInfo()[3];
+  return currentContext().id;
 }
 
 /**
@@ -46,6 +46,10 @@ export class GPUArray {
   readonly alloc: DeviceAllocation;
   /** @internal Context id the memory lives in. */
   readonly context: number;
+  /** @internal Device address of element 0 (valid until disposed). */
+  readonly address: bigint;
+  /** @internal The address modulo 16, for alignment checks without BigInt arithmetic. */
+  readonly align16: number;
   #disposed = false;
 
   /** @internal Use gpuarray.empty/toGpu/... */
@@ -59,6 +63,8 @@ export class GPUArray {
     this.offset = offset;
     this.base = base;
     this.context = context;
+    this.address = alloc.ptr + BigInt(offset);
+    this.align16 = Number(this.address & 15n);
     if (!base && scopes.length) scopes[scopes.length - 1].push(this);
   }
 
@@ -80,7 +86,7 @@ export class GPUArray {
   get itemsize(): number { return this.dtype.bytes; }
   get nbytes(): number { return this.size * this.dtype.bytes; }
   /** Device address of element 0. */
-  get ptr(): bigint { this.check(); return this.alloc.ptr + BigInt(this.offset); }
+  get ptr(): bigint { this.check(); return this.address; }
   get flags(): { cContiguous: boolean; fContiguous: boolean } {
     return {
       cContiguous: isCContiguous(this.shape, this.strides, this.dtype.bytes),

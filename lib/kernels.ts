@@ -9,6 +9,7 @@ import { generatedKernel } from './compiler';
 import { collapseDims } from './shape';
 import { ElementwiseSpec, InnerMode, Variant, elementwiseSource } from './templates/elementwise';
 import { native } from './native';
+import { currentContext } from './driver';
 
 /** An array operand as the engine sees it. */
 export interface ArrayOperand {
@@ -17,6 +18,8 @@ export interface ArrayOperand {
   /** Byte strides, already broadcast to the launch shape. */
   strides: readonly number[];
   ptr: bigint;
+  /** ptr modulo 16. */
+  align16: number;
 }
 
 /** A scalar operand: passed by value in its compute dtype. */
@@ -25,9 +28,12 @@ export interface ScalarOperand {
   value: number | bigint | Complex | boolean;
 }
 
-const BLOCK = 256;
+// Launch shape of the contiguous/strided variants (NODECUDA_EW_BLOCK / NODECUDA_EW_VECTORS tune them).
+const BLOCK = Number(process.env.NODECUDA_EW_BLOCK) || 128;
+const VECTORS_PER_THREAD = Number(process.env.NODECUDA_EW_VECTORS) || 1;
 const INT32_MAX = 2 ** 31 - 1;
-const kernelCache = new Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>();
+// Compiled kernels per spec object and variant key (specs are reused by their callers).
+const kernelCache = new WeakMap<ElementwiseSpec, Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>>();
 let params = new Uint8Array(1024);
 let view = new DataView(params.buffer);
 const cfg = new Uint32Array(7);
@@ -43,10 +49,12 @@ function isContiguous(a: ArrayOperand, shape: readonly number[]): boolean {
 
 const vecBytes = (d: DType, e: number) => Math.min(16, d.bytes * e);
 
-function chooseVariant(arrays: ArrayOperand[], shape: readonly number[], n: number): { v: Variant; dims?: { shape: number[]; strides: number[][] } } {
-  const maxBytes = Math.max(...arrays.map((a) => a.dtype.bytes));
-  const e = Math.max(1, 16 / maxBytes);
-  if (arrays.every((a) => isContiguous(a, shape) && a.ptr % BigInt(vecBytes(a.dtype, e)) === 0n)) {
+function chooseVariant(arrays: ArrayOperand[], outs: number, shape: readonly number[], n: number): { v: Variant; dims?: { shape: number[]; strides: number[][] } } {
+  let maxBytes = 1;
+  for (const a of arrays) maxBytes = Math.max(maxBytes, a.dtype.bytes);
+  // 16-byte vectors for the widest operand (two for 1-byte types: more bytes in flight per thread).
+  const e = Math.max(1, (16 * (maxBytes === 1 ? 2 : VECTORS_PER_THREAD)) / maxBytes);
+  if (arrays.every((a) => isContiguous(a, shape) && a.align16 % vecBytes(a.dtype, e) === 0)) {
     return { v: { kind: 'contiguous', e, wide: n > INT32_MAX } };
   }
   const elem = arrays.map((a) => a.strides.map((s) => s / a.dtype.bytes));
@@ -63,10 +71,19 @@ function chooseVariant(arrays: ArrayOperand[], shape: readonly number[], n: numb
     const s = st[nd - 1];
     if (s === 0) return 'zero';
     if (s !== 1 || es === 1) return 'any';
-    const aligned = arrays[j].ptr % BigInt(vecBytes(arrays[j].dtype, es)) === 0n &&
+    const aligned = arrays[j].align16 % vecBytes(arrays[j].dtype, es) === 0 &&
       st.slice(0, -1).every((x) => x % es === 0);
     return aligned ? 'unit' : 'any';
   });
+  // Transposed 2-d inputs (contiguous along dim 0) under a row-major output: shared-memory tiles.
+  if (nd === 2 && dims.strides[0][1] === 1 && Math.ceil(dims.shape[0] / 32) <= 65535) {
+    const tiledInputs = dims.strides.slice(outs).map((st) => st[0] === 1 && Math.abs(st[1]) > 1);
+    if (tiledInputs.some(Boolean)) {
+      let maxOff = n;
+      for (const st of dims.strides) maxOff = Math.max(maxOff, Math.abs(st[0]) * dims.shape[0] + Math.abs(st[1]) * dims.shape[1]);
+      return { v: { kind: 'tiled', e: 1, wide: maxOff > INT32_MAX, ndim: 2, tiled: tiledInputs }, dims };
+    }
+  }
   let maxOff = n;
   for (const st of dims.strides) {
     let off = 0;
@@ -77,12 +94,17 @@ function chooseVariant(arrays: ArrayOperand[], shape: readonly number[], n: numb
 }
 
 function kernelFor(spec: ElementwiseSpec, v: Variant, key: string): NativeAddon.FunctionHandle {
-  const [, , generation, ctx] = native.ctxInfo();
-  const hit = kernelCache.get(key);
+  const { generation, id: ctx } = currentContext();
+  let perSpec = kernelCache.get(spec);
+  if (!perSpec) {
+    perSpec = new Map();
+    kernelCache.set(spec, perSpec);
+  }
+  const hit = perSpec.get(key);
   if (hit && hit.generation === generation && hit.ctx === ctx) return hit.fn;
   const { source, name } = elementwiseSource(spec, v);
   const fn = generatedKernel(source, name);
-  kernelCache.set(key, { generation, ctx, fn });
+  perSpec.set(key, { generation, ctx, fn });
   return fn;
 }
 
@@ -119,9 +141,9 @@ export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], 
   for (const s of shape) n *= s;
   if (n === 0) return;
   const arrays = [...outs, ...ins.filter((x): x is ArrayOperand => !('scalar' in x))];
-  const { v, dims } = chooseVariant(arrays, shape, n);
-  const key = `${spec.name}|${spec.inputs.map((x) => `${x.dtype.name}:${x.compute.name}:${x.scalar ? 's' : 'a'}`).join(',')}|` +
-    `${spec.outputs.map((o) => `${o.dtype.name}:${o.compute.name}`).join(',')}|${v.kind}${v.e}${v.wide ? 'w' : ''}${v.ndim ?? ''}${v.inner?.join('') ?? ''}|${spec.body}`;
+  const { v, dims } = chooseVariant(arrays, outs.length, shape, n);
+  const key = v.kind === 'contiguous' ? (v.wide ? `c${v.e}w` : `c${v.e}`)
+    : `${v.kind}${v.e}${v.wide ? 'w' : ''}${v.ndim}${v.inner?.join('') ?? ''}${v.tiled?.join('') ?? ''}`;
   const fn = kernelFor(spec, v, key);
   ensure(64 + ins.length * 16 + outs.length * 8 + (dims ? dims.shape.length * (arrays.length + 1) * 8 : 0));
   let off = 0;
@@ -156,8 +178,13 @@ export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], 
   off = align(off, w);
   if (w === 8) view.setBigUint64(off, BigInt(n), true); else view.setUint32(off, n, true);
   off += w;
-  const threads = Math.ceil(n / v.e);
-  cfg[0] = Math.ceil(threads / BLOCK); cfg[1] = 1; cfg[2] = 1;
-  cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
+  if (v.kind === 'tiled') {
+    cfg[0] = Math.ceil(dims!.shape[1] / 32); cfg[1] = Math.ceil(dims!.shape[0] / 32); cfg[2] = 1;
+    cfg[3] = 32; cfg[4] = 8; cfg[5] = 1; cfg[6] = 0;
+  } else {
+    const threads = Math.ceil(n / v.e);
+    cfg[0] = Math.ceil(threads / BLOCK); cfg[1] = 1; cfg[2] = 1;
+    cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
+  }
   native.launch(fn, stream, cfg, params, off);
 }

@@ -159,13 +159,14 @@ function gcNow(): void {
  * `CUDA_ERROR_OUT_OF_MEMORY` with `requestedBytes` and `freeBytes`.
  * @internal
  */
+const recover = [
+  () => native.memCollect(),
+  () => { gcNow(); native.memCollect(); },
+  () => native.poolTrim(),
+];
+
 export function allocRaw(bytes: number, stream: Stream | null | undefined, owner: object): bigint {
   const s = streamHandle(stream);
-  const recover = [
-    () => native.memCollect(),
-    () => { gcNow(); native.memCollect(); },
-    () => native.poolTrim(),
-  ];
   for (let attempt = 0; ; attempt++) {
     try {
       return native.memAlloc(bytes, s, owner);

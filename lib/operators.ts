@@ -64,8 +64,32 @@ function overlaps(out: GPUArray, inp: GPUArray): boolean {
   return a0 < b1 && b0 < a1 && !sameLayout(out, inp);
 }
 
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 function asOperand(a: GPUArray, shape: readonly number[]): ArrayOperand {
-  return { dtype: a.dtype, shape, strides: broadcastStrides(a.shape, a.strides, shape), ptr: a.ptr };
+  const strides = sameShape(a.shape, shape) ? a.strides : broadcastStrides(a.shape, a.strides, shape);
+  return { dtype: a.dtype, shape, strides, ptr: a.address, align16: a.align16 };
+}
+
+// Specs are reused (the engine caches compiled kernels per spec object).
+const specs = new Map<string, ElementwiseSpec>();
+
+function specFor(name: string, body: string, inputs: Parsed[], computes: DType[], out: DType, outCompute: DType): ElementwiseSpec {
+  let key = `${name}|${body}|${out.name}|${outCompute.name}`;
+  for (let i = 0; i < inputs.length; i++) key += `|${inputs[i].arr ? inputs[i].arr!.dtype.name : 's'}:${computes[i].name}`;
+  let spec = specs.get(key);
+  if (!spec) {
+    spec = {
+      name, body, preamble: UFUNC_PREAMBLE, outputs: [{ dtype: out, compute: outCompute }],
+      inputs: inputs.map((p, i): InputSpec => ({ dtype: p.arr ? p.arr.dtype : computes[i], compute: computes[i], scalar: !p.arr })),
+    };
+    specs.set(key, spec);
+  }
+  return spec;
 }
 
 /**
@@ -75,13 +99,16 @@ function asOperand(a: GPUArray, shape: readonly number[]): ArrayOperand {
  */
 export function elementwise(name: string, body: string, inputs: Parsed[], computes: DType[], outCompute: DType,
   outDtype: DType, opts: OpOptions = {}): GPUArray {
-  const arrays = inputs.filter((p) => p.arr).map((p) => p.arr!);
-  const ctx = arrays[0]?.context;
+  const arrays: GPUArray[] = [];
+  for (const p of inputs) if (p.arr) arrays.push(p.arr);
+  const ctx = arrays.length ? arrays[0].context : undefined;
   if (arrays.some((a) => a.context !== ctx) || (opts.out && ctx !== undefined && opts.out.context !== ctx)) {
     throw typeError('ERR_DEVICE_MISMATCH', `${name}: arrays live on different devices/contexts; copy one over first`);
   }
   // Inputs broadcast against each other and against `out`, as in NumPy.
-  const shape = broadcastShapes(...arrays.map((a) => a.shape), ...(opts.out instanceof GPUArray ? [opts.out.shape] : []));
+  const shapes = arrays.map((a) => a.shape);
+  if (opts.out instanceof GPUArray) shapes.push(opts.out.shape);
+  const shape = shapes.every((x) => sameShape(x, shapes[0])) ? shapes[0] : broadcastShapes(...shapes);
   let out = opts.out;
   let result: GPUArray;
   if (out !== undefined) {
@@ -99,12 +126,7 @@ export function elementwise(name: string, body: string, inputs: Parsed[], comput
     out = GPUArray.allocate(shape, outDtype, opts.stream);
     result = out;
   }
-  const specInputs: InputSpec[] = inputs.map((p, i) => ({
-    dtype: p.arr ? p.arr.dtype : computes[i], compute: computes[i], scalar: !p.arr,
-  }));
-  const spec: ElementwiseSpec = {
-    name, body, inputs: specInputs, outputs: [{ dtype: out.dtype, compute: outCompute }], preamble: UFUNC_PREAMBLE,
-  };
+  const spec = specFor(name, body, inputs, computes, out.dtype, outCompute);
   const ins: Array<ArrayOperand | ScalarOperand> = inputs.map((p) =>
     p.arr ? asOperand(p.arr, shape) : { scalar: true, value: p.value! });
   runElementwise(spec, shape, [asOperand(out, shape)], ins, streamHandle(opts.stream));
@@ -120,18 +142,60 @@ export function elementwise(name: string, body: string, inputs: Parsed[], comput
  * @example
  * gpuarray.apply('add', [a, 1]);
  */
+interface Plan {
+  body: string;
+  computes: DType[];
+  outDt: DType;
+  /** The promoted dtype is an integer and a weak integer scalar takes part: its range is checked. */
+  checkRange: boolean;
+}
+
+// Type resolution per operator and operand types (dtype names, or the kind of weak scalar).
+const plans = new Map<string, Plan>();
+
+function signature(p: Parsed): string {
+  if (p.arr) return p.arr.dtype.name;
+  if (p.strong) return p.strong.name;
+  const v = p.value;
+  return typeof v === 'number' ? (Number.isInteger(v) ? '~i' : '~f') : typeof v === 'bigint' ? '~i'
+    : typeof v === 'boolean' ? '~b' : '~c';
+}
+
+function plan(name: string, parsed: Parsed[]): Plan {
+  let key = name;
+  for (const p of parsed) key += `|${signature(p)}`;
+  let pl = plans.get(key);
+  if (!pl) {
+    const def = ufunc(name);
+    let computes: DType[], outDt: DType, body: string, promoted: DType;
+    if (name === 'where') {
+      promoted = resultType(operandType(parsed[1]), operandType(parsed[2]));
+      computes = [DTYPES.bool, promoted, promoted];
+      outDt = promoted;
+      body = def.body(promoted);
+    } else {
+      promoted = resultType(...parsed.map(operandType));
+      const [compute, out] = def.types(promoted);
+      computes = parsed.map(() => compute);
+      outDt = out;
+      body = def.body(compute);
+    }
+    const checkRange = (promoted.kind === 'i' || promoted.kind === 'u') && key.includes('~i');
+    pl = { body, computes, outDt, checkRange };
+    plans.set(key, pl);
+  } else if (pl.checkRange) {
+    resultType(...parsed.map(operandType)); // throws when a weak integer does not fit
+  }
+  return pl;
+}
+
 export function apply(name: string, operands: unknown[], opts: OpOptions = {}): GPUArray {
   const def = ufunc(name);
   if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `${name} takes ${def.nin} operand(s)`);
   const parsed = operands.map((x) => parse(x, name));
   if (!parsed.some((p) => p.arr)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: at least one operand must be a GPUArray`);
-  if (name === 'where') {
-    const promoted = resultType(operandType(parsed[1]), operandType(parsed[2]));
-    return elementwise(name, def.body(promoted), parsed, [DTYPES.bool, promoted, promoted], promoted, promoted, opts);
-  }
-  const promoted = resultType(...parsed.map(operandType));
-  const [compute, outDt] = def.types(promoted);
-  return elementwise(name, def.body(compute), parsed, parsed.map(() => compute), outDt, outDt, opts);
+  const pl = plan(name, parsed);
+  return elementwise(name, pl.body, parsed, pl.computes, pl.outDt, pl.outDt, opts);
 }
 
 /** Copies `src` into `dst` (broadcasting src), converting dtype. @internal */
@@ -140,10 +204,7 @@ export function assign(dst: GPUArray, src: GPUArray, stream?: Stream | null): vo
   if (shape.length !== dst.shape.length || shape.some((n, i) => n !== dst.shape[i])) {
     throw rangeError('ERR_SHAPE_MISMATCH', `cannot assign shape (${src.shape.join(',')}) to shape (${dst.shape.join(',')})`);
   }
-  const spec: ElementwiseSpec = {
-    name: 'assign', body: 'r0 = x0;', inputs: [{ dtype: src.dtype, compute: src.dtype, scalar: false }],
-    outputs: [{ dtype: dst.dtype, compute: src.dtype }],
-  };
+  const spec = specFor('assign', 'r0 = x0;', [{ arr: src }], [src.dtype], dst.dtype, src.dtype);
   runElementwise(spec, shape, [asOperand(dst, shape)], [asOperand(src, shape)], streamHandle(stream));
 }
 

@@ -13,6 +13,7 @@ const VARIANTS: Variant[] = [
   { kind: 'contiguous', e: 2, wide: true },
   { kind: 'strided', e: 4, wide: false, ndim: 2, inner: ['unit', 'unit', 'zero', 'unit'] },
   { kind: 'strided', e: 1, wide: true, ndim: 3, inner: ['any', 'any', 'any', 'any'] },
+  { kind: 'tiled', e: 1, wide: false, ndim: 2, tiled: [true, false, true] },
 ];
 
 function specs(d: DType): ElementwiseSpec[] {
@@ -47,8 +48,9 @@ function moduleSource(d: DType): { source: string; names: string[] } {
   const parts = [PREAMBLE, UFUNC_PREAMBLE];
   for (const spec of specs(d)) {
     VARIANTS.forEach((v) => {
-      const arrays = spec.outputs.length + spec.inputs.filter((x) => !x.scalar).length;
-      const variant = v.inner ? { ...v, inner: v.inner.slice(0, arrays) } : v;
+      const inputs = spec.inputs.filter((x) => !x.scalar).length;
+      const arrays = spec.outputs.length + inputs;
+      const variant = v.inner ? { ...v, inner: v.inner.slice(0, arrays) } : v.tiled ? { ...v, tiled: v.tiled.slice(0, inputs) } : v;
       const { source, name } = elementwiseKernel(spec, variant);
       names.push(name);
       parts.push(source);

@@ -60,7 +60,7 @@ export interface ElementwiseSpec {
 }
 
 export interface Variant {
-  kind: 'contiguous' | 'strided';
+  kind: 'contiguous' | 'strided' | 'tiled';
   /** Elements per thread. */
   e: number;
   /** 64-bit indexing. */
@@ -68,6 +68,8 @@ export interface Variant {
   /** Strided only: collapsed ndim and inner mode per operand (outputs first, then array inputs). */
   ndim?: number;
   inner?: InnerMode[];
+  /** Tiled only (2-d): which array inputs are read through a shared-memory tile (transposed). */
+  tiled?: boolean[];
 }
 
 function decls(spec: ElementwiseSpec): string {
@@ -91,7 +93,8 @@ function computeBody(spec: ElementwiseSpec, load: (i: number) => string, store: 
 
 /** Kernel name for a spec+variant (the caller hashes it into the cache key). */
 export function kernelName(spec: ElementwiseSpec, v: Variant): string {
-  return `${spec.name}_${v.kind === 'contiguous' ? 'c' : `s${v.ndim}`}${v.e}${v.wide ? 'w' : ''}`;
+  const kind = v.kind === 'contiguous' ? 'c' : v.kind === 'tiled' ? `t${v.tiled!.map(Number).join('')}` : `s${v.ndim}`;
+  return `${spec.name}_${kind}${v.e}${v.wide ? 'w' : ''}`;
 }
 
 function contiguous(spec: ElementwiseSpec, v: Variant, name: string): string {
@@ -185,10 +188,53 @@ extern "C" __global__ void ${name}(${decls(spec)}, const ${name}_p p, const ${ui
 }`;
 }
 
+/**
+ * 2-d operands some of which are transposed (contiguous along dim 0): 32x32 output tiles, with the
+ * transposed inputs staged through shared memory so both their reads and the output writes are
+ * coalesced. Block (32, 8); grid (ceil(cols/32), ceil(rows/32)).
+ */
+function tiled(spec: ElementwiseSpec, v: Variant, name: string): string {
+  const idx = v.wide ? 'long long' : 'int';
+  const uidx = v.wide ? 'unsigned long long' : 'unsigned int';
+  const arrays = [
+    ...spec.outputs.map((o, i) => ({ ptr: `o${i}`, type: storageType(o.dtype), out: true, n: i })),
+    ...spec.inputs.map((x, i) => ({ ptr: `i${i}`, type: storageType(x.dtype), out: false, n: i, scalar: x.scalar }))
+      .filter((x) => !x.scalar),
+  ];
+  const at = (j: number, r: string, c: string) => `(${idx})(${r}) * p.strides[${j}][0] + (${idx})(${c}) * p.strides[${j}][1]`;
+  const inputsJ = arrays.map((a, j) => ({ ...a, j })).filter((a) => !a.out);
+  const staged = inputsJ.filter((a, k) => v.tiled![k]);
+  const tiles = staged.map((a) => `__shared__ ${a.type} t${a.n}[32][33];`);
+  const loads = staged.map((a) => `if (r < p.shape[0] && c < p.shape[1]) t${a.n}[threadIdx.x][k] = ${a.ptr}[${at(a.j, 'r', 'c')}];`);
+  const loadOf: Record<number, string> = {};
+  inputsJ.forEach((a, k) => {
+    loadOf[a.n] = v.tiled![k] ? `t${a.n}[k][threadIdx.x]` : `${a.ptr}[${at(a.j, 'r', 'c')}]`;
+  });
+  const outJ = new Map(arrays.filter((a) => a.out).map((a, j) => [a.n, j]));
+  const body = computeBody(spec, (i) => loadOf[i], (i, val) => `o${i}[${at(outJ.get(i)!, 'r', 'c')}] = ${val};`);
+  return `
+struct ${name}_p { ${uidx} shape[2]; ${idx} strides[${arrays.length}][2]; };
+extern "C" __global__ void ${name}(${decls(spec)}, const ${name}_p p, const ${uidx} n) {
+  ${tiles.join('\n  ')}
+  const ${uidx} r0 = (${uidx})blockIdx.y * 32, c0 = (${uidx})blockIdx.x * 32;
+  for (int k = threadIdx.y; k < 32; k += 8) {
+    const ${uidx} r = r0 + threadIdx.x, c = c0 + k;
+    ${loads.join('\n    ')}
+  }
+  __syncthreads();
+  for (int k = threadIdx.y; k < 32; k += 8) {
+    const ${uidx} r = r0 + k, c = c0 + threadIdx.x;
+    if (r < p.shape[0] && c < p.shape[1]) { const ${uidx} i = r * p.shape[1] + c; (void)i; ${body} }
+  }
+}`;
+}
+
 /** The kernel alone (no preamble), for one spec and variant. */
 export function elementwiseKernel(spec: ElementwiseSpec, v: Variant): { source: string; name: string } {
   const name = kernelName(spec, v);
-  return { source: v.kind === 'contiguous' ? contiguous(spec, v, name) : strided(spec, v, name), name };
+  const source = v.kind === 'contiguous' ? contiguous(spec, v, name)
+    : v.kind === 'tiled' ? tiled(spec, v, name) : strided(spec, v, name);
+  return { source, name };
 }
 
 /** Full CUDA source of one kernel (compiled with noExternC: names are declared extern "C"). */
