@@ -98,7 +98,7 @@ function specFor(name: string, body: string, inputs: Parsed[], computes: DType[]
  * @internal
  */
 export function elementwise(name: string, body: string, inputs: Parsed[], computes: DType[], outCompute: DType,
-  outDtype: DType, opts: OpOptions = {}): GPUArray {
+  outDtype: DType, opts: OpOptions = {}, cache?: Map<string, ElementwiseSpec>): GPUArray {
   const arrays: GPUArray[] = [];
   for (const p of inputs) if (p.arr) arrays.push(p.arr);
   const ctx = arrays.length ? arrays[0].context : undefined;
@@ -126,7 +126,11 @@ export function elementwise(name: string, body: string, inputs: Parsed[], comput
     out = GPUArray.allocate(shape, outDtype, opts.stream);
     result = out;
   }
-  const spec = specFor(name, body, inputs, computes, out.dtype, outCompute);
+  let spec = cache?.get(out.dtype.name);
+  if (!spec) {
+    spec = specFor(name, body, inputs, computes, out.dtype, outCompute);
+    cache?.set(out.dtype.name, spec);
+  }
   const ins: Array<ArrayOperand | ScalarOperand> = inputs.map((p) =>
     p.arr ? asOperand(p.arr, shape) : { scalar: true, value: p.value! });
   runElementwise(spec, shape, [asOperand(out, shape)], ins, streamHandle(opts.stream));
@@ -148,6 +152,8 @@ interface Plan {
   outDt: DType;
   /** The promoted dtype is an integer and a weak integer scalar takes part: its range is checked. */
   checkRange: boolean;
+  /** Specs by output dtype (operand kinds are fixed by the plan's key). */
+  specs: Map<string, ElementwiseSpec>;
 }
 
 // Type resolution per operator and operand types (dtype names, or the kind of weak scalar).
@@ -181,7 +187,7 @@ function plan(name: string, parsed: Parsed[]): Plan {
       body = def.body(compute);
     }
     const checkRange = (promoted.kind === 'i' || promoted.kind === 'u') && key.includes('~i');
-    pl = { body, computes, outDt, checkRange };
+    pl = { body, computes, outDt, checkRange, specs: new Map() };
     plans.set(key, pl);
   } else if (pl.checkRange) {
     resultType(...parsed.map(operandType)); // throws when a weak integer does not fit
@@ -195,7 +201,7 @@ export function apply(name: string, operands: unknown[], opts: OpOptions = {}): 
   const parsed = operands.map((x) => parse(x, name));
   if (!parsed.some((p) => p.arr)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: at least one operand must be a GPUArray`);
   const pl = plan(name, parsed);
-  return elementwise(name, pl.body, parsed, pl.computes, pl.outDt, pl.outDt, opts);
+  return elementwise(name, pl.body, parsed, pl.computes, pl.outDt, pl.outDt, opts, pl.specs);
 }
 
 /** Copies `src` into `dst` (broadcasting src), converting dtype. @internal */

@@ -176,15 +176,16 @@ void ResetDevice(int ordinal) {
   c->ctx = again;
 }
 
-size_t DeviceMem::Release(CUstream stream) {
+size_t DeviceMem::Release(CUstream s) {
   if (freed) return 0;
+  CUstream on = s ? s : (stream && stream->stream && stream->Live() ? stream->stream : nullptr);
   freed = true;
   // Pool memory belongs to the device, not the context, so it outlives a reset: free it anyway.
   if ((!pooled && !Live()) || !TryMakeCurrent(*ctx)) return size;
   const DriverApi& cu = Cu_Unchecked();
   // Errors here are ignored on purpose: at exit the driver may be deinitialized already.
   if (pooled) {
-    cu.cuMemFreeAsync(ptr, stream);
+    cu.cuMemFreeAsync(ptr, on);
   } else {
     cu.cuMemFree(ptr);
   }

@@ -70,22 +70,26 @@ struct Resource {
   Resource& operator=(const Resource&) = delete;
 };
 
+struct StreamRes : Resource {
+  CUstream stream = nullptr;
+  using Resource::Resource;
+  ~StreamRes();
+};
+
 struct DeviceMem : Resource {
   CUdeviceptr ptr = 0;
   size_t size = 0;
   bool pooled = false;  // from cuMemAllocFromPoolAsync: freed with cuMemFreeAsync
   bool freed = false;
   napi_ref owner = nullptr;  // weak reference to the JS DeviceAllocation (memory.cc)
+  // The stream it was allocated on (kept alive): frees without an explicit stream go there, so
+  // the pool needs no cross-stream dependency.
+  std::shared_ptr<StreamRes> stream;
   using Resource::Resource;
   ~DeviceMem() { Release(); }
-  // Frees the memory (idempotent); returns the bytes released for AdjustExternalMemory.
-  size_t Release(CUstream stream = nullptr);
-};
-
-struct StreamRes : Resource {
-  CUstream stream = nullptr;
-  using Resource::Resource;
-  ~StreamRes();
+  // Frees the memory (idempotent) on `s`, or on its allocation stream when `s` is null; returns
+  // the bytes released for AdjustExternalMemory.
+  size_t Release(CUstream s = nullptr);
 };
 
 struct EventRes : Resource {

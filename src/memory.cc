@@ -177,6 +177,8 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   size_t bytes = SizeArg(info, 0, "bytes");
   CUstream stream = StreamArg(info[1]);
+  std::shared_ptr<StreamRes> stream_res;
+  if (stream) stream_res = Unwrap<StreamRes>(info[1], Kind::Stream, "stream");
   if (!info[2].IsObject()) ThrowType("ERR_INVALID_ARG_TYPE", "memAlloc needs its owner object");
   ContextPtr ctx = Enter();
   AddonData& data = Data(env);
@@ -187,6 +189,7 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
   auto m = std::make_unique<DeviceMem>(ctx);
   m->size = bytes;
   m->pooled = true;
+  m->stream = std::move(stream_res);
   if (bytes == 0) {  // nothing to free, nothing to track
     m->freed = true;
     return Napi::BigInt::New(env, uint64_t(0));
