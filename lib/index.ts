@@ -12,6 +12,7 @@ import * as launchNs from './launch';
 import * as memoryNs from './memory';
 import * as creation from './creation';
 import * as ops from './operators';
+import * as joins from './joins';
 import { GPUArray, tidy } from './gpuarray';
 import { native } from './native';
 
@@ -49,6 +50,10 @@ export const gpuarray = Object.freeze({
   onesLike: creation.onesLike,
   ...ops.binaryFunctions,
   ...ops.unaryFunctions,
+  concatenate: joins.concatenate,
+  stack: joins.stack,
+  take: joins.take,
+  put: joins.put,
   where: ops.where,
   ifPositive: ops.ifPositive,
   apply: ops.apply,

@@ -7,6 +7,8 @@ import { DTYPES, DType, compiler } from '../lib';
 import { ElementwiseSpec, Variant, elementwiseKernel } from '../lib/templates/elementwise';
 import { PREAMBLE } from '../lib/templates/preamble';
 import { UFUNCS, UFUNC_PREAMBLE } from '../lib/ufunc';
+import { indexSource } from '../lib/joins';
+import { storageType } from '../lib/templates/elementwise';
 
 const VARIANTS: Variant[] = [
   { kind: 'contiguous', e: 4, wide: false },
@@ -69,5 +71,17 @@ describe('generated elementwise kernels compile (NVRTC, no GPU)', () => {
     for (const name of names) expect(ptx).toContain(`.entry ${name}(`);
     const cubin = Buffer.from(compiler.compile(source, { arch: 'sm_90', noExternC: true, options: ['--std=c++17'] }).image);
     for (const name of names) expect(cubin.includes(Buffer.from(`${name}\0`))).toBe(true);
+  });
+});
+
+describe('gather/scatter kernels compile for every dtype', () => {
+  test('take and put', () => {
+    for (const kind of ['take', 'put'] as const) {
+      for (const d of Object.values(DTYPES)) {
+        const { source, name } = indexSource(kind, storageType(d));
+        const ptx = Buffer.from(compiler.compile(source, { arch: 'sm_90', noExternC: true, target: 'ptx' }).image).toString('utf8');
+        expect(ptx).toContain(`.entry ${name}(`);
+      }
+    }
   });
 });
