@@ -137,13 +137,15 @@ export function format(h: HostArray, d: DType, shape: readonly number[]): string
   const strides: number[] = [];
   let s = 1;
   for (let k = shape.length - 1; k >= 0; k--) { strides[k] = s; s *= shape[k]; }
-  const rec = (dim: number, base: number, indent: string): string => {
+  const rec = (dim: number, base: number, indent: string, flat = false): string => {
     if (dim === shape.length) return fmt(getElement(h, d, base), d);
     const n = shape[dim];
     const idx = elide && n > 6 ? [0, 1, 2, -1, n - 3, n - 2, n - 1] : [...Array(n).keys()];
-    const parts = idx.map((k) => (k < 0 ? '...' : rec(dim + 1, base + k * strides[dim], indent + ' ')));
-    const sep = dim === shape.length - 1 ? ', ' : `,\n${'\n'.repeat(Math.max(0, shape.length - dim - 2))}${indent} `;
+    const parts = idx.map((k) => (k < 0 ? '...' : rec(dim + 1, base + k * strides[dim], indent + ' ', flat)));
+    const sep = flat || dim === shape.length - 1 ? ', ' : `,\n${'\n'.repeat(Math.max(0, shape.length - dim - 2))}${indent} `;
     return `[${parts.join(sep)}]`;
   };
-  return rec(0, 0, '');
+  // Short arrays on one line (GPUArray([[1, 2], [3, 4]], dtype=float32)); longer ones like NumPy.
+  const oneLine = rec(0, 0, '', true);
+  return oneLine.length <= 60 ? oneLine : rec(0, 0, '');
 }
