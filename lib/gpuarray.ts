@@ -405,12 +405,14 @@ export function hostInput(host: unknown, opts: { shape?: number | readonly numbe
 export function tidy<T>(fn: () => T): T {
   scopes.push([]);
   let result: T;
-  let created: GPUArray[] = [];
+  let created: GPUArray[];
   try {
     result = fn();
-  } finally {
-    created = scopes.pop()!;
+  } catch (e) {
+    for (const a of scopes.pop()!) a.dispose();
+    throw e;
   }
+  created = scopes.pop()!;
   const keep = new Set<DeviceAllocation>();
   const visit = (v: unknown, depth: number): void => {
     if (v instanceof GPUArray) keep.add(v.alloc);

@@ -1,0 +1,66 @@
+/**
+ * GPUArray memory: temporaries created in a synchronous loop without dispose stay bounded (the
+ * native registry frees memory of collected arrays on pressure), tidy() returns to baseline
+ * exactly, and out-of-memory recovers through garbage collection.
+ */
+import * as cuda from '../lib';
+import { collect, describeGpu } from './helpers';
+
+const { gpuarray } = cuda;
+
+describeGpu('GPUArray memory', () => {
+  test('10^6 small temporaries without dispose: the loop finishes, memory stays bounded', async () => {
+    await collect();
+    const base = cuda.memory().liveBytes;
+    const a = gpuarray.arange(0, 16, 1, 'float32');
+    let peak = 0;
+    for (let i = 0; i < 1_000_000; i++) {
+      a.add(1);
+      if (i % 50_000 === 0) peak = Math.max(peak, cuda.memory().liveBytes - base);
+    }
+    const expected = gpuarray.arange(1, 17, 1, 'float32').get();
+    expect(a.add(1).get()).toEqual(expected);
+    expect(peak).toBeLessThan(512 * 2 ** 20);
+    a.dispose();
+  });
+
+  test('1 MiB temporaries totalling 4x device memory in a synchronous loop', () => {
+    const [, total] = cuda.driver.memGetInfo();
+    const n = (1 << 20) / 4;
+    const a = gpuarray.zeros([n], 'float32');
+    const rounds = Math.ceil((4 * total) / (1 << 20));
+    let peak = 0;
+    for (let i = 0; i < rounds; i++) {
+      a.add(i);
+      if (i % 1000 === 0) peak = Math.max(peak, cuda.memory().liveBytes);
+    }
+    expect(peak).toBeLessThan(total);
+    a.dispose();
+  });
+
+  test('tidy returns live memory to baseline exactly', async () => {
+    await collect();
+    const before = cuda.memory();
+    const kept = cuda.tidy(() => {
+      const x = gpuarray.arange(0, 1000, 1, 'float64');
+      const y = x.mul(2).add(1).sub(x);
+      return { y, view: y.index('::2') };
+    });
+    const mid = cuda.memory();
+    expect(mid.liveAllocations).toBe(before.liveAllocations + 1); // only y's memory survives
+    expect(kept.view.get()).toEqual(gpuarray.arange(1, 1001, 2, 'float64').get());
+    kept.y.dispose();
+    const after = cuda.memory();
+    expect(after.liveAllocations).toBe(before.liveAllocations);
+    expect(after.liveBytes).toBe(before.liveBytes);
+  });
+
+  test('tidy disposes even when fn throws', () => {
+    const before = cuda.memory().liveAllocations;
+    expect(() => cuda.tidy(() => {
+      gpuarray.zeros([100]);
+      throw new Error('boom');
+    })).toThrow('boom');
+    expect(cuda.memory().liveAllocations).toBe(before);
+  });
+});
