@@ -92,6 +92,10 @@ export function dtype(d: DTypeLike): DType {
   throw typeError('ERR_INVALID_ARG_TYPE', `Expected a dtype, got ${describe(d)}`);
 }
 
+// Float16Array where the runtime has it (Node 24+): float16 data.
+const F16 = (globalThis as { Float16Array?: unknown }).Float16Array;
+if (F16) BY_ARRAY.set(F16, DTYPES.float16);
+
 /** The dtype whose host array type is the given TypedArray's (Uint8Array → uint8). */
 export function dtypeOfArray(a: ArrayBufferView): DType | undefined {
   return BY_ARRAY.get(a.constructor);

@@ -196,12 +196,17 @@ export class GPUArray {
   }
 
   /**
-   * Copies host data in (same number of elements, this dtype's host type or nested arrays).
+   * Copies data in: host data (same number of elements, this dtype's host type or nested arrays),
+   * or another GPUArray (broadcast and converted).
    * @example
    * a.set(new Float32Array([4, 5, 6]));
    */
-  set(host: ArrayBufferView | ArrayBuffer | NestedArray): this {
+  set(host: ArrayBufferView | ArrayBuffer | NestedArray | GPUArray): this {
     this.check();
+    if (host instanceof GPUArray) {
+      assign(this, host.check()); // device to device, broadcasting and converting like NumPy's a[...] = b
+      return this;
+    }
     const h = this.#hostIn(host);
     const pinned = hostRange(h, 'host').pinned;
     if (this.flags.cContiguous) {
@@ -252,8 +257,10 @@ export class GPUArray {
     const want = resolveReshape(this.size, shape.length === 1 && Array.isArray(shape[0]) ? shape[0] : shape as number[]);
     const strides = reshapeStrides(this.shape, this.strides, want, this.dtype.bytes);
     if (strides) return this.view_(want, strides, this.offset);
-    const c = copyOf(this);
-    return c.view_(want, contiguousStrides(want, this.dtype.bytes), 0);
+    // No view possible: a new owner with the new shape, filled through a view in the old one.
+    const out = GPUArray.allocate(want, this.dtype);
+    assign(out.view_(this.shape, contiguousStrides(this.shape, this.dtype.bytes), 0), this);
+    return out;
   }
 
   /** A 1-d view (or copy). @example a.ravel() */

@@ -63,7 +63,7 @@ export class Slice {
  * Makes a {@link Slice}. Arguments are positional like `Array.prototype.slice`: `slice(2)` is
  * `2:` (not Python's `slice(2)`, which is `:2`; write `slice(null, 2)` for that).
  * @example
- * a.at(slice(1, null, 2), -1) // NumPy: a[1::2, -1]
+ * a.index(slice(1, null, 2), -1) // NumPy: a[1::2, -1]
  */
 export function slice(start?: number | null, stop?: number | null, step?: number | null): Slice {
   return new Slice(start, stop, step);

@@ -4,7 +4,7 @@
  * into a reusable buffer and launches with one native call.
  */
 import { DType } from './dtype';
-import { Complex, writeScalar, DTYPES } from './dtype';
+import { Complex, DTYPES, floatToHalfBits, halfBitsToFloat, writeScalar } from './dtype';
 import { generatedKernel } from './compiler';
 import { collapseDims } from './shape';
 import { ElementwiseSpec, InnerMode, Variant, elementwiseSource } from './templates/elementwise';
@@ -127,6 +127,8 @@ function writeCompute(off: number, d: DType, value: ScalarOperand['value']): num
   if (t.kind !== 'c' && typeof v === 'object') v = v.re;
   if ((t.name === 'int64' || t.name === 'uint64') && typeof v === 'number') v = BigInt(Math.trunc(v));
   if (t.name !== 'int64' && t.name !== 'uint64' && typeof v === 'bigint') v = Number(v);
+  // A float16 operand is a float16 value first (NumPy converts the scalar to the dtype), then float.
+  if (d.name === 'float16' && typeof v === 'number') v = halfBitsToFloat(floatToHalfBits(v));
   writeScalar(view, off, t, v);
   return off + t.bytes;
 }

@@ -146,6 +146,24 @@ export function elementwise(name: string, body: string, inputs: Parsed[], comput
  * @example
  * gpuarray.apply('add', [a, 1]);
  */
+const COMPARISONS = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
+
+/**
+ * NumPy 2 promotion; for comparisons a weak integer outside the array's integer range does not
+ * raise (NumPy 2 answers such comparisons exactly): they are done in int64, uint64 or float64.
+ */
+function promoteFor(name: string, parsed: Parsed[]): DType {
+  try {
+    return resultType(...parsed.map(operandType));
+  } catch (e) {
+    if (!COMPARISONS.has(name) || (e as { code?: string }).code !== 'ERR_OUT_OF_RANGE') throw e;
+    const ints = parsed.filter((p) => !p.arr && !p.strong).map((p) => BigInt(p.value as number | bigint));
+    const fits = (lo: bigint, hi: bigint) => ints.every((v) => v >= lo && v <= hi);
+    const wide = fits(-(2n ** 63n), 2n ** 63n - 1n) ? DTYPES.int64 : fits(0n, 2n ** 64n - 1n) ? DTYPES.uint64 : DTYPES.float64;
+    return resultType(...parsed.map((p) => (p.arr ? p.arr.dtype : p.strong ?? wide)));
+  }
+}
+
 interface Plan {
   body: string;
   computes: DType[];
@@ -167,10 +185,10 @@ function signature(p: Parsed): string {
     : typeof v === 'boolean' ? '~b' : '~c';
 }
 
-function plan(name: string, parsed: Parsed[]): Plan {
+function plan(name: string, parsed: Parsed[], uncached = false): Plan {
   let key = name;
   for (const p of parsed) key += `|${signature(p)}`;
-  let pl = plans.get(key);
+  let pl = uncached ? undefined : plans.get(key);
   if (!pl) {
     const def = ufunc(name);
     let computes: DType[], outDt: DType, body: string, promoted: DType;
@@ -180,7 +198,7 @@ function plan(name: string, parsed: Parsed[]): Plan {
       outDt = promoted;
       body = def.body(promoted);
     } else {
-      promoted = resultType(...parsed.map(operandType));
+      promoted = promoteFor(name, parsed);
       const [compute, out] = def.types(promoted);
       computes = parsed.map(() => compute);
       outDt = out;
@@ -188,9 +206,9 @@ function plan(name: string, parsed: Parsed[]): Plan {
     }
     const checkRange = (promoted.kind === 'i' || promoted.kind === 'u') && key.includes('~i');
     pl = { body, computes, outDt, checkRange, specs: new Map() };
-    plans.set(key, pl);
-  } else if (pl.checkRange) {
-    resultType(...parsed.map(operandType)); // throws when a weak integer does not fit
+    if (!uncached) plans.set(key, pl);
+  } else if (pl.checkRange && promoteFor(name, parsed) !== pl.computes[pl.computes.length - 1]) {
+    return plan(`${name}`, parsed, true); // this weak integer needs another type: no cache
   }
   return pl;
 }

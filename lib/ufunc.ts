@@ -46,6 +46,12 @@ function same(allowed: Cat[], what: string) {
 const NUMERIC: Cat[] = ['b', 'i', 'u', 'f', 'c'];
 const INTEGER: Cat[] = ['b', 'i', 'u'];
 
+/** NumPy computes these on bool inputs as int8. */
+function boolAsInt8(allowed: Cat[], what: string) {
+  const inner = same(allowed, what);
+  return (p: DType): [DType, DType] => (p.kind === 'b' ? [DTYPES.int8, DTYPES.int8] : inner(p));
+}
+
 function toBool(p: DType): [DType, DType] {
   return [p, DTYPES.bool];
 }
@@ -106,24 +112,21 @@ export const UFUNCS: Record<string, UfuncDef> = {
   mul: { name: 'mul', nin: 2, types: same(NUMERIC, 'mul'), body: (d) => d.kind === 'b' ? 'r0 = x0 && x1;' : wrap(d, '*') },
   div: { name: 'div', nin: 2, types: trueDivide, body: () => 'r0 = x0 / x1;' },
   floorDiv: {
-    name: 'floorDiv', nin: 2, types: same(['b', 'i', 'u', 'f'], 'floorDiv'),
+    name: 'floorDiv', nin: 2, types: boolAsInt8(['i', 'u', 'f'], 'floorDiv'),
     body: (d) => d.kind === 'f' ? 'r0 = nc_floordiv_py(x0, x1);'
-      : d.kind === 'b' ? 'r0 = x0 && x1;'
       : d.kind === 'u' ? 'r0 = x1 == 0 ? 0 : x0 / x1;'
       : `if (x1 == 0) r0 = 0; else if (x1 == -1) r0 = (${d.ctype})(0u - (${UNSIGNED[d.name]})x0); else { r0 = x0 / x1; if ((x0 % x1 != 0) && ((x0 < 0) != (x1 < 0))) r0 -= 1; }`,
   },
   mod: {
-    name: 'mod', nin: 2, types: same(['b', 'i', 'u', 'f'], 'mod'),
+    name: 'mod', nin: 2, types: boolAsInt8(['i', 'u', 'f'], 'mod'),
     body: (d) => d.kind === 'f' ? 'r0 = nc_fmod_py(x0, x1);'
-      : d.kind === 'b' ? 'r0 = false;'
       : d.kind === 'u' ? 'r0 = x1 == 0 ? 0 : x0 % x1;'
       : 'if (x1 == 0 || x1 == -1) r0 = 0; else { r0 = x0 % x1; if (r0 != 0 && ((r0 < 0) != (x1 < 0))) r0 += x1; }',
   },
   pow: {
-    name: 'pow', nin: 2, types: same(NUMERIC, 'pow'),
+    name: 'pow', nin: 2, types: boolAsInt8(['i', 'u', 'f', 'c'], 'pow'),
     body: (d) => d.kind === 'f' ? `r0 = pow${fsuffix(d)}(x0, x1);`
       : d.kind === 'c' ? 'r0 = nc_cpow(x0, x1);'
-      : d.kind === 'b' ? 'r0 = x0 || !x1;'
       : 'r0 = nc_ipow(x0, x1);',
   },
   maximum: {
@@ -144,11 +147,11 @@ export const UFUNCS: Record<string, UfuncDef> = {
   or: { name: 'or', nin: 2, types: same(INTEGER, 'or (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = x0 || x1;' : 'r0 = x0 | x1;' },
   xor: { name: 'xor', nin: 2, types: same(INTEGER, 'xor (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = x0 != x1;' : 'r0 = x0 ^ x1;' },
   shl: {
-    name: 'shl', nin: 2, types: same(['i', 'u'], 'shl'),
+    name: 'shl', nin: 2, types: boolAsInt8(['i', 'u'], 'shl'),
     body: (d) => `r0 = ((unsigned long long)x1 < ${d.bytes * 8}) ? (${d.ctype})((${UNSIGNED[d.name] ?? d.ctype})x0 << x1) : 0;`,
   },
   shr: {
-    name: 'shr', nin: 2, types: same(['i', 'u'], 'shr'),
+    name: 'shr', nin: 2, types: boolAsInt8(['i', 'u'], 'shr'),
     body: (d) => `r0 = ((unsigned long long)x1 < ${d.bytes * 8}) ? (${d.ctype})(x0 >> x1) : (x0 < 0 ? (${d.ctype})-1 : 0);`,
   },
   logicalAnd: { name: 'logicalAnd', nin: 2, types: toBool, body: () => 'r0 = nc_nonzero(x0) && nc_nonzero(x1);' },

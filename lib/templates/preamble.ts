@@ -5,7 +5,8 @@
 
 /** CUDA C source of the helpers (half via PTX cvt, complex with NumPy's semantics). */
 export const PREAMBLE = String.raw`
-typedef unsigned char nc_bool;
+// bool storage: one byte, a type of its own so it never matches uint8's overloads.
+struct __align__(1) nc_bool { unsigned char v; };
 struct __align__(2) nc_half { unsigned short x; };
 __device__ __forceinline__ float nc_h2f(nc_half h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.x)); return f; }
 __device__ __forceinline__ nc_half nc_f2h(float f) { nc_half h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.x) : "f"(f)); return h; }
@@ -49,14 +50,14 @@ template <typename T> __device__ __forceinline__ bool nc_isnan(T a) { return a !
 
 // Storage <-> compute conversions.
 __device__ __forceinline__ float nc_load(nc_half v) { return nc_h2f(v); }
-__device__ __forceinline__ bool nc_load(nc_bool v) { return v != 0; }
+__device__ __forceinline__ bool nc_load(nc_bool v) { return v.v != 0; }
 __device__ __forceinline__ nc_c64_t nc_load(nc_c64 v) { return nc_c64_t(v.re, v.im); }
 __device__ __forceinline__ nc_c128_t nc_load(nc_c128 v) { return nc_c128_t(v.re, v.im); }
 template <typename T> __device__ __forceinline__ T nc_load(T v) { return v; }
 
 template <typename S> struct nc_store_t { template <typename T> __device__ static S cvt(T v) { return (S)v; }
   template <typename R> __device__ static S cvt(nc_complex<R> v) { return (S)v.re; } };
-template <> struct nc_store_t<nc_bool> { template <typename T> __device__ static nc_bool cvt(T v) { return nc_nonzero(v) ? 1 : 0; } };
+template <> struct nc_store_t<nc_bool> { template <typename T> __device__ static nc_bool cvt(T v) { nc_bool b; b.v = nc_nonzero(v) ? 1 : 0; return b; } };
 template <> struct nc_store_t<nc_half> { template <typename T> __device__ static nc_half cvt(T v) { return nc_f2h((float)v); }
   template <typename R> __device__ static nc_half cvt(nc_complex<R> v) { return nc_f2h((float)v.re); } };
 template <> struct nc_store_t<nc_c64> { template <typename T> __device__ static nc_c64 cvt(T v) { nc_c64 r; r.re = (float)v; r.im = 0; return r; }
