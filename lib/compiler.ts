@@ -4,6 +4,7 @@
  * files on disk (NODECUDA_CACHE_DIR, default $XDG_CACHE_HOME/nodecuda or ~/.cache/nodecuda;
  * NODECUDA_CACHE=0 disables), keyed by SHA-256 of everything that affects the output.
  */
+import { types } from 'util';
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -352,7 +353,7 @@ export class Module {
  * const mod = driver.moduleFromBuffer(fs.readFileSync('k.cubin'));
  */
 export function moduleFromBuffer(image: ArrayBufferView | ArrayBuffer): Module {
-  const view = ArrayBuffer.isView(image) ? image : image instanceof ArrayBuffer ? new Uint8Array(image) : null;
+  const view = ArrayBuffer.isView(image) ? image : types.isAnyArrayBuffer(image) ? new Uint8Array(image) : null;
   if (!view) throw typeError('ERR_INVALID_ARG_TYPE', `moduleFromBuffer() takes a Uint8Array/Buffer/ArrayBuffer. Received ${describe(image)}`);
   return new Module(native.moduleLoad(view.buffer as ArrayBuffer, view.byteOffset, view.byteLength));
 }

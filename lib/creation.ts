@@ -111,8 +111,9 @@ function seq(name: string, n: number, start: number, step: number, d: DType, str
   const out = GPUArray.allocate([n], d, stream);
   const compute = d.kind === 'f' || d.kind === 'c' ? (d.name === 'float16' ? DTYPES.float32 : d) : DTYPES.float64;
   const f = compute.name === 'float32' ? 'float' : 'double';
-  // Computed in floating point (start + i * step), then converted, as NumPy does for arange.
-  elementwise(name, `r0 = (${f})x0 + (${f})i * (${f})x1;`, [{ value: start }, { value: step }], [compute, compute],
+  // start + i * step in floating point, rounded at each step (no FMA) as NumPy computes it.
+  const [add, mul] = f === 'float' ? ['__fadd_rn', '__fmul_rn'] : ['__dadd_rn', '__dmul_rn'];
+  elementwise(name, `r0 = ${add}((${f})x0, ${mul}((${f})i, (${f})x1));`, [{ value: start }, { value: step }], [compute, compute],
     compute, d, { out, stream });
   return out;
 }

@@ -2,7 +2,7 @@
  * GPUArray: an n-dimensional view (shape, byte strides, offset, dtype) of a DeviceAllocation.
  * Views share their base's allocation and keep it alive; only the owner frees it.
  */
-import { inspect } from 'util';
+import { inspect, types } from 'util';
 import { DTypeLike, DType, dtype as toDType, dtypeOfArray } from './dtype';
 import { describe, rangeError, typeError } from './errors';
 import { Stream, currentContext, streamHandle } from './driver';
@@ -173,7 +173,7 @@ export class GPUArray {
   #hostIn(host: unknown): HostArray {
     const n = this.size;
     let h: HostArray;
-    if (ArrayBuffer.isView(host) || host instanceof ArrayBuffer) {
+    if (ArrayBuffer.isView(host) || types.isAnyArrayBuffer(host)) {
       const r = hostRange(host, 'host');
       const fromType = ArrayBuffer.isView(host) ? dtypeOfArray(host) : undefined;
       if (fromType && fromType !== this.dtype && !(fromType.array === this.dtype.array)) {
@@ -183,7 +183,7 @@ export class GPUArray {
       if (r.byteLength !== n * this.dtype.bytes) {
         throw rangeError('ERR_OUT_OF_RANGE', `set(): ${r.byteLength} bytes given; this array needs ${n * this.dtype.bytes}`);
       }
-      h = hostView(this.dtype, r.buffer, r.byteOffset, n);
+      h = normalizeBool(hostView(this.dtype, r.buffer, r.byteOffset, n), this.dtype);
     } else if (Array.isArray(host) || typeof host !== 'object') {
       const flat = flatten(host as NestedArray);
       if (flat.length !== n) throw rangeError('ERR_OUT_OF_RANGE', `set(): ${flat.length} values given; this array has ${n}`);
@@ -234,6 +234,7 @@ export class GPUArray {
    * gpuarray.toGpu([3]).item(); // 3
    */
   item(): Element {
+    this.check();
     if (this.size !== 1) throw rangeError('ERR_OUT_OF_RANGE', `item() needs an array of size 1; this one has ${this.size}`);
     const h = hostArray(this.dtype, 1);
     native.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, this.ptr, false);
@@ -360,6 +361,12 @@ export function fromHost(h: HostArray, shape: readonly number[], dt: DType, stre
   return a;
 }
 
+/** Bool data from raw bytes: any nonzero byte is true (a copy, only when some byte is not 0/1). */
+function normalizeBool(h: HostArray, dt: DType): HostArray {
+  if (dt.name !== 'bool' || (h as Uint8Array).every((b) => b <= 1)) return h;
+  return Uint8Array.from(h as Uint8Array, (b) => (b ? 1 : 0));
+}
+
 /** Normalises toGpu input to (host array, shape, dtype) — converting when a dtype is asked for. */
 export function hostInput(host: unknown, opts: { shape?: number | readonly number[]; dtype?: DTypeLike }):
   { h: HostArray; shape: number[]; dtype: DType; convertTo: DType | null } {
@@ -375,15 +382,16 @@ export function hostInput(host: unknown, opts: { shape?: number | readonly numbe
     const shape = opts.shape === undefined ? [n] : normalizeShape(opts.shape);
     if (sizeOf(shape) !== n) throw rangeError('ERR_INVALID_RESHAPE', `cannot reshape array of size ${n} into shape (${shape.join(',')})`);
     const r = hostRange(host, 'host');
-    return { h: hostView(dt, r.buffer, r.byteOffset, n), shape, dtype: dt, convertTo: want && want !== dt ? want : null };
+    return { h: normalizeBool(hostView(dt, r.buffer, r.byteOffset, n), dt), shape, dtype: dt,
+      convertTo: want && want !== dt ? want : null };
   }
-  if (host instanceof ArrayBuffer) {
+  if (types.isAnyArrayBuffer(host)) {
     const dt = want ?? toDType('uint8');
     const n = host.byteLength / dt.bytes;
     if (!Number.isInteger(n)) throw rangeError('ERR_OUT_OF_RANGE', `${host.byteLength} bytes are not a whole number of ${dt.name}`);
     const shape = opts.shape === undefined ? [n] : normalizeShape(opts.shape);
     if (sizeOf(shape) !== n) throw rangeError('ERR_INVALID_RESHAPE', `cannot reshape array of size ${n} into shape (${shape.join(',')})`);
-    return { h: hostView(dt, host, 0, n), shape, dtype: dt, convertTo: null };
+    return { h: normalizeBool(hostView(dt, host as ArrayBuffer, 0, n), dt), shape, dtype: dt, convertTo: null };
   }
   if (Array.isArray(host) || typeof host === 'number' || typeof host === 'bigint' || typeof host === 'boolean' ||
     (typeof host === 'object' && host !== null && 're' in host)) {

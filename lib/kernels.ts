@@ -120,6 +120,12 @@ const align = (n: number, a: number) => (n + a - 1) & -a;
 function writeCompute(off: number, d: DType, value: ScalarOperand['value']): number {
   // Scalars travel in their compute type: float16 as float, complex as {re, im} of the part type.
   const t = d.name === 'float16' ? DTYPES.float32 : d;
+  if (t.kind === 'b') {
+    // Any nonzero value (NaN included) is true, as in NumPy.
+    const nonzero = typeof value === 'object' ? value.re !== 0 || value.im !== 0 : value !== 0 && value !== 0n && value !== false;
+    view.setUint8(off, nonzero ? 1 : 0);
+    return off + 1;
+  }
   const a = t.kind === 'c' ? t.bytes / 2 : t.align;
   off = align(off, a);
   let v: number | bigint | Complex = typeof value === 'boolean' ? (value ? 1 : 0) : value;

@@ -3,6 +3,7 @@
  * Host buffers may be any ArrayBuffer or ArrayBufferView; they are normalised here to
  * (buffer, byteOffset, byteLength) before the native call.
  */
+import { types } from 'util';
 import { DTypeLike, TypedArrayConstructor, dtype } from './dtype';
 import { CudaError, checkSize, describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
@@ -117,7 +118,7 @@ function isPinned(buffer: ArrayBuffer | SharedArrayBuffer, start: number, end: n
 
 /** Normalises a host buffer argument. */
 export function hostRange(h: unknown, name: string): HostRange {
-  if (h instanceof ArrayBuffer || (typeof SharedArrayBuffer !== 'undefined' && h instanceof SharedArrayBuffer)) {
+  if (types.isAnyArrayBuffer(h)) {
     return { buffer: h, byteOffset: 0, byteLength: h.byteLength, pinned: isPinned(h, 0, h.byteLength) };
   }
   if (ArrayBuffer.isView(h)) {

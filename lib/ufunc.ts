@@ -78,13 +78,19 @@ template <typename T> __device__ __forceinline__ T nc_floordiv_py(T a, T b) {
 }
 template <typename T> __device__ __forceinline__ T nc_ipow(T b, T e) {
   if (e < 0) return b == 1 ? (T)1 : (b == (T)-1 ? ((e & 1) ? (T)-1 : (T)1) : (T)0);
-  T r = 1;
-  while (e) { if (e & 1) r = (T)(r * b); b = (T)(b * b); e >>= 1; }
-  return r;
+  // Multiplying in the unsigned type wraps without undefined behaviour.
+  unsigned long long r = 1, ub = (unsigned long long)b;
+  while (e) { if (e & 1) r *= ub; ub *= ub; e >>= 1; }
+  return (T)r;
 }
 template <typename R> __device__ __forceinline__ nc_complex<R> nc_cpow(nc_complex<R> a, nc_complex<R> b) {
   if (b.re == 0 && b.im == 0) return nc_complex<R>(1, 0);
-  if (a.re == 0 && a.im == 0) return nc_complex<R>(0, 0);
+  if (a.re == 0 && a.im == 0) {
+    // NumPy: 0 ** b is 0 for real b > 0, NaN otherwise.
+    if (b.im == 0 && b.re > 0) return nc_complex<R>(0, 0);
+    const R nan = __int_as_float(0x7fc00000);
+    return nc_complex<R>(nan, nan);
+  }
   R lr = log(hypot(a.re, a.im)), th = atan2(a.im, a.re);
   R mr = exp(b.re * lr - b.im * th), ang = b.im * lr + b.re * th;
   return nc_complex<R>(mr * cos(ang), mr * sin(ang));

@@ -27,7 +27,7 @@ template <typename R> __device__ __forceinline__ nc_complex<R> operator-(nc_comp
 template <typename R> __device__ __forceinline__ nc_complex<R> operator*(nc_complex<R> a, nc_complex<R> b) { return nc_complex<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
 template <typename R> __device__ __forceinline__ nc_complex<R> operator/(nc_complex<R> a, nc_complex<R> b) {
   // Smith's algorithm, as NumPy uses.
-  R abr = b.re < 0 ? -b.re : b.re, abi = b.im < 0 ? -b.im : b.im;
+  R abr = fabs(b.re), abi = fabs(b.im);
   if (abr >= abi) {
     if (abr == 0 && abi == 0) return nc_complex<R>(a.re / abr, a.im / abi);
     R rat = b.im / b.re, scl = (R)1.0 / (b.re + b.im * rat);
@@ -58,7 +58,9 @@ template <typename T> __device__ __forceinline__ T nc_load(T v) { return v; }
 template <typename S> struct nc_store_t { template <typename T> __device__ static S cvt(T v) { return (S)v; }
   template <typename R> __device__ static S cvt(nc_complex<R> v) { return (S)v.re; } };
 template <> struct nc_store_t<nc_bool> { template <typename T> __device__ static nc_bool cvt(T v) { nc_bool b; b.v = nc_nonzero(v) ? 1 : 0; return b; } };
+__device__ __forceinline__ nc_half nc_d2h(double d) { nc_half h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h.x) : "d"(d)); return h; }
 template <> struct nc_store_t<nc_half> { template <typename T> __device__ static nc_half cvt(T v) { return nc_f2h((float)v); }
+  __device__ static nc_half cvt(double v) { return nc_d2h(v); }
   template <typename R> __device__ static nc_half cvt(nc_complex<R> v) { return nc_f2h((float)v.re); } };
 template <> struct nc_store_t<nc_c64> { template <typename T> __device__ static nc_c64 cvt(T v) { nc_c64 r; r.re = (float)v; r.im = 0; return r; }
   template <typename R> __device__ static nc_c64 cvt(nc_complex<R> v) { nc_c64 r; r.re = (float)v.re; r.im = (float)v.im; return r; } };
