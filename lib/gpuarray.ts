@@ -57,14 +57,14 @@ export class GPUArray {
     dt: DType, offset: number, base: GPUArray | null, context: number) {
     if (token !== CREATE) throw typeError('ERR_ILLEGAL_CONSTRUCTOR', 'Use gpuarray.empty(), gpuarray.toGpu() and friends');
     this.alloc = alloc;
-    this.shape = Object.freeze([...shape]);
-    this.strides = Object.freeze([...strides]);
+    this.shape = Object.freeze(shape.slice());
+    this.strides = Object.freeze(strides.slice());
     this.dtype = dt;
     this.offset = offset;
     this.base = base;
     this.context = context;
-    this.address = alloc.ptr + BigInt(offset);
-    this.align16 = Number(this.address & 15n);
+    this.address = offset === 0 ? alloc.ptr : alloc.ptr + BigInt(offset);
+    this.align16 = (alloc.align16 + offset) & 15;
     if (!base && scopes.length) scopes[scopes.length - 1].push(this);
   }
 

@@ -49,14 +49,34 @@ function isContiguous(a: ArrayOperand, shape: readonly number[]): boolean {
 
 const vecBytes = (d: DType, e: number) => Math.min(16, d.bytes * e);
 
-function chooseVariant(arrays: ArrayOperand[], outs: number, shape: readonly number[], n: number): { v: Variant; dims?: { shape: number[]; strides: number[][] } } {
+interface Choice { v: Variant; key: string; dims?: { shape: number[]; strides: number[][] } }
+
+// The contiguous variants are few: one shared Choice object each (no per-call garbage).
+const contiguousChoices = new Map<number, Choice>();
+
+function contiguousChoice(e: number, wide: boolean): Choice {
+  const k = e * 2 + (wide ? 1 : 0);
+  let c = contiguousChoices.get(k);
+  if (!c) {
+    c = { v: { kind: 'contiguous', e, wide }, key: `c${e}${wide ? 'w' : ''}` };
+    contiguousChoices.set(k, c);
+  }
+  return c;
+}
+
+function chooseVariant(arrays: ArrayOperand[], outs: number, shape: readonly number[], n: number): Choice {
   let maxBytes = 1;
   for (const a of arrays) maxBytes = Math.max(maxBytes, a.dtype.bytes);
   // 16-byte vectors for the widest operand (two for 1-byte types: more bytes in flight per thread).
   const e = Math.max(1, (16 * (maxBytes === 1 ? 2 : VECTORS_PER_THREAD)) / maxBytes);
-  if (arrays.every((a) => isContiguous(a, shape) && a.align16 % vecBytes(a.dtype, e) === 0)) {
-    return { v: { kind: 'contiguous', e, wide: n > INT32_MAX } };
+  let contiguous = true;
+  for (const a of arrays) {
+    if (!isContiguous(a, shape) || a.align16 % vecBytes(a.dtype, e) !== 0) {
+      contiguous = false;
+      break;
+    }
   }
+  if (contiguous) return contiguousChoice(e, n > INT32_MAX);
   const elem = arrays.map((a) => a.strides.map((s) => s / a.dtype.bytes));
   const dims = collapseDims([...shape], elem);
   if (dims.shape.length === 0) {
@@ -81,7 +101,8 @@ function chooseVariant(arrays: ArrayOperand[], outs: number, shape: readonly num
     if (tiledInputs.some(Boolean)) {
       let maxOff = n;
       for (const st of dims.strides) maxOff = Math.max(maxOff, Math.abs(st[0]) * dims.shape[0] + Math.abs(st[1]) * dims.shape[1]);
-      return { v: { kind: 'tiled', e: 1, wide: maxOff > INT32_MAX, ndim: 2, tiled: tiledInputs }, dims };
+      const v: Variant = { kind: 'tiled', e: 1, wide: maxOff > INT32_MAX, ndim: 2, tiled: tiledInputs };
+      return { v, key: variantKey(v), dims };
     }
   }
   let maxOff = n;
@@ -90,7 +111,12 @@ function chooseVariant(arrays: ArrayOperand[], outs: number, shape: readonly num
     st.forEach((s, d) => { off += Math.abs(s) * (dims.shape[d] - 1); });
     maxOff = Math.max(maxOff, off + 1);
   }
-  return { v: { kind: 'strided', e: es, wide: maxOff > INT32_MAX, ndim: nd, inner }, dims };
+  const v: Variant = { kind: 'strided', e: es, wide: maxOff > INT32_MAX, ndim: nd, inner };
+  return { v, key: variantKey(v), dims };
+}
+
+function variantKey(v: Variant): string {
+  return `${v.kind}${v.e}${v.wide ? 'w' : ''}${v.ndim}${v.inner?.join('') ?? ''}${v.tiled?.join('') ?? ''}`;
 }
 
 function kernelFor(spec: ElementwiseSpec, v: Variant, key: string): NativeAddon.FunctionHandle {
@@ -148,10 +174,9 @@ export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], 
   let n = 1;
   for (const s of shape) n *= s;
   if (n === 0) return;
-  const arrays = [...outs, ...ins.filter((x): x is ArrayOperand => !('scalar' in x))];
-  const { v, dims } = chooseVariant(arrays, outs.length, shape, n);
-  const key = v.kind === 'contiguous' ? (v.wide ? `c${v.e}w` : `c${v.e}`)
-    : `${v.kind}${v.e}${v.wide ? 'w' : ''}${v.ndim}${v.inner?.join('') ?? ''}${v.tiled?.join('') ?? ''}`;
+  const arrays: ArrayOperand[] = outs.slice();
+  for (const x of ins) if (!('scalar' in x)) arrays.push(x);
+  const { v, key, dims } = chooseVariant(arrays, outs.length, shape, n);
   const fn = kernelFor(spec, v, key);
   ensure(64 + ins.length * 16 + outs.length * 8 + (dims ? dims.shape.length * (arrays.length + 1) * 8 : 0));
   let off = 0;
@@ -159,7 +184,8 @@ export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], 
     view.setBigUint64(off, o.ptr, true);
     off += 8;
   }
-  ins.forEach((x, i) => {
+  for (let i = 0; i < ins.length; i++) {
+    const x = ins[i];
     if ('scalar' in x) {
       off = writeCompute(off, spec.inputs[i].compute, x.value);
     } else {
@@ -167,7 +193,7 @@ export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], 
       view.setBigUint64(off, x.ptr, true);
       off += 8;
     }
-  });
+  }
   if (dims) {
     const w = v.wide ? 8 : 4;
     off = align(off, w);

@@ -21,6 +21,8 @@ export class DeviceAllocation {
   readonly ptr: bigint;
   /** Size in bytes. */
   readonly size: number;
+  /** @internal ptr modulo 16, for alignment checks without BigInt arithmetic. */
+  readonly align16: number;
   #owning: boolean;
   #owner: unknown;
   #freed = false;
@@ -38,6 +40,7 @@ export class DeviceAllocation {
       this.ptr = allocRaw(bytes, stream, this);
       this.#owning = bytes > 0;
     }
+    this.align16 = Number(this.ptr & 15n);
   }
   /** True after free(). */
   get freed(): boolean {
