@@ -156,6 +156,13 @@ function gcNow(): void {
   forcedGc?.();
 }
 
+// Out-of-memory recovery steps, tried in order before giving up.
+const recover = [
+  () => native.memCollect(),
+  () => { gcNow(); native.memCollect(); },
+  () => native.poolTrim(),
+];
+
 /**
  * Allocates from the driver's stream-ordered pool for `owner`. On out-of-memory it frees memory
  * of allocations the garbage collector found unreachable, then collects garbage and tries
@@ -163,12 +170,6 @@ function gcNow(): void {
  * `CUDA_ERROR_OUT_OF_MEMORY` with `requestedBytes` and `freeBytes`.
  * @internal
  */
-const recover = [
-  () => native.memCollect(),
-  () => { gcNow(); native.memCollect(); },
-  () => native.poolTrim(),
-];
-
 export function allocRaw(bytes: number, stream: Stream | null | undefined, owner: object): bigint {
   const s = streamHandle(stream);
   for (let attempt = 0; ; attempt++) {
