@@ -8,7 +8,6 @@ import { GPUArray, fromHost, hostInput } from './gpuarray';
 import { hostRange } from './memory';
 import { native } from './native';
 import { Operand, elementwise, fill } from './operators';
-import { resultType } from './promote';
 import { normalizeShape } from './shape';
 import { NestedArray } from './host';
 

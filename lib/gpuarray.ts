@@ -10,7 +10,7 @@ import { DEVICE_VIEW, DeviceAllocation, hostRange } from './memory';
 import { native } from './native';
 import {
   Element, HostArray, NestedArray, flatten, format, getElement, hostArray, hostView, inferKind, inferShape,
-  lanes, nest, publicHost, setElement,
+  nest, publicHost, setElement,
 } from './host';
 import {
   IndexItem, applyIndex, broadcastStrides, contiguousStrides, expandDims as expandShape, isCContiguous,
@@ -447,5 +447,3 @@ export function tidy<T>(fn: () => T): T {
   return result!;
 }
 
-/** @internal */
-export { CREATE as GPUARRAY_TOKEN, lanes };

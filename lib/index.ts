@@ -13,7 +13,7 @@ import * as memoryNs from './memory';
 import * as creation from './creation';
 import * as ops from './operators';
 import * as joins from './joins';
-import { GPUArray, tidy } from './gpuarray';
+import { GPUArray } from './gpuarray';
 import { native } from './native';
 
 export { CudaError, NvrtcError } from './errors';

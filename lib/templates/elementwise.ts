@@ -203,7 +203,7 @@ function tiled(spec: ElementwiseSpec, v: Variant, name: string): string {
   ];
   const at = (j: number, r: string, c: string) => `(${idx})(${r}) * p.strides[${j}][0] + (${idx})(${c}) * p.strides[${j}][1]`;
   const inputsJ = arrays.map((a, j) => ({ ...a, j })).filter((a) => !a.out);
-  const staged = inputsJ.filter((a, k) => v.tiled![k]);
+  const staged = inputsJ.filter((_, k) => v.tiled![k]);
   const tiles = staged.map((a) => `__shared__ ${a.type} t${a.n}[32][33];`);
   const loads = staged.map((a) => `if (r < p.shape[0] && c < p.shape[1]) t${a.n}[threadIdx.x][k] = ${a.ptr}[${at(a.j, 'r', 'c')}];`);
   const loadOf: Record<number, string> = {};
