@@ -1,0 +1,242 @@
+/**
+ * The reduction engine: splits an input layout into kept dims (outputs, C order) and reduced
+ * dims, collapses both, picks a variant of templates/reduction.ts for the shape (rows with G
+ * blocks per output, a warp per output, or column tiles split over blockIdx.y), compiles it once
+ * per spec and variant, packs the parameters and launches it with one native call. Partials live
+ * in a per-call pool allocation; the last-block-done counters in a per-stream workspace that the
+ * kernels leave zeroed.
+ */
+import { Complex, DType, writeScalar } from './dtype';
+import { Stream, currentContext, streamHandle } from './driver';
+import { generatedKernel } from './compiler';
+import { DeviceAllocation } from './memory';
+import { native } from './native';
+import { collapseDims } from './shape';
+import { PREAMBLE } from './templates/preamble';
+import { REDUCE_BLOCK, REDUCE_PREAMBLE, ReduceSpec, ReduceVariant, reduceKernel } from './templates/reduction';
+
+/** A kernel parameter value: a device pointer or a scalar of a dtype. */
+export type ParamValue = { ptr: bigint } | { dtype: DType; value: number | bigint | Complex };
+
+export interface ReduceRun {
+  /** Logical shape of the reduced operand(s). */
+  shape: readonly number[];
+  /** Element strides (offsets `i` handed to the map are computed with these). */
+  strides: readonly number[];
+  /** Reduced axes (normalized, any order). */
+  axes: readonly number[];
+  /** The reduced dims may be reordered for locality (false when `r` is observable, e.g. argmax). */
+  orderFree: boolean;
+  /** Values of spec.params, in order. */
+  args: ParamValue[];
+  /** Output pointer: `m` contiguous elements of spec.out. */
+  out: bigint;
+  /** Bytes of one accumulator (for partials). */
+  accBytes: number;
+  /** For the vector path: bytes of each vectorized array's element and its address modulo 16. */
+  vec?: Array<{ bytes: number; align16: number }>;
+  stream?: Stream | null;
+}
+
+const COUNTERS = 65536;
+const INT32_MAX = 2 ** 31 - 1;
+const kernelCache = new WeakMap<ReduceSpec, Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>>();
+const workspaces = new Map<string, DeviceAllocation>();
+const streamIds = new WeakMap<Stream, number>();
+let nextStreamId = 1;
+const smCounts = new Map<number, number>();
+
+function residentBlocks(): number {
+  const [ordinal] = native.ctxInfo();
+  let sms = smCounts.get(ordinal);
+  if (sms === undefined) {
+    sms = native.deviceAttribute(ordinal, 16); // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+    smCounts.set(ordinal, sms);
+  }
+  return sms * (2048 / REDUCE_BLOCK);
+}
+
+/** Zeroed counters for the current context and `stream` (kernels reset what they use). */
+export function counters(stream: Stream | null | undefined): bigint {
+  const { generation, id } = currentContext();
+  let sid = 0;
+  if (stream) {
+    sid = streamIds.get(stream) ?? 0;
+    if (!sid) streamIds.set(stream, (sid = nextStreamId++));
+  }
+  const key = `${id}:${generation}:${sid}`;
+  let ws = workspaces.get(key);
+  if (!ws || ws.freed) {
+    ws = new DeviceAllocation(COUNTERS * 4, null);
+    native.memset(ws.ptr, 0, COUNTERS, 4, null, false);
+    workspaces.set(key, ws);
+  }
+  return ws.ptr;
+}
+
+function kernelFor(spec: ReduceSpec, v: ReduceVariant): NativeAddon.FunctionHandle {
+  const { generation, id: ctx } = currentContext();
+  let perSpec = kernelCache.get(spec);
+  if (!perSpec) kernelCache.set(spec, (perSpec = new Map()));
+  const key = `${v.kind}${v.e}${v.nk}${v.nr}${v.wide}`;
+  const hit = perSpec.get(key);
+  if (hit && hit.generation === generation && hit.ctx === ctx) return hit.fn;
+  const { source, name } = reduceKernel(spec, v);
+  const fn = generatedKernel(`${PREAMBLE}\n${REDUCE_PREAMBLE}\n${source}\n`, name);
+  perSpec.set(key, { generation, ctx, fn });
+  return fn;
+}
+
+interface Dims { shape: number[]; strides: number[] }
+
+function split(run: ReduceRun): { kept: Dims; red: Dims; m: number; k: number } {
+  const axes = new Set(run.axes);
+  const kept: Dims = { shape: [], strides: [] };
+  let red: Array<[number, number]> = [];
+  run.shape.forEach((n, d) => {
+    if (axes.has(d)) red.push([n, run.strides[d]]);
+    else {
+      kept.shape.push(n);
+      kept.strides.push(run.strides[d]);
+    }
+  });
+  if (run.orderFree) red = red.slice().sort((a, b) => Math.abs(b[1]) - Math.abs(a[1]));
+  const m = kept.shape.reduce((a, b) => a * b, 1);
+  const k = red.reduce((a, b) => a * b[0], 1);
+  const ck = kept.shape.length ? collapseDims(kept.shape, [kept.strides]) : { shape: [1], strides: [[0]] };
+  const cr = red.length ? collapseDims(red.map((x) => x[0]), [red.map((x) => x[1])]) : { shape: [1], strides: [[0]] };
+  return { kept: { shape: ck.shape, strides: ck.strides[0] }, red: { shape: cr.shape, strides: cr.strides[0] }, m, k };
+}
+
+/** Packs kernel parameters C-ABI style into one reusable buffer and launches. @internal */
+export class Params {
+  private buf = new Uint8Array(512);
+  private view = new DataView(this.buf.buffer);
+  private off = 0;
+  private readonly cfg = new Uint32Array(7);
+  reset(): this {
+    this.off = 0;
+    return this;
+  }
+  private room(n: number): void {
+    if (this.off + n + 16 <= this.buf.length) return;
+    const b = new Uint8Array((this.off + n + 16) * 2);
+    b.set(this.buf);
+    this.buf = b;
+    this.view = new DataView(b.buffer);
+  }
+  private align(a: number): void {
+    this.off = (this.off + a - 1) & -a;
+  }
+  value(p: ParamValue): this {
+    if ('ptr' in p) return this.ptr(p.ptr);
+    const t = p.dtype;
+    this.room(t.bytes + 16);
+    this.align(t.kind === 'c' ? t.bytes / 2 : t.align);
+    writeScalar(this.view, this.off, t, p.value);
+    this.off += t.bytes;
+    return this;
+  }
+  ptr(p: bigint): this {
+    this.room(16);
+    this.align(8);
+    this.view.setBigUint64(this.off, p, true);
+    this.off += 8;
+    return this;
+  }
+  /** An int (4 bytes) or long long (8 bytes). */
+  idx(v: number, wide: boolean): this {
+    this.room(16);
+    this.align(wide ? 8 : 4);
+    if (wide) this.view.setBigInt64(this.off, BigInt(v), true); else this.view.setInt32(this.off, v, true);
+    this.off += wide ? 8 : 4;
+    return this;
+  }
+  u32(v: number): this {
+    this.room(8);
+    this.align(4);
+    this.view.setUint32(this.off, v, true);
+    this.off += 4;
+    return this;
+  }
+  launch(fn: NativeAddon.FunctionHandle, stream: Stream | null | undefined, grid: number[], block: number[]): void {
+    const c = this.cfg;
+    c[0] = grid[0]; c[1] = grid[1] ?? 1; c[2] = grid[2] ?? 1;
+    c[3] = block[0]; c[4] = block[1] ?? 1; c[5] = block[2] ?? 1; c[6] = 0;
+    native.launch(fn, streamHandle(stream ?? null), c, this.buf, this.off);
+  }
+}
+
+const P = new Params();
+
+/** Runs one reduction (see ReduceRun); `m` outputs are written to run.out. */
+export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
+  const { kept, red, m, k } = split(run);
+  if (m === 0) return;
+  let span = Math.max(m, k);
+  for (const d of [kept, red]) d.shape.forEach((n, j) => { span += Math.abs(d.strides[j]) * Math.max(n - 1, 0); });
+  const wide = span > INT32_MAX;
+  const T = residentBlocks();
+  const rUnit = red.shape.length === 1 && (red.strides[0] === 1 || k === 1);
+  const keptUnit = kept.strides[kept.strides.length - 1] === 1 && kept.shape[kept.shape.length - 1] >= 32;
+  let v: ReduceVariant;
+  let G = 1;
+  let S = 1;
+  if (!rUnit && keptUnit && k > 1) {
+    const tiles = Math.ceil(m / 32);
+    S = tiles > COUNTERS ? 1 : Math.max(1, Math.min(Math.ceil(T / tiles), Math.floor(k / 64), 65535));
+    v = { kind: 'cols', nk: kept.shape.length, nr: red.shape.length, wide, e: 1 };
+  } else if (k < 1024 && m > 1) {
+    v = { kind: 'warp', nk: kept.shape.length, nr: red.shape.length, wide, e: 1 };
+  } else {
+    let e = 1;
+    if (spec.vec && rUnit && run.vec) {
+      const widest = Math.max(...run.vec.map((x) => x.bytes));
+      e = Math.max(1, 16 / widest);
+      const ok = e > 1 && kept.strides.every((s) => s % e === 0) && run.vec.every((x) => x.align16 % (e * x.bytes) === 0);
+      if (!ok) e = 1;
+    }
+    if (m < T && m <= COUNTERS) G = Math.max(1, Math.min(Math.ceil(T / m), Math.ceil(k / (REDUCE_BLOCK * e * 4))));
+    v = { kind: 'rows', nk: kept.shape.length, nr: red.shape.length, wide, e };
+  }
+  const fn = kernelFor(spec, v);
+  const partialCount = v.kind === 'cols' ? (S > 1 ? S * m : 0) : G > 1 ? G * m : 0;
+  const stream = run.stream ?? null;
+  const partials = partialCount ? new DeviceAllocation(partialCount * run.accBytes, stream) : null;
+  try {
+    P.reset().ptr(run.out);
+    for (const x of run.args) P.value(x);
+    for (const x of [kept.shape, kept.strides, red.shape, red.strides]) for (const n of x) P.idx(n, wide);
+    P.idx(m, wide).idx(k, wide).u32(v.kind === 'cols' ? S : G);
+    P.ptr(partials ? partials.ptr : 0n).ptr(partialCount ? counters(stream) : 0n);
+    if (v.kind === 'cols') P.launch(fn, stream, [Math.ceil(m / 32), S], [32, 8]);
+    else if (v.kind === 'warp') P.launch(fn, stream, [Math.ceil(m / (REDUCE_BLOCK / 32))], [REDUCE_BLOCK]);
+    else P.launch(fn, stream, [m * G], [REDUCE_BLOCK]);
+  } finally {
+    partials?.free(stream);
+  }
+}
+
+/** Integer dtypes' unsigned C twins (wrapping accumulation without signed-overflow UB). */
+export const UNSIGNED_C: Record<string, string> = {
+  int8: 'unsigned int', int16: 'unsigned int', int32: 'unsigned int', int64: 'unsigned long long',
+  uint8: 'unsigned int', uint16: 'unsigned int', uint32: 'unsigned int', uint64: 'unsigned long long', bool: 'unsigned int',
+};
+
+/** Accumulator C type for values of dtype `d` (small types widened to 32 bits). */
+export function accType(d: DType): string {
+  switch (d.name) {
+    case 'bool': case 'int8': case 'int16': return 'int';
+    case 'uint8': case 'uint16': return 'unsigned int';
+    case 'float16': return 'float';
+    case 'complex64': return 'nc_c64_t';
+    case 'complex128': return 'nc_c128_t';
+    default: return d.ctype;
+  }
+}
+
+/** Bytes of accType(d). */
+export function accBytes(d: DType): number {
+  return d.name === 'float16' || d.bytes < 4 ? 4 : d.bytes;
+}
+

@@ -1,0 +1,84 @@
+/**
+ * User kernel argument lists (PyCUDA's C declarator strings, "const float *x, float a"): parsed
+ * once, then each call's arguments are checked and turned into parameter values.
+ */
+import { DTYPES, DType, Scalar, coerce } from './dtype';
+import { describe, typeError } from './errors';
+import { GPUArray } from './gpuarray';
+import { CTYPES } from './launch';
+import { ParamValue } from './reduce_engine';
+
+/** One declared parameter: an array (pointer, with its element dtype when known) or a scalar. */
+export interface UserParam {
+  name: string;
+  pointer: boolean;
+  /** Element dtype (pointers) or value dtype (scalars); null for pointers to other types. */
+  dtype: DType | null;
+}
+
+export interface UserArgs {
+  /** The declarations, for the kernel's parameter list. */
+  decls: string;
+  params: UserParam[];
+  /** Checks one call's arguments (in declaration order) and makes parameter values. */
+  pack(args: unknown[], what: string): { values: ParamValue[]; arrays: GPUArray[] };
+}
+
+const QUALIFIERS = new Set(['const', 'volatile', '__restrict__', '__restrict', 'restrict']);
+
+/** Parses a declarator list. TypeError for a scalar of a type that cannot be passed from JS. */
+export function parseArguments(decls: string, what: string): UserArgs {
+  if (typeof decls !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `${what}: arguments must be a string of C declarations`);
+  const params: UserParam[] = decls.split(',').map((d) => d.trim()).filter(Boolean).map((d) => {
+    const pointer = d.includes('*') || d.includes('[');
+    const words = d.replace(/[*[\]]/g, ' ').split(/\s+/).filter((w) => w && !QUALIFIERS.has(w));
+    if (words.length < 2) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: cannot parse the argument declaration "${d}"`);
+    const name = words[words.length - 1];
+    const ctype = words.slice(0, -1).join(' ');
+    const dt = CTYPES[ctype] ? DTYPES[CTYPES[ctype]] : null;
+    if (!pointer && !dt) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: scalar argument "${d}" has a type nodecuda cannot pass (${ctype})`);
+    return { name, pointer, dtype: dt };
+  });
+  const names = new Set<string>();
+  for (const p of params) {
+    if (names.has(p.name)) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: argument "${p.name}" is declared twice`);
+    names.add(p.name);
+  }
+  return {
+    decls,
+    params,
+    pack(args: unknown[], callWhat: string) {
+      if (args.length !== params.length) {
+        throw typeError('ERR_INVALID_ARG_COUNT', `${callWhat}: expected ${params.length} argument(s) (${params.map((p) => p.name).join(', ')}), got ${args.length}`);
+      }
+      const values: ParamValue[] = [];
+      const arrays: GPUArray[] = [];
+      params.forEach((p, i) => {
+        const a = args[i];
+        if (p.pointer) {
+          if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${callWhat}: argument "${p.name}" must be a GPUArray. Received ${describe(a)}`);
+          a.check();
+          if (p.dtype && a.dtype.bytes !== p.dtype.bytes) {
+            throw typeError('ERR_INVALID_DTYPE', `${callWhat}: argument "${p.name}" is declared ${p.dtype.name}; got a ${a.dtype.name} array`);
+          }
+          if (!a.flags.cContiguous) {
+            throw typeError('ERR_NOT_CONTIGUOUS', `${callWhat}: argument "${p.name}" must be C-contiguous (make a contiguous copy with .copy())`);
+          }
+          if (arrays.length && a.context !== arrays[0].context) {
+            throw typeError('ERR_DEVICE_MISMATCH', `${callWhat}: arrays live on different devices/contexts`);
+          }
+          arrays.push(a);
+          values.push({ ptr: a.address });
+        } else {
+          const dt = p.dtype!;
+          const v = a instanceof Scalar ? a.value : a;
+          if (typeof v === 'number' && (dt.name === 'int64' || dt.name === 'uint64') && !Number.isInteger(v)) {
+            throw typeError('ERR_INVALID_ARG_TYPE', `${callWhat}: argument "${p.name}" must be an integer`);
+          }
+          values.push({ dtype: dt, value: coerce(dt, v, `${callWhat}: argument "${p.name}"`) });
+        }
+      });
+      return { values, arrays };
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Every built-in reduction kernel compiles with NVRTC (no GPU needed): each reduction × each input
+ * dtype it supports, every variant (rows scalar/vector, warp, cols; 32- and 64-bit offsets), for
+ * sm_75 (PTX) and sm_90 (CUBIN). One module per input dtype.
+ */
+import { DTYPES, DType, compiler } from '../lib';
+import { builtinSpec } from '../lib/reductions';
+import { PREAMBLE } from '../lib/templates/preamble';
+import { REDUCE_PREAMBLE, ReduceSpec, ReduceVariant, reduceKernel } from '../lib/templates/reduction';
+
+const VARIANTS: ReduceVariant[] = [
+  { kind: 'rows', nk: 1, nr: 1, wide: false, e: 1 },
+  { kind: 'rows', nk: 2, nr: 3, wide: true, e: 1 },
+  { kind: 'rows', nk: 1, nr: 1, wide: false, e: 4 },
+  { kind: 'warp', nk: 1, nr: 2, wide: false, e: 1 },
+  { kind: 'cols', nk: 2, nr: 1, wide: false, e: 1 },
+  { kind: 'cols', nk: 1, nr: 2, wide: true, e: 1 },
+];
+
+const sumOf = (d: DType) => (d.kind === 'b' || d.kind === 'i' ? DTYPES.int64 : d.kind === 'u' ? DTYPES.uint64 : d);
+const meanOf = (d: DType) => (d.kind === 'f' || d.kind === 'c' ? (d.name === 'float16' ? DTYPES.float32 : d) : DTYPES.float64);
+const realOf = (d: DType) => (d.name === 'complex64' ? DTYPES.float32 : d.name === 'complex128' ? DTYPES.float64 : d);
+
+function specs(d: DType): ReduceSpec[] {
+  const m = meanOf(d);
+  return [
+    builtinSpec('sum', [d], sumOf(d), sumOf(d)),
+    builtinSpec('prod', [d], sumOf(d), sumOf(d)),
+    builtinSpec('min', [d], d, d),
+    builtinSpec('max', [d], d, d),
+    builtinSpec('any', [d], DTYPES.bool, DTYPES.bool),
+    builtinSpec('all', [d], DTYPES.bool, DTYPES.bool),
+    builtinSpec('mean', [d], m, d.name === 'float16' ? d : m),
+    builtinSpec('var', [d], m, realOf(m)),
+    builtinSpec('std', [d], m, realOf(m)),
+    builtinSpec('argmin', [d], d, DTYPES.int64),
+    builtinSpec('argmax', [d], d, DTYPES.int64),
+    builtinSpec('sum', [d, d], sumOf(d), d.kind === 'b' ? DTYPES.bool : sumOf(d)),
+    builtinSpec('sum', [d], sumOf(d), sumOf(d), DTYPES.int32),
+    builtinSpec('max', [d], d, d, DTYPES.int64),
+    builtinSpec('sum', [d, d], sumOf(d), sumOf(d), DTYPES.uint32),
+  ];
+}
+
+describe('generated reduction kernels compile (NVRTC, no GPU)', () => {
+  test.each(Object.values(DTYPES).map((d) => [d.name, d] as const))('%s: every reduction, all variants', (_n, d) => {
+    const parts = [PREAMBLE, REDUCE_PREAMBLE];
+    const names: string[] = [];
+    for (const spec of specs(d)) {
+      for (const v of VARIANTS) {
+        if (v.e > 1 && !spec.vec) continue;
+        const { source, name } = reduceKernel(spec, v);
+        parts.push(source);
+        names.push(name);
+      }
+    }
+    const source = parts.join('\n');
+    expect(new Set(names).size).toBe(names.length);
+    const ptx = Buffer.from(compiler.compile(source, { arch: 'sm_75', noExternC: true, options: ['--std=c++17'], target: 'ptx' }).image).toString('utf8');
+    for (const name of names) expect(ptx).toContain(`.entry ${name}(`);
+    const cubin = Buffer.from(compiler.compile(source, { arch: 'sm_90', noExternC: true, options: ['--std=c++17'] }).image);
+    for (const name of names) expect(cubin.includes(Buffer.from(`${name}\0`))).toBe(true);
+  });
+});
