@@ -99,6 +99,51 @@ class Torch:
                "axpy": lambda: t.add(y, x, alpha=2, out=z)}
         return fns[op], None, t.cuda.empty_cache
 
+    def math(self, case):
+        # torch.sin/exp/log(out=) on the same inputs as bench/cases/30.math.js.
+        t, n, span = self.torch, case["n"], case["span"]
+        dt = self._dtype(case["dtype"])
+        x = t.arange(n, device="cuda", dtype=dt).mul_(span / n).add_(span / n)
+        z = t.empty(n, dtype=dt, device="cuda")
+        fn = getattr(t, case["op"])
+        return (lambda: fn(x, out=z)), None, t.cuda.empty_cache
+
+    def random(self, case):
+        # torch's Philox (curand_uniform4 / Box-Muller) into a preallocated tensor.
+        t, n = self.torch, case["n"]
+        out = t.empty(n, dtype=self._dtype(case["dtype"]), device="cuda")
+        gen = t.Generator(device="cuda").manual_seed(1)
+        fn = (lambda: t.rand(n, out=out, generator=gen)) if case["dist"] == "uniform" else (
+            lambda: t.randn(n, out=out, generator=gen))
+        return fn, None, t.cuda.empty_cache
+
+    def reduce(self, case):
+        # Same data as bench/cases/50.reduce.js; results allocated per call, like ours.
+        t, op, n, side = self.torch, case["op"], case["n"], case["side"] if "side" in case else 0
+        if op == "small":
+            x = t.arange(n, device="cuda", dtype=t.float32)
+            iters = case["iters"]
+
+            def batch():
+                for _ in range(iters):
+                    x.sum()
+
+            return batch, None, None
+        x = t.arange(n, device="cuda", dtype=t.float32).mul_(1 / n)
+        y = x.clone()
+        fns = {"sum": lambda: x.sum(), "max": lambda: x.max(), "axis0": lambda: x.view(side, side).sum(0),
+               "axis1": lambda: x.view(side, side).sum(1), "sumsq": lambda: t.dot(x, x),
+               "dot": lambda: t.dot(x, y)}
+        note = "torch.dot(x, x) (no user reduction kernels)" if op == "sumsq" else None
+        return fns[op], note, t.cuda.empty_cache
+
+    def scan(self, case):
+        t, n = self.torch, case["n"]
+        dt = self._dtype(case["dtype"])
+        x = t.arange(n, device="cuda").to(dt)
+        z = t.empty(n, dtype=dt, device="cuda")
+        return (lambda: t.cumsum(x, 0, out=z)), None, t.cuda.empty_cache
+
     def tiny(self, case):
         t, n, iters = self.torch, case["n"], case["iters"]
         a = t.arange(n, device="cuda", dtype=t.float32)
@@ -165,6 +210,31 @@ class Cupy:
         return batch, None, self.free_pools
 
 
+    def reduce(self, case):
+        cp, op, n, side = self.cp, case["op"], case["n"], case["side"] if "side" in case else 0
+        if op == "small":
+            x = cp.arange(n, dtype=cp.float32)
+            iters = case["iters"]
+
+            def batch():
+                for _ in range(iters):
+                    x.sum()
+
+            return batch, None, None
+        x = cp.arange(n, dtype=cp.float32) * cp.float32(1 / n)
+        y = x.copy()
+        sumsq = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "bench_sumsq")
+        fns = {"sum": lambda: x.sum(), "max": lambda: x.max(), "axis0": lambda: x.reshape(side, side).sum(0),
+               "axis1": lambda: x.reshape(side, side).sum(1), "sumsq": lambda: sumsq(x), "dot": lambda: cp.dot(x, y)}
+        return fns[op], None, self.free_pools
+
+    def scan(self, case):
+        cp, n = self.cp, case["n"]
+        dt = getattr(cp, case["dtype"])
+        x = cp.arange(n, dtype=dt)
+        z = cp.empty(n, dtype=dt)
+        return (lambda: cp.cumsum(x, out=z)), None, self.free_pools
+
     def ew(self, case):
         cp, op, n = self.cp, case["op"], case["n"]
         dt = getattr(cp, case["dtype"])
@@ -182,6 +252,24 @@ class Cupy:
         fns = {"copy": lambda: cp.copyto(z, x), "add": lambda: cp.add(x, y, out=z),
                "axpy": lambda: axpy(two, x, y, z)}
         return fns[op], None, self.free_pools
+
+    def math(self, case):
+        # cupy.sin/exp/log(out=) on the same inputs as bench/cases/30.math.js.
+        cp, n, span = self.cp, case["n"], case["span"]
+        dt = getattr(cp, case["dtype"])
+        x = cp.arange(n, dtype=dt) * dt(span / n) + dt(span / n)
+        z = cp.empty(n, dtype=dt)
+        fn = getattr(cp, case["op"])
+        return (lambda: fn(x, out=z)), None, self.free_pools
+
+    def random(self, case):
+        # CuPy's default generator (cuRAND XORWOW through cupy.random.RandomState).
+        cp, n = self.cp, case["n"]
+        dt = getattr(cp, case["dtype"])
+        rs = cp.random.RandomState(1)
+        fn = (lambda: rs.random_sample(n, dtype=dt)) if case["dist"] == "uniform" else (
+            lambda: rs.standard_normal(n, dtype=dt))
+        return fn, "allocates its output (no out= form)", self.free_pools
 
     def tiny(self, case):
         cp, np, n, iters = self.cp, self.np, case["n"], case["iters"]

@@ -418,8 +418,8 @@ export class SourceModule extends Module {
  * @internal A kernel of generated source (which declares its own extern "C" names) for the current
  * context, compiled once per process (memory + disk cache) and loaded once per context.
  */
-export function generatedKernel(source: string, name: string): NativeAddon.FunctionHandle {
-  const p = prepare(source, { noExternC: true, options: ['--std=c++17'] }, true);
+export function generatedKernel(source: string, name: string, options: readonly string[] = []): NativeAddon.FunctionHandle {
+  const p = prepare(source, { noExternC: true, options: ['--std=c++17', ...options] }, true);
   const r = compilePrepared(p);
   return native.moduleFunction(loadCached(p.key, r.image), name);
 }

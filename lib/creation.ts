@@ -1,7 +1,7 @@
 /**
  * Creating GPUArrays: toGpu(Async), empty, zeros, ones, full, arange, linspace, *Like.
  */
-import { DTYPES, DType, DTypeLike, dtype as toDType } from './dtype';
+import { DTYPES, DType, DTypeLike, dtype as toDType, float64 } from './dtype';
 import { checkSize, rangeError, typeError, describe } from './errors';
 import { Stream, streamHandle } from './driver';
 import { GPUArray, fromHost, hostInput } from './gpuarray';
@@ -103,7 +103,13 @@ export function full(shape: number | readonly number[], value: Operand, dtype?: 
   else if (typeof value === 'object' && value !== null && 're' in value && !(value instanceof GPUArray)) d = DTYPES.complex128;
   else if (value instanceof GPUArray) throw typeError('ERR_INVALID_ARG_TYPE', 'full() takes a scalar value');
   else d = (value as { dtype?: DType }).dtype ?? DTYPES.float64;
-  return fill(GPUArray.allocate(normalizeShape(shape), d, opts.stream), value, opts.stream);
+  const a = GPUArray.allocate(normalizeShape(shape), d, opts.stream);
+  try {
+    return fill(a, value, opts.stream);
+  } catch (e) {
+    a.dispose(); // a value the dtype cannot hold (RangeError ERR_OUT_OF_RANGE) leaves nothing behind
+    throw e;
+  }
 }
 
 function seq(name: string, n: number, start: number, step: number, d: DType, stream?: Stream | null): GPUArray {
@@ -160,7 +166,8 @@ export function linspace(start: number, stop: number, num = 50,
   const step = div > 0 ? (stop - start) / div : 0;
   const d = opts.dtype !== undefined ? toDType(opts.dtype) : DTYPES.float64;
   const out = seq('linspace', num, start, step, d, opts.stream);
-  if (endpoint && num > 1) fill(out.index(num - 1), stop, opts.stream); // exact last value, like NumPy
+  // Exact last value, like NumPy; converted like the others (a strong float64: no range check).
+  if (endpoint && num > 1) fill(out.index(num - 1), float64(stop), opts.stream);
   return out;
 }
 

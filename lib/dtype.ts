@@ -201,6 +201,31 @@ export function coerce(dt: DType, v: unknown, what = 'value'): number | bigint |
   return normalize(dt, v);
 }
 
+/**
+ * Checks that a JS number or bigint can be stored in an array of dtype `dt` the way NumPy 2 stores a
+ * Python scalar (`np.full(3, v, dtype)`, `np.array([v], dtype)`, `a[...] = v`): for integer dtypes,
+ * NaN, ±Infinity and values outside the range after truncation toward zero are a RangeError
+ * `ERR_OUT_OF_RANGE` (NumPy's OverflowError / ValueError) instead of wrapping; fractions truncate
+ * (1.9 → 1, -1.9 → -1). Other dtypes accept any number. Typed Scalars are not weak: callers convert
+ * them with C's rules (unsafe cast) and do not call this.
+ * @example
+ * checkStorable(DTYPES.int8, 127); // ok
+ * checkStorable(DTYPES.uint8, -1); // RangeError ERR_OUT_OF_RANGE
+ */
+export function checkStorable(dt: DType, v: number | bigint, what = 'value'): void {
+  if (dt.kind !== 'i' && dt.kind !== 'u') return;
+  if (typeof v === 'number' && !Number.isFinite(v)) {
+    throw rangeError('ERR_OUT_OF_RANGE', `${v} (${what}) cannot be stored as ${dt.name}: not a finite number`);
+  }
+  const b = typeof v === 'bigint' ? v : BigInt(Math.trunc(v));
+  const bits = BigInt(dt.bytes * 8);
+  const lo = dt.kind === 'i' ? -(1n << (bits - 1n)) : 0n;
+  const hi = dt.kind === 'i' ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+  if (b < lo || b > hi) {
+    throw rangeError('ERR_OUT_OF_RANGE', `${v} (${what}) is out of bounds for ${dt.name} (range ${lo} to ${hi})`);
+  }
+}
+
 /** The value `dt` really holds after C's conversion: integers truncate and wrap, floats round. */
 function normalize(dt: DType, v: number): number {
   switch (dt.name) {

@@ -51,6 +51,10 @@ export class GPUArray {
   /** @internal The address modulo 16, for alignment checks without BigInt arithmetic. */
   readonly align16: number;
   #disposed = false;
+  /** Views that own this owner's memory (tidy() returned them without it); freed with the last. */
+  #heldBy: Set<GPUArray> | null = null;
+  /** The owner whose memory this view owns (see #heldBy). */
+  #holds: GPUArray | null = null;
 
   /** @internal Use gpuarray.empty/toGpu/... */
   constructor(token: symbol, alloc: DeviceAllocation, shape: readonly number[], strides: readonly number[],
@@ -107,11 +111,33 @@ export class GPUArray {
     return { ptr: this.ptr, bytes: this.alloc.size - this.offset };
   }
 
-  /** Frees the memory now (owner) or detaches this view; idempotent. */
+  /**
+   * Frees the memory now (owner) or detaches this view; idempotent. A view returned by tidy()
+   * without its owner owns the memory: disposing the last such view frees it.
+   */
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    if (!this.base) this.alloc.free();
+    if (!this.base) {
+      this.alloc.free();
+      return;
+    }
+    const owner = this.#holds;
+    if (owner) {
+      this.#holds = null;
+      owner.#heldBy?.delete(this);
+      if (owner.#heldBy?.size === 0) owner.dispose();
+    }
+  }
+
+  /**
+   * @internal tidy(): hands this owner's memory to `views` (returned without it), so disposing
+   * the last of them frees it; an empty list gives it back to whoever holds this array.
+   */
+  handOver_(views: readonly GPUArray[]): void {
+    for (const v of this.#heldBy ?? []) v.#holds = null;
+    this.#heldBy = views.length ? new Set(views) : null;
+    for (const v of views) v.#holds = this;
   }
   [Symbol.dispose](): void { this.dispose(); }
 
@@ -412,38 +438,54 @@ export function hostInput(host: unknown, opts: { shape?: number | readonly numbe
 }
 
 /**
- * Runs `fn` and disposes every array it created, except those in its result (and arrays whose
- * memory a returned view shares).
+ * Runs `fn` and disposes every array it created, except those in its result (an array, or arrays
+ * and plain objects nesting them up to 4 levels) and the owners of returned views. A view returned
+ * without its owner takes the owner's place (like tfjs's reference counting): disposing the view
+ * (the last one, when several views of one array are returned) frees the memory. Nested tidy()
+ * hands what it keeps to the enclosing scope. `fn` must be synchronous: a Promise result is a
+ * TypeError `ERR_INVALID_RETURN_VALUE` (what it created is disposed).
  * @example
  * const c = cuda.tidy(() => a.add(b).mul(2)); // the temporary a+b is freed
+ * const row = cuda.tidy(() => a.mul(2).index(0)); // a view; row.dispose() frees a*2
  */
 export function tidy<T>(fn: () => T): T {
   scopes.push([]);
   let result: T;
-  let created: GPUArray[];
   try {
     result = fn();
+    if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+      throw typeError('ERR_INVALID_RETURN_VALUE', 'tidy(fn): fn must be synchronous (it returned a Promise); ' +
+        'arrays it creates after an await would escape the scope');
+    }
   } catch (e) {
     for (const a of scopes.pop()!) a.dispose();
     throw e;
   }
-  created = scopes.pop()!;
+  const created = scopes.pop()!;
+  const returned = new Set<GPUArray>();
   const keep = new Set<DeviceAllocation>();
+  const views = new Map<GPUArray, GPUArray[]>(); // returned views by owner
   const visit = (v: unknown, depth: number): void => {
-    if (v instanceof GPUArray) keep.add(v.alloc);
-    else if (depth < 4 && Array.isArray(v)) v.forEach((x) => visit(x, depth + 1));
-    else if (depth < 4 && v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+    if (v instanceof GPUArray) {
+      if (v.disposed || returned.has(v)) return;
+      returned.add(v);
+      keep.add(v.alloc);
+      if (v.base) views.set(v.base, [...(views.get(v.base) ?? []), v]);
+    } else if (depth < 4 && Array.isArray(v)) {
+      v.forEach((x) => visit(x, depth + 1));
+    } else if (depth < 4 && v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
       Object.values(v).forEach((x) => visit(x, depth + 1));
     }
   };
-  visit(result!, 0);
+  visit(result, 0);
   for (const a of created) {
     if (keep.has(a.alloc)) {
+      a.handOver_(returned.has(a) ? [] : views.get(a) ?? []);
       if (scopes.length) scopes[scopes.length - 1].push(a); // belongs to the enclosing scope now
     } else {
       a.dispose();
     }
   }
-  return result!;
+  return result;
 }
 

@@ -3,7 +3,7 @@
  * (BigInt64Array for 64-bit ints, Uint8Array for bool, interleaved re/im for complex, Uint16Array
  * bits — or Float16Array where the runtime has it — for float16), and NumPy-style printing.
  */
-import { Complex, DType, TypedArrayConstructor, floatToHalfBits, halfBitsToFloat } from './dtype';
+import { Complex, DType, TypedArrayConstructor, checkStorable, floatToHalfBits, halfBitsToFloat } from './dtype';
 import { describe, rangeError, typeError } from './errors';
 
 /** A host array of some dtype. */
@@ -78,12 +78,14 @@ export function setElement(h: HostArray, d: DType, i: number, v: Element): void 
   if (typeof v === 'object') {
     throw typeError('ERR_INVALID_ARG_TYPE', `A complex value cannot be stored in a ${d.name} array`);
   }
+  // A JS number or bigint is weak (a Python scalar): out of an integer dtype's range → RangeError.
+  if (typeof v === 'number' || typeof v === 'bigint') checkStorable(d, v, `element ${i}`);
   if (d.name === 'int64' || d.name === 'uint64') {
     (h as BigInt64Array)[i] = typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v)));
   } else if (d.name === 'float16') {
     (h as Uint16Array)[i] = floatToHalfBits(Number(v));
   } else if (d.name === 'bool') {
-    (h as Uint8Array)[i] = v ? 1 : 0;
+    (h as Uint8Array)[i] = v !== 0 && v !== 0n && v !== false ? 1 : 0; // NaN is true, as in NumPy
   } else if (typeof v === 'bigint' || typeof v === 'boolean' || typeof v === 'number') {
     (h as Float64Array)[i] = Number(v);
   } else {

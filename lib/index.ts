@@ -13,8 +13,13 @@ import * as memoryNs from './memory';
 import * as creation from './creation';
 import * as ops from './operators';
 import * as joins from './joins';
+import * as cumathNs from './cumath';
+import * as red from './reductions';
+import * as scans from './scan';
+import * as randomNs from './random';
 import { GPUArray } from './gpuarray';
 import { native } from './native';
+import * as curandomNs from './curandom';
 
 export { CudaError, NvrtcError } from './errors';
 export type { CudaErrorInfo, NvrtcErrorInfo } from './errors';
@@ -24,9 +29,16 @@ export {
 } from './dtype';
 export type { DType, DTypeName, DTypeLike, Complex, ScalarFactory } from './dtype';
 export { SourceModule, Module } from './compiler';
+export { ElementwiseKernel, GenericElementwiseKernel } from './elementwise_kernel';
+export type { ElementwiseKernelOptions, ElementwiseCallOptions, GenericKernelOptions, GenericCallOptions, RangeLike } from './elementwise_kernel';
 export type { CompileOptions, CompileResult, SourceModuleOptions } from './compiler';
 export type { CudaFunction, LaunchOptions, ParamType } from './launch';
 export { isAvailable } from './driver';
+export { ReductionKernel } from './reduction_kernel';
+export type { ReductionKernelOptions, ReductionCallOptions, ReductionCallable } from './reduction_kernel';
+export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './scan';
+export type { ScanKernel, GenericScanOptions, GenericScanCallable, ScanOptions } from './scan';
+export type { ReduceOptions, VarOptions, ArgOptions } from './reductions';
 export { GPUArray, tidy } from './gpuarray';
 export { slice, newaxis, ellipsis, Slice } from './indexing';
 export type { IndexItem } from './indexing';
@@ -57,7 +69,51 @@ export const gpuarray = Object.freeze({
   where: ops.where,
   ifPositive: ops.ifPositive,
   apply: ops.apply,
+  sum: red.sum,
+  prod: red.prod,
+  min: red.min,
+  max: red.max,
+  mean: red.mean,
+  var: red.var_,
+  std: red.std,
+  any: red.any,
+  all: red.all,
+  argmin: red.argmin,
+  argmax: red.argmax,
+  dot: red.dot,
+  subsetSum: red.subsetSum,
+  subsetDot: red.subsetDot,
+  subsetMin: red.subsetMin,
+  subsetMax: red.subsetMax,
+  cumsum: scans.cumsum,
+  cumprod: scans.cumprod,
 });
+
+/**
+ * pycuda.curandom: Philox (our kernels; rand, randn, seed, Generator) and cuRAND's generators.
+ * @example
+ * random.seed(42); const x = random.rand([1024]);
+ * const g = new random.Generator({ seed: 7 }); const k = g.poisson([100], 4);
+ */
+export const random = Object.freeze({
+  rand: randomNs.rand,
+  randn: randomNs.randn,
+  seed: randomNs.seed,
+  Generator: randomNs.Generator,
+  XORWOWRandomNumberGenerator: curandomNs.XORWOWRandomNumberGenerator,
+  MRG32k3aRandomNumberGenerator: curandomNs.MRG32k3aRandomNumberGenerator,
+  Sobol32RandomNumberGenerator: curandomNs.Sobol32RandomNumberGenerator,
+  ScrambledSobol32RandomNumberGenerator: curandomNs.ScrambledSobol32RandomNumberGenerator,
+  seedGetterUniform: curandomNs.seedGetterUniform,
+  seedGetterUnique: curandomNs.seedGetterUnique,
+  generateDirectionVectors32: curandomNs.generateDirectionVectors32,
+  generateScrambleConstants32: curandomNs.generateScrambleConstants32,
+});
+export type { GeneratorOptions, RandomState, DrawOptions } from './random';
+
+/** pycuda.cumath: elementwise math functions (NumPy 2 types; `{ out, stream, fastMath }`). */
+export const cumath = Object.freeze({ ...cumathNs.cumathFunctions, apply: cumathNs.apply });
+export type { MathOptions, SplitOptions, CumathFunctions } from './cumath';
 
 /** pycuda.driver: devices, contexts, memory, copies, streams, events, modules, launches. */
 export const driver = Object.freeze({
@@ -95,6 +151,8 @@ export const driver = Object.freeze({
   moduleFromBuffer: compilerNs.moduleFromBuffer,
   Module: compilerNs.Module,
 });
+
+export type { SeedGetter, GeneratorLayout, CurandOptions } from './curandom';
 
 /** NVRTC compilation without loading (works with no GPU when `arch` is given). */
 export const compiler = Object.freeze({
@@ -151,7 +209,15 @@ export function version(): Versions {
 export function memory(): {
   liveArrays: number; liveAllocations: number; liveBytes: number; poolReservedBytes: number; poolUsedBytes: number;
 } {
-  const [liveAllocations, liveBytes] = native.memLive();
+  let [liveAllocations, liveBytes] = native.memLive();
+  for (const w of memoryNs.workspaceAllocations) {
+    if (w.freed) {
+      memoryNs.workspaceAllocations.delete(w);
+    } else {
+      liveAllocations--;
+      liveBytes -= w.size;
+    }
+  }
   let pool: [number, number] = [0, 0];
   if (driverCore.isAvailable()) pool = native.poolInfo();
   // Every GPUArray owner is one allocation; views share their owner's.

@@ -18,7 +18,16 @@ function arrays(list: unknown, what: string): GPUArray[] {
   if (!Array.isArray(list) || list.length === 0 || list.some((a) => !(a instanceof GPUArray))) {
     throw typeError('ERR_INVALID_ARG_TYPE', `${what} takes a non-empty array of GPUArrays. Received ${describe(list)}`);
   }
-  return (list as GPUArray[]).map((a) => a.check());
+  return sameContext(what, (list as GPUArray[]).map((a) => a.check()));
+}
+
+/** Throws TypeError ERR_DEVICE_MISMATCH unless every array lives in the same context (device). */
+function sameContext(what: string, xs: GPUArray[]): GPUArray[] {
+  const ctx = xs[0].context;
+  if (xs.some((x) => x.context !== ctx)) {
+    throw typeError('ERR_DEVICE_MISMATCH', `${what}: arrays live on different devices/contexts; copy one over first`);
+  }
+  return xs;
 }
 
 /**
@@ -139,10 +148,12 @@ function indexArray(indices: GPUArray | readonly number[], stream?: Stream | nul
 export function take(a: GPUArray, indices: GPUArray | readonly number[], axis?: number,
   opts: { stream?: Stream | null } = {}): GPUArray {
   a.check();
-  const src = (axis === undefined ? a.ravel() : a).contiguous();
+  if (indices instanceof GPUArray) sameContext('take', [a, indices.check()]);
   const ax = axis === undefined ? 0 : normalizeAxis(axis, a.ndim);
   const { idx, temp } = indexArray(indices, opts.stream);
+  let src: GPUArray | undefined;
   try {
+    src = (axis === undefined ? a.ravel() : a).contiguous();
     const shape = [...src.shape.slice(0, ax), ...idx.shape, ...src.shape.slice(ax + 1)];
     const out = GPUArray.allocate(shape, src.dtype, opts.stream);
     const inner = src.shape.slice(ax + 1).reduce((x, y) => x * y, 1);
@@ -155,7 +166,7 @@ export function take(a: GPUArray, indices: GPUArray | readonly number[], axis?: 
     return out;
   } finally {
     if (temp) idx.dispose();
-    if (src !== a) src.dispose();
+    if (src && src !== a) src.dispose();
   }
 }
 
@@ -170,9 +181,11 @@ export function put(a: GPUArray, indices: GPUArray | readonly number[], values: 
   a.check();
   if (!a.flags.cContiguous) throw typeError('ERR_INVALID_ARG_VALUE', 'put() needs a C-contiguous array (use copy())');
   if (!(values instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `values must be a GPUArray. Received ${describe(values)}`);
-  const vals = values.dtype === a.dtype && values.flags.cContiguous ? values : values.astype(a.dtype, opts);
+  sameContext('put', indices instanceof GPUArray ? [a, values.check(), indices.check()] : [a, values.check()]);
   const { idx, temp } = indexArray(indices, opts.stream);
+  let vals = values;
   try {
+    if (values.dtype !== a.dtype || !values.flags.cContiguous) vals = values.astype(a.dtype, opts);
     if (vals.size === 0 && idx.size > 0) throw rangeError('ERR_OUT_OF_RANGE', 'put(): values is empty');
     launchIndex(indexKernel('put', storageType(a.dtype)), a, vals, idx, a.size, Math.max(1, vals.size), idx.size, opts.stream);
   } finally {

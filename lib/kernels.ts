@@ -129,7 +129,7 @@ function kernelFor(spec: ElementwiseSpec, v: Variant, key: string): NativeAddon.
   const hit = perSpec.get(key);
   if (hit && hit.generation === generation && hit.ctx === ctx) return hit.fn;
   const { source, name } = elementwiseSource(spec, v);
-  const fn = generatedKernel(source, name);
+  const fn = generatedKernel(source, name, spec.options);
   perSpec.set(key, { generation, ctx, fn });
   return fn;
 }

@@ -15,7 +15,8 @@ export type ParamType =
   | { kind: 'scalar'; dtype: DType; name: string }
   | { kind: 'unknown'; ctype: string; name: string };
 
-const CTYPES: Record<string, keyof typeof DTYPES> = {
+/** C type names → dtype names (kernel parameter parsing). @internal */
+export const CTYPES: Record<string, keyof typeof DTYPES> = {
   bool: 'bool', char: 'int8', 'signed char': 'int8', 'unsigned char': 'uint8', int8_t: 'int8',
   uint8_t: 'uint8', short: 'int16', 'short int': 'int16', 'signed short': 'int16',
   'unsigned short': 'uint16', 'unsigned short int': 'uint16', int16_t: 'int16', uint16_t: 'uint16',

@@ -16,6 +16,12 @@ import { native } from './native';
  * using buf = driver.memAlloc(1024);
  * driver.memcpyHtod(buf, new Float32Array(256));
  */
+/**
+ * @internal Library-owned workspaces (reduction counters, scan status arrays): kept for the life
+ * of the process and left out of memory()'s live counts, which describe the user's allocations.
+ */
+export const workspaceAllocations = new Set<DeviceAllocation>();
+
 export class DeviceAllocation {
   /** Device address. */
   readonly ptr: bigint;

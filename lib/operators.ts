@@ -2,7 +2,7 @@
  * GPUArray operators: NumPy broadcasting and promotion over the elementwise engine, with
  * `{ out, stream }` (aliasing-safe), scalar operands and reverse forms.
  */
-import { Complex, DTYPES, DType, DTypeLike, Scalar, dtype as toDType } from './dtype';
+import { Complex, DTYPES, DType, DTypeLike, Scalar, checkStorable, dtype as toDType } from './dtype';
 import { describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
 import { GPUArray, setCopyHooks } from './gpuarray';
@@ -243,6 +243,8 @@ setCopyHooks((s) => copyOf(s), (d, s) => assign(d, s));
 export function fill(a: GPUArray, value: unknown, stream?: Stream | null): GPUArray {
   const p = parse(value, 'fill');
   if (p.arr) throw typeError('ERR_INVALID_ARG_TYPE', 'fill() takes a scalar');
+  // A JS number/bigint is weak (NumPy: a Python scalar): out of an integer dtype's range → RangeError.
+  if (!p.strong && (typeof p.value === 'number' || typeof p.value === 'bigint')) checkStorable(a.dtype, p.value, 'fill value');
   elementwise('fill', 'r0 = x0;', [p], [a.dtype], a.dtype, a.dtype, { out: a, stream });
   return a;
 }

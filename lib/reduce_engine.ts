@@ -9,7 +9,7 @@
 import { Complex, DType, writeScalar } from './dtype';
 import { Stream, currentContext, streamHandle } from './driver';
 import { generatedKernel } from './compiler';
-import { DeviceAllocation } from './memory';
+import { DeviceAllocation, workspaceAllocations } from './memory';
 import { native } from './native';
 import { collapseDims } from './shape';
 import { PREAMBLE } from './templates/preamble';
@@ -39,6 +39,9 @@ export interface ReduceRun {
 }
 
 const COUNTERS = 65536;
+// Blocks launched per resident block slot (tuning: NODECUDA_RED_WAVES, NODECUDA_RED_COLS_WAVES).
+const WAVES = Number(process.env.NODECUDA_RED_WAVES) || 1;
+const COLS_WAVES = Number(process.env.NODECUDA_RED_COLS_WAVES) || 2;
 const INT32_MAX = 2 ** 31 - 1;
 const kernelCache = new WeakMap<ReduceSpec, Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>>();
 const workspaces = new Map<string, DeviceAllocation>();
@@ -68,6 +71,7 @@ export function counters(stream: Stream | null | undefined): bigint {
   let ws = workspaces.get(key);
   if (!ws || ws.freed) {
     ws = new DeviceAllocation(COUNTERS * 4, null);
+    workspaceAllocations.add(ws);
     native.memset(ws.ptr, 0, COUNTERS, 4, null, false);
     workspaces.set(key, ws);
   }
@@ -184,7 +188,7 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   let S = 1;
   if (!rUnit && keptUnit && k > 1) {
     const tiles = Math.ceil(m / 32);
-    S = tiles > COUNTERS ? 1 : Math.max(1, Math.min(Math.ceil(T / tiles), Math.floor(k / 64), 65535));
+    S = tiles > COUNTERS ? 1 : Math.max(1, Math.min(Math.ceil((T * COLS_WAVES) / tiles), Math.floor(k / 64), 65535));
     v = { kind: 'cols', nk: kept.shape.length, nr: red.shape.length, wide, e: 1 };
   } else if (k < 1024 && m > 1) {
     v = { kind: 'warp', nk: kept.shape.length, nr: red.shape.length, wide, e: 1 };
@@ -196,7 +200,7 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
       const ok = e > 1 && kept.strides.every((s) => s % e === 0) && run.vec.every((x) => x.align16 % (e * x.bytes) === 0);
       if (!ok) e = 1;
     }
-    if (m < T && m <= COUNTERS) G = Math.max(1, Math.min(Math.ceil(T / m), Math.ceil(k / (REDUCE_BLOCK * e * 4))));
+    if (m < T && m <= COUNTERS) G = Math.max(1, Math.min(Math.ceil((T * WAVES) / m), Math.ceil(k / (REDUCE_BLOCK * e * 4))));
     v = { kind: 'rows', nk: kept.shape.length, nr: red.shape.length, wide, e };
   }
   const fn = kernelFor(spec, v);

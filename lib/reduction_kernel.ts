@@ -10,7 +10,7 @@ import { accBytes, accType, runReduction } from './reduce_engine';
 import { axesOf, finish, target } from './reductions';
 import { storageType } from './templates/elementwise';
 import { ReduceSpec } from './templates/reduction';
-import { parseArguments } from './user_args';
+import { isOptions, parseArguments } from './user_args';
 
 /** ReductionKernel options (PyCUDA's names, camelCase). */
 export interface ReductionKernelOptions {
@@ -64,7 +64,7 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
   const nargs = user.params.length;
   return (...args: unknown[]): GPUArray => {
     let opts: ReductionCallOptions = {};
-    if (args.length === nargs + 1) opts = (args.pop() as ReductionCallOptions) ?? {};
+    if (args.length === nargs + 1 && isOptions(args[nargs])) opts = args.pop() as ReductionCallOptions;
     const { values, arrays } = user.pack(args, 'ReductionKernel');
     const shape = arrays[0].shape;
     for (const a of arrays) {

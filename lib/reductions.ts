@@ -60,6 +60,7 @@ function realOf(d: DType): DType {
 }
 
 const specs = new Map<string, ReduceSpec>();
+const accBytesOf = new Map<string, number>();
 function memo(key: string, build: () => ReduceSpec): ReduceSpec {
   let s = specs.get(key);
   if (!s) specs.set(key, (s = build()));
@@ -166,11 +167,16 @@ function kindOf(op: string, d: DType, acc: DType, name: string): Kind {
 
 /** The spec of a built-in reduction over `inputs` (dtypes), values read directly or through indices. @internal */
 export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType, idx?: DType): ReduceSpec {
+  let key = `${op}|${acc.name}|${out.name}|${idx ? idx.name : ''}`;
+  for (const d of inputs) key += `|${d.name}`;
+  const hit = specs.get(key);
+  if (hit) return hit;
   const tag = (d: DType) => d.name.replace('complex', 'c').replace('float', 'f').replace('uint', 'u').replace('int', 'i');
   const name = `nc_${op}_${inputs.map(tag).join('')}_${tag(acc)}_${tag(out)}${idx ? `_x${tag(idx)}` : ''}`;
-  return memo(name, () => {
+  return memo(key, () => {
     const d = inputs[0];
     const k = kindOf(op, d, acc, name);
+    accBytesOf.set(name, k.accBytes);
     const arrays = inputs.map((x, j) => `const ${storageType(x)} *__restrict__ in${j}`);
     const extra = op === 'var' || op === 'std' ? [`const ${storageType(acc)} *__restrict__ mean_`, 'const double ddof'] : [];
     const neutral = k.neutral;
@@ -273,7 +279,7 @@ function execute(p: Plan): GPUArray {
   args.push(...(p.extra ?? []));
   runReduction(spec, {
     shape: a.shape, strides: elemStrides(a), axes, orderFree: !p.op.startsWith('arg'), args, out: t.write.address,
-    accBytes: kindOf(p.op, p.arrays[0].dtype, p.acc, spec.name).accBytes,
+    accBytes: accBytesOf.get(spec.name)!,
     vec: p.arrays.map((x) => ({ bytes: x.dtype.bytes, align16: x.align16 })), stream: p.opts.stream,
   });
   return finish(t, p.opts.stream);

@@ -8,7 +8,7 @@ import { describe, rangeError, typeError } from './errors';
 import { Stream, currentContext } from './driver';
 import { generatedKernel } from './compiler';
 import { GPUArray } from './gpuarray';
-import { DeviceAllocation } from './memory';
+import { DeviceAllocation, workspaceAllocations } from './memory';
 import { native } from './native';
 import { assign } from './operators';
 import { canCast } from './promote';
@@ -18,7 +18,7 @@ import { REDUCE_PREAMBLE } from './templates/reduction';
 import { SCAN_BLOCK, ScanSpec, scanItems, scanKernel } from './templates/scan';
 import { computeType, storageType } from './templates/elementwise';
 import { ParamValue, Params, UNSIGNED_C, accBytes, accType } from './reduce_engine';
-import { UserArgs, parseArguments } from './user_args';
+import { UserArgs, isOptions, parseArguments } from './user_args';
 
 interface Workspace { alloc: DeviceAllocation; tiles: number; epoch: number }
 const workspaces = new Map<string, Workspace>();
@@ -41,6 +41,7 @@ function workspace(tiles: number, stream: Stream | null | undefined): { ws: Work
     ws?.alloc.free(stream ?? null);
     const bytes = 16 + cap * (4 + 2 * MAX_ACC);
     const alloc = new DeviceAllocation(bytes, stream ?? null);
+    workspaceAllocations.add(alloc);
     native.memset(alloc.ptr, 0, bytes / 4, 4, null, false);
     ws = { alloc, tiles: cap, epoch: 0 };
     workspaces.set(key, ws);
@@ -304,7 +305,7 @@ export const GenericScanKernel = function (this: unknown, o: GenericScanOptions)
   };
   return (...args: unknown[]) => {
     let opts: { size?: number; stream?: Stream | null } = {};
-    if (args.length === user.params.length + 1) opts = (args.pop() as typeof opts) ?? {};
+    if (args.length === user.params.length + 1 && isOptions(args[args.length - 1])) opts = args.pop() as typeof opts;
     const { values, arrays } = user.pack(args, 'GenericScanKernel');
     const n = opts.size ?? (arrays[0]?.size);
     if (n === undefined || !Number.isSafeInteger(n) || n < 0) {

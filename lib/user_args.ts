@@ -24,6 +24,12 @@ export interface UserArgs {
   pack(args: unknown[], what: string): { values: ParamValue[]; arrays: GPUArray[] };
 }
 
+/** A trailing call-options object: a plain object (not an array, GPUArray or Scalar). */
+export function isOptions(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !(v instanceof GPUArray) && !(v instanceof Scalar) &&
+    Object.getPrototypeOf(v) === Object.prototype;
+}
+
 const QUALIFIERS = new Set(['const', 'volatile', '__restrict__', '__restrict', 'restrict']);
 
 /** Parses a declarator list. TypeError for a scalar of a type that cannot be passed from JS. */
@@ -58,8 +64,10 @@ export function parseArguments(decls: string, what: string): UserArgs {
         if (p.pointer) {
           if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${callWhat}: argument "${p.name}" must be a GPUArray. Received ${describe(a)}`);
           a.check();
-          if (p.dtype && a.dtype.bytes !== p.dtype.bytes) {
-            throw typeError('ERR_INVALID_DTYPE', `${callWhat}: argument "${p.name}" is declared ${p.dtype.name}; got a ${a.dtype.name} array`);
+          // Same element type (char/unsigned char also take bool arrays: one byte, 0/1).
+          const ok = !p.dtype || a.dtype === p.dtype || (a.dtype.name === 'bool' && p.dtype.bytes === 1 && p.dtype.kind !== 'f');
+          if (!ok) {
+            throw typeError('ERR_INVALID_DTYPE', `${callWhat}: argument "${p.name}" is declared ${p.dtype!.name}; got a ${a.dtype.name} array`);
           }
           if (!a.flags.cContiguous) {
             throw typeError('ERR_NOT_CONTIGUOUS', `${callWhat}: argument "${p.name}" must be C-contiguous (make a contiguous copy with .copy())`);

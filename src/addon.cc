@@ -121,6 +121,7 @@ Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
   InitProgram(env, exports);
   InitModule(env, exports);
   InitLaunch(env, exports);
+  InitCurand(env, exports);
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
   return exports;
 }

@@ -113,5 +113,13 @@ declare namespace NativeAddon {
     // launch.cc
     launch(fn: FunctionHandle, stream: StreamHandle | null, config: Uint32Array, params: Uint8Array,
       paramBytes: number): void;
+
+    // curand.cc
+    /**
+     * cuRAND's Sobol32 tables, copied: which 0 = direction vectors, 1 = scrambled direction
+     * vectors (20000 × 32 uint32), 2 = scramble constants (20000 uint32) → [table, cuRAND version,
+     * library path]; or the reason (a string) when libcurand cannot be used.
+     */
+    curandTable(which: 0 | 1 | 2): [ArrayBuffer, number, string] | string;
   }
 }

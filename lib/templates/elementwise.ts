@@ -57,6 +57,8 @@ export interface ElementwiseSpec {
   body: string;
   /** Extra device code placed after the preamble. */
   preamble?: string;
+  /** Extra NVRTC options (e.g. ElementwiseKernel's `options`). */
+  options?: readonly string[];
 }
 
 export interface Variant {

@@ -156,10 +156,21 @@ function rows(spec: ReduceSpec, v: ReduceVariant, name: string): string {
     const loads = spec.vec.arrays.map((a, j) =>
       `const nc_vec<${a.storage}, ${E}> v${j} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${a.name} + obase + b);`);
     const xs = spec.vec.arrays.map((a, j) => `const ${a.compute} x${j} = NC_TO(${a.compute}, nc_load(v${j}.v[q]));`);
+    const loads2 = spec.vec.arrays.map((a, j) =>
+      `const nc_vec<${a.storage}, ${E}> u${j} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${a.name} + obase + b + step);`);
+    const xs2 = spec.vec.arrays.map((a, j) => `const ${a.compute} x${j} = NC_TO(${a.compute}, nc_load(u${j}.v[q]));`);
     const xt = spec.vec.arrays.map((a, j) => `const ${a.compute} x${j} = NC_TO(${a.compute}, nc_load(${a.name}[obase + r]));`);
     loop = `
   ${idx} b = ((${idx})g * ${B} + threadIdx.x) * ${E};
   const ${idx} step = (${idx})G * ${B} * ${E};
+  for (; b + step + ${E} <= k; b += 2 * step) {
+    ${loads.join('\n    ')}
+    ${loads2.join('\n    ')}
+    #pragma unroll
+    for (int q = 0; q < ${E}; q++) { const ${idx} r = b + q; (void)r; ${xs.join(' ')} acc = red(acc, (${spec.vec.map})); }
+    #pragma unroll
+    for (int q = 0; q < ${E}; q++) { const ${idx} r = b + step + q; (void)r; ${xs2.join(' ')} acc = red(acc, (${spec.vec.map})); }
+  }
   for (; b + ${E} <= k; b += step) {
     ${loads.join('\n    ')}
     #pragma unroll

@@ -118,48 +118,57 @@ extern "C" __global__ void __launch_bounds__(${B}) ${name}(${spec.params}${spec.
   acc_t ev = nc_shfl_up(v, 1);
   if (lane == 0) ef = 0;
   __syncthreads();
-  if (t == 0) {
-    // Scan the warp totals (in place, exclusive) and find the tile aggregate.
+  if (warp == 0) {
+    // Lane 0 scans the warp totals (in place, exclusive) and finds the tile aggregate.
     int af = 0;
     acc_t av;
-    for (int w = 0; w < ${B / 32}; w++) {
-      const int xf0 = wf[w];
-      const acc_t xv0 = wv[w];
-      wf[w] = af; wv[w] = av;
-      int xf = xf0;
-      acc_t xv = xv0;
-      combine(af, av, xf, xv);
-      af = xf; av = xv;
+    if (lane == 0) {
+      for (int w = 0; w < ${B / 32}; w++) {
+        int xf = wf[w];
+        acc_t xv = wv[w];
+        wf[w] = af; wv[w] = av;
+        combine(af, av, xf, xv);
+        af = xf; av = xv;
+      }
     }
-    // Publish and look back.
+    af = __shfl_sync(0xffffffffu, af, 0);
+    av = nc_shfl(av, 0);
+    const unsigned int e = (epoch & 0x3fffffffu) << 2;
+    // Publish: the inclusive prefix when known now (first tile, or a segment starts here).
+    if (lane == 0) {
+      if (tile == 0 || (af & 2)) nc_st_cg(&incls[tile], av); else nc_st_cg(&aggs[tile], av);
+      __threadfence();
+      *(volatile unsigned int*)&status[tile] = e | ((tile == 0 || (af & 2)) ? 2u : 1u);
+    }
+    // Look back 32 predecessors at a time: lane l reads tile - 1 - l - 32k.
     int pf = 0;
     acc_t pv;
-    const unsigned int e = (epoch & 0x3fffffffu) << 2;
-    if (tile == 0 || (af & 2)) {
-      nc_st_cg(&incls[tile], av);
-      __threadfence();
-      *(volatile unsigned int*)&status[tile] = e | 2u;
-    } else {
-      nc_st_cg(&aggs[tile], av);
-      __threadfence();
-      *(volatile unsigned int*)&status[tile] = e | 1u;
-    }
     if (tile > 0) {
-      long long j = (long long)tile - 1;
+      long long j = (long long)tile - 1 - lane;
       while (true) {
-        unsigned int st;
-        do { st = *(volatile unsigned int*)&status[j]; } while ((st & ~3u) != e || (st & 3u) == 0);
+        unsigned int st = e | 2u;
+        if (j >= 0) {
+          do { st = *(volatile unsigned int*)&status[j]; } while ((st & ~3u) != e || (st & 3u) == 0);
+        }
         __threadfence();
-        int xf = 1 | (st == (e | 1u) ? 0 : 2);
-        acc_t xv = (st & 3u) == 2u ? nc_ld_cg(&incls[j]) : nc_ld_cg(&aggs[j]);
-        // The earlier tile's value goes on the left of what we have so far.
-        combine(xf, xv, pf, pv);
-        pf |= 1;
-        if ((st & 3u) == 2u) break;
-        j--;
+        const bool incl = (st & 3u) == 2u;
+        const unsigned int stop_mask = __ballot_sync(0xffffffffu, incl);
+        const int stop = stop_mask ? __ffs(stop_mask) - 1 : 31;
+        int xf = 0;
+        acc_t xv;
+        if (lane <= stop && j >= 0) { xf = 1; xv = incl ? nc_ld_cg(&incls[j]) : nc_ld_cg(&aggs[j]); }
+        // Ordered combination: higher lanes are earlier tiles (on the left).
+        #pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+          const int of = __shfl_down_sync(0xffffffffu, xf, d);
+          const acc_t ov = nc_shfl_down(xv, d);
+          if (lane + d < 32) combine(of, ov, xf, xv);
+        }
+        if (lane == 0) combine(xf, xv, pf, pv);
+        if (stop_mask) break;
+        j -= 32;
       }
-      pf &= 1;
-      if (!(af & 2)) {
+      if (lane == 0 && !(af & 2)) {
         int xf = af;
         acc_t xv = av;
         combine(pf, pv, xf, xv);
@@ -168,8 +177,10 @@ extern "C" __global__ void __launch_bounds__(${B}) ${name}(${spec.params}${spec.
         *(volatile unsigned int*)&status[tile] = e | 2u;
       }
     }
-    tile_pf = pf;
-    if (pf) tile_prefix = pv;
+    if (lane == 0) {
+      tile_pf = pf & 1;
+      if (pf & 1) tile_prefix = pv;
+    }
   }
   __syncthreads();
   // This thread's exclusive prefix: tile prefix, then the warps before, then the lanes before.

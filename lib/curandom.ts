@@ -1,0 +1,669 @@
+/**
+ * PyCUDA's cuRAND generators (pycuda.curandom): XORWOW, MRG32k3a, Sobol32 and scrambled Sobol32,
+ * through cuRAND's device API (curand_kernel.h compiled with NVRTC), so every number is the one
+ * cuRAND gives for the same seed, subsequence and offset. One curandState per generator thread:
+ * `blockCount` blocks of `generatorsPerBlock` threads, generator i initialised by
+ * curand_init(seed[i], i, offset) (pseudo-random) or with direction vectors i mod 20000 (Sobol).
+ * A fill writes element i from generator i mod generatorCount, as PyCUDA does.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { randomInt } from 'crypto';
+import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES } from './attributes';
+import { SourceModule } from './compiler';
+import { DTypeLike, dtype as toDType } from './dtype';
+import { describe, rangeError, typeError } from './errors';
+import { Stream, currentContext, streamHandle } from './driver';
+import { GPUArray } from './gpuarray';
+import { DeviceAllocation } from './memory';
+import { native } from './native';
+import { assign } from './operators';
+import { normalizeShape } from './shape';
+import { CURAND_STATES, CurandKind, curandKernelName, curandSource } from './templates/curand';
+
+// ---- headers, modules and launches ----------------------------------------------------------
+
+/**
+ * @internal The toolkit include directory holding curand_kernel.h: the first of $CUDA_HOME,
+ * $CUDA_PATH, /usr/local/cuda (or `roots`) with include/curand_kernel.h. Throws an Error with
+ * code ERR_CURAND_HEADERS naming the directories searched when none has it.
+ */
+export function curandIncludeDir(roots?: readonly string[]): string {
+  const list = roots ?? [process.env.CUDA_HOME, process.env.CUDA_PATH, '/usr/local/cuda'].filter((r): r is string => !!r);
+  const dirs = list.map((r) => path.join(r, 'include'));
+  for (const d of dirs) if (fs.existsSync(path.join(d, 'curand_kernel.h'))) return d;
+  const e = new Error(`cuRAND's device headers (curand_kernel.h) were not found; searched: ${dirs.join(', ')}. ` +
+    'Install the CUDA toolkit (or its cuda-curand-dev package) or set CUDA_HOME to its root.');
+  (e as Error & { code: string }).code = 'ERR_CURAND_HEADERS';
+  throw e;
+}
+
+/**
+ * @internal Include directories for curand_kernel.h: the toolkit's include directory and, where
+ * present (CUDA 13), its cccl/ directory (curand_kernel.h includes <cuda/std/type_traits>).
+ */
+export function curandIncludeDirs(roots?: readonly string[]): string[] {
+  const dir = curandIncludeDir(roots);
+  const cccl = path.join(dir, 'cccl');
+  return fs.existsSync(path.join(cccl, 'cuda', 'std')) ? [dir, cccl] : [dir];
+}
+
+let includeDirs: string[] | null = null;
+const modules = new Map<CurandKind, { generation: number; ctx: number; mod: SourceModule; fns: Map<string, NativeAddon.FunctionHandle> }>();
+
+/** The compiled module of `kind` for the current context (NVRTC once per process, then cached). */
+function moduleOf(kind: CurandKind): { mod: SourceModule; fns: Map<string, NativeAddon.FunctionHandle> } {
+  const { generation, id } = currentContext();
+  const hit = modules.get(kind);
+  if (hit && hit.generation === generation && hit.ctx === id) return hit;
+  includeDirs ??= curandIncludeDirs();
+  const mod = new SourceModule(curandSource(kind).source, { noExternC: true, options: ['--std=c++17'], includeDirs });
+  const entry = { generation, ctx: id, mod, fns: new Map<string, NativeAddon.FunctionHandle>() };
+  modules.set(kind, entry);
+  return entry;
+}
+
+function kernel(kind: CurandKind, what: string): NativeAddon.FunctionHandle {
+  const m = moduleOf(kind);
+  let fn = m.fns.get(what);
+  if (!fn) {
+    fn = native.moduleFunction(m.mod.handle, curandKernelName(kind, what));
+    m.fns.set(what, fn);
+  }
+  return fn;
+}
+
+/** Packs kernel parameters C-ABI style. */
+class Params {
+  readonly bytes = new Uint8Array(128);
+  readonly view = new DataView(this.bytes.buffer);
+  off = 0;
+  private at(a: number): number { this.off = (this.off + a - 1) & -a; const o = this.off; this.off += a; return o; }
+  ptr(p: bigint): this { this.view.setBigUint64(this.at(8), p, true); return this; }
+  i64(v: number): this { this.view.setBigInt64(this.at(8), BigInt(v), true); return this; }
+  u64(v: bigint): this { this.view.setBigUint64(this.at(8), v, true); return this; }
+  u32(v: number): this { this.view.setUint32(this.at(4), v, true); return this; }
+  f32(v: number): this { this.view.setFloat32(this.at(4), v, true); return this; }
+  f64(v: number): this { this.view.setFloat64(this.at(8), v, true); return this; }
+}
+
+const cfg = new Uint32Array(7);
+
+function launch(fn: NativeAddon.FunctionHandle, blocks: number, threads: number, p: Params, stream?: Stream | null): void {
+  cfg[0] = blocks; cfg[1] = 1; cfg[2] = 1; cfg[3] = threads; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
+  native.launch(fn, streamHandle(stream), cfg, p.bytes, p.off);
+}
+
+// ---- argument checks --------------------------------------------------------------------------
+
+function checkArray(a: unknown, name: string): GPUArray {
+  if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a GPUArray. Received ${describe(a)}`);
+  return a.check();
+}
+
+function checkReal(v: unknown, name: string, min = -Infinity): number {
+  if (typeof v !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a number. Received ${describe(v)}`);
+  if (!Number.isFinite(v) || v < min) throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be a finite number >= ${min}. Received ${v}`);
+  return v;
+}
+
+/** An unsigned integer below 2^bits (number or bigint) as a bigint. */
+function checkUnsigned(v: unknown, name: string, bits: 32 | 64): bigint {
+  if (typeof v !== 'number' && typeof v !== 'bigint') {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a number or bigint. Received ${describe(v)}`);
+  }
+  if (typeof v === 'number' && (!Number.isSafeInteger(v))) throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be an integer. Received ${v}`);
+  const b = BigInt(v);
+  if (b < 0n || b >= 1n << BigInt(bits)) throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be in [0, 2^${bits}). Received ${v}`);
+  return b;
+}
+
+function checkGeneratorArray(a: unknown, name: string, dtypes: string[], shape: number[]): GPUArray {
+  const arr = checkArray(a, name);
+  if (!dtypes.includes(arr.dtype.name) || arr.size !== shape.reduce((x, y) => x * y, 1) || !arr.flags.cContiguous ||
+    (shape.length > 1 && (arr.ndim !== 2 || arr.shape[0] !== shape[0] || arr.shape[1] !== shape[1]))) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a contiguous ${dtypes.join('/')} GPUArray of shape ` +
+      `[${shape.join(', ')}]. Received ${arr.dtype.name} [${arr.shape.join(', ')}]`);
+  }
+  return arr;
+}
+
+// ---- seeds and direction vectors ----------------------------------------------------------------
+
+/**
+ * `n` int32 seeds all equal to one random value (pycuda.curandom.seed_getter_uniform).
+ * @example
+ * const gen = new random.XORWOWRandomNumberGenerator(random.seedGetterUniform);
+ */
+export function seedGetterUniform(n: number): GPUArray {
+  const a = GPUArray.allocate([n], toDType('int32'));
+  native.memset(a.ptr, randomInt(0, 2 ** 31 - 1), n, 4, null, false);
+  return a;
+}
+
+/**
+ * `n` independent random int32 seeds in [0, 2^31 - 1) (pycuda.curandom.seed_getter_unique).
+ * @example
+ * const gen = new random.MRG32k3aRandomNumberGenerator(random.seedGetterUnique);
+ */
+export function seedGetterUnique(n: number): GPUArray {
+  const h = new Int32Array(n);
+  for (let i = 0; i < n; i++) h[i] = randomInt(0, 2 ** 31 - 1);
+  const a = GPUArray.allocate([n], toDType('int32'));
+  native.memcpyHtod(a.ptr, h.buffer, 0, h.byteLength, false);
+  return a;
+}
+
+const tables = new Map<number, Uint32Array>();
+
+/**
+ * @internal cuRAND's Sobol32 table read from libcurand (dlopen): 0 = direction vectors (20000 × 32,
+ * CURAND_DIRECTION_VECTORS_32_JOEKUO6), 1 = scrambled direction vectors, 2 = scramble constants
+ * (20000). Needs no GPU. Throws an Error with code ERR_CURAND_NOT_FOUND without libcurand.
+ */
+export function curandTable(which: 0 | 1 | 2): Uint32Array {
+  let t = tables.get(which);
+  if (!t) {
+    const r = native.curandTable(which);
+    if (typeof r === 'string') {
+      const e = new Error(r);
+      (e as Error & { code: string }).code = 'ERR_CURAND_NOT_FOUND';
+      throw e;
+    }
+    t = new Uint32Array(r[0]);
+    tables.set(which, t);
+  }
+  return t;
+}
+
+/**
+ * @internal Rows for `count` generators, row i being dimension i mod 20000 of the table (32 words
+ * per row for direction vectors, one for scramble constants), as a host Uint32Array.
+ */
+export function sobolRows(count: number, which: 0 | 1 | 2): Uint32Array {
+  const t = curandTable(which);
+  const w = which === 2 ? 1 : 32;
+  const rows = t.length / w;
+  const out = new Uint32Array(count * w);
+  for (let i = 0; i < count; i += rows) out.set(t.subarray(0, Math.min(rows, count - i) * w), i * w);
+  return out;
+}
+
+function upload(h: Uint32Array, shape: number[]): GPUArray {
+  const a = GPUArray.allocate(shape, toDType('uint32'));
+  native.memcpyHtod(a.ptr, h.buffer, h.byteOffset, h.byteLength, false);
+  return a;
+}
+
+/**
+ * Direction vectors for `count` Sobol32 generators: a uint32 GPUArray [count, 32], row i being
+ * cuRAND's dimension i mod 20000 (pycuda.curandom.generate_direction_vectors).
+ * @example
+ * const v = random.generateDirectionVectors32(gen.generatorCount);
+ */
+export function generateDirectionVectors32(count: number, scrambled = false): GPUArray {
+  return upload(sobolRows(count, scrambled ? 1 : 0), [count, 32]);
+}
+
+/**
+ * cuRAND's scramble constants for `count` scrambled Sobol32 generators (uint32 [count]).
+ * @example
+ * const c = random.generateScrambleConstants32(1024);
+ */
+export function generateScrambleConstants32(count: number): GPUArray {
+  return upload(sobolRows(count, 2), [count]);
+}
+
+// ---- the generators ---------------------------------------------------------------------------
+
+/** Launch shape of a generator (default: PyCUDA's, from the device and the kernels). */
+export interface GeneratorLayout {
+  /** Threads (generators) per block; default the smallest maxThreadsPerBlock of the kernels. */
+  generatorsPerBlock?: number;
+  /** Blocks; default the multiprocessor count. */
+  blockCount?: number;
+}
+
+/** Options of the fill and gen methods. */
+export interface CurandOptions { stream?: Stream | null }
+
+abstract class CurandGenerator {
+  /** Threads (generators) per block. */
+  readonly generatorsPerBlock: number;
+  /** Blocks per launch. */
+  readonly blockCount: number;
+  /** @internal */
+  protected readonly kind: CurandKind;
+  #state: DeviceAllocation | null;
+  #context: number;
+
+  /** @internal */
+  constructor(kind: CurandKind, layout: GeneratorLayout | undefined) {
+    this.kind = kind;
+    const m = moduleOf(kind);
+    let maxThreads = 1024;
+    for (const name of curandSource(kind).names) {
+      const fn = native.moduleFunction(m.mod.handle, name);
+      maxThreads = Math.min(maxThreads, native.funcAttribute(fn, FUNCTION_ATTRIBUTES.MAX_THREADS_PER_BLOCK));
+    }
+    const sms = native.deviceAttribute(native.currentDevice(), DEVICE_ATTRIBUTES.MULTIPROCESSOR_COUNT);
+    if (layout !== undefined && (layout === null || typeof layout !== 'object')) {
+      throw typeError('ERR_INVALID_ARG_TYPE', `The layout options must be an object. Received ${describe(layout)}`);
+    }
+    this.generatorsPerBlock = layout?.generatorsPerBlock === undefined ? maxThreads : checkCount(layout.generatorsPerBlock, 'generatorsPerBlock', maxThreads);
+    this.blockCount = layout?.blockCount === undefined ? sms : checkCount(layout.blockCount, 'blockCount', 2 ** 31 - 1);
+    this.#context = currentContext().id;
+    this.#state = new DeviceAllocation(this.generatorCount * CURAND_STATES[kind].bytes);
+  }
+
+  /** Generators in all: generatorsPerBlock × blockCount. */
+  get generatorCount(): number { return this.generatorsPerBlock * this.blockCount; }
+
+  /** The device memory holding the generator states. */
+  get state(): DeviceAllocation {
+    if (!this.#state || this.#state.freed) throw typeError('ERR_USE_AFTER_DISPOSE', 'This generator was disposed');
+    return this.#state;
+  }
+
+  /** @internal Launches `what` over all generators with the state pointer first. */
+  protected run(what: string, p: Params, stream?: Stream | null): void {
+    launch(kernel(this.kind, what), this.blockCount, this.generatorsPerBlock, p, stream);
+  }
+
+  /** @internal Parameters beginning with the state pointer. */
+  protected params(): Params { return new Params().ptr(this.state.ptr); }
+
+  #target(a: unknown, name: string): GPUArray {
+    const arr = checkArray(a, name);
+    if (arr.context !== this.#context) throw typeError('ERR_CONTEXT_MISMATCH', 'The array belongs to another context than the generator');
+    return arr;
+  }
+
+  /**
+   * Runs fill kernel `gen` into `a` (pairs: `gen2` when the size is even, as PyCUDA), through a
+   * contiguous temporary when `a` is not contiguous or not aligned for the pair type.
+   */
+  #fill(a: GPUArray, gen: string, pair: boolean, scalars: (p: Params) => void, stream?: Stream | null): void {
+    const n = a.size;
+    if (n === 0) return;
+    const usePairs = pair && CURAND_STATES[this.kind].pseudo && n % 2 === 0;
+    const direct = a.flags.cContiguous && (!usePairs || a.align16 % (2 * a.dtype.bytes) === 0);
+    const out = direct ? a : GPUArray.allocate(a.shape, a.dtype, stream);
+    try {
+      const p = this.params().ptr(out.ptr);
+      scalars(p);
+      p.i64(usePairs ? n / 2 : n).i64(0);
+      this.run(usePairs ? `${gen}2` : gen, p, stream);
+      if (!direct) assign(a, out, stream);
+    } finally {
+      if (!direct) out.alloc.free(stream); // in the order of `stream`
+    }
+  }
+
+  /**
+   * Fills `a` with uniform numbers in (0, 1] (float32: curand_uniform, float64:
+   * curand_uniform_double) or raw 32-bit integers (int32/uint32: curand).
+   * @example
+   * gen.fillUniform(a);
+   */
+  fillUniform(a: GPUArray, opts: CurandOptions = {}): void {
+    const arr = this.#target(a, 'a');
+    const gen = { float32: 'float', float64: 'double', int32: 'uint', uint32: 'uint' }[arr.dtype.name as string];
+    if (!gen) throw typeError('ERR_INVALID_DTYPE', `fillUniform() takes float32, float64, int32 or uint32 arrays. Received ${arr.dtype.name}`);
+    this.#fill(arr, gen, false, () => undefined, opts.stream);
+  }
+
+  /**
+   * Fills `a` (float32/float64) with standard normal numbers (curand_normal, or curand_normal2 in
+   * pairs when the size is even, as PyCUDA).
+   * @example
+   * gen.fillNormal(a);
+   */
+  fillNormal(a: GPUArray, opts: CurandOptions = {}): void {
+    const arr = this.#target(a, 'a');
+    this.#fill(arr, `normal_${floatName(arr, 'fillNormal')}`, true, () => undefined, opts.stream);
+  }
+
+  /**
+   * Fills `a` (float32/float64) with log-normal numbers: exp of normal(mean, std).
+   * @example
+   * gen.fillLogNormal(a, 0, 0.5);
+   */
+  fillLogNormal(a: GPUArray, mean = 0, std = 1, opts: CurandOptions = {}): void {
+    const arr = this.#target(a, 'a');
+    const f = floatName(arr, 'fillLogNormal');
+    checkReal(mean, 'mean');
+    checkReal(std, 'std', 0);
+    this.#fill(arr, `log_${f}`, true, (p) => (f === 'float' ? p.f32(mean).f32(std) : p.f64(mean).f64(std)), opts.stream);
+  }
+
+  /**
+   * Fills `a` (uint32 or int32) with Poisson counts of mean `lambda` (curand_poisson).
+   * @example
+   * gen.fillPoisson(counts, 4);
+   */
+  fillPoisson(a: GPUArray, lambda: number, opts: CurandOptions = {}): void {
+    const arr = this.#target(a, 'a');
+    if (arr.dtype.name !== 'uint32' && arr.dtype.name !== 'int32') {
+      throw typeError('ERR_INVALID_DTYPE', `fillPoisson() takes uint32 or int32 arrays. Received ${arr.dtype.name}`);
+    }
+    checkReal(lambda, 'lambda', 0);
+    this.#fill(arr, 'poisson', false, (p) => p.f64(lambda), opts.stream);
+  }
+
+  /**
+   * A new array of uniform numbers (see fillUniform).
+   * @example
+   * const u = gen.genUniform([1000], 'float32');
+   */
+  genUniform(shape: number | readonly number[], dtype: DTypeLike = 'float32', opts: CurandOptions = {}): GPUArray {
+    return this.#gen(shape, dtype, opts, (a) => this.fillUniform(a, opts));
+  }
+
+  /**
+   * A new array of standard normal numbers (see fillNormal).
+   * @example
+   * const z = gen.genNormal([1000], 'float64');
+   */
+  genNormal(shape: number | readonly number[], dtype: DTypeLike = 'float32', opts: CurandOptions = {}): GPUArray {
+    return this.#gen(shape, dtype, opts, (a) => this.fillNormal(a, opts));
+  }
+
+  /**
+   * A new array of log-normal numbers (see fillLogNormal).
+   * @example
+   * const x = gen.genLogNormal([1000], 'float32', 0, 1);
+   */
+  genLogNormal(shape: number | readonly number[], dtype: DTypeLike = 'float32', mean = 0, std = 1, opts: CurandOptions = {}): GPUArray {
+    return this.#gen(shape, dtype, opts, (a) => this.fillLogNormal(a, mean, std, opts));
+  }
+
+  /**
+   * A new array of Poisson counts (see fillPoisson).
+   * @example
+   * const k = gen.genPoisson([1000], 'uint32', 4);
+   */
+  genPoisson(shape: number | readonly number[], dtype: DTypeLike = 'uint32', lambda = 1, opts: CurandOptions = {}): GPUArray {
+    return this.#gen(shape, dtype, opts, (a) => this.fillPoisson(a, lambda, opts));
+  }
+
+  #gen(shape: number | readonly number[], dtype: DTypeLike, opts: CurandOptions, fill: (a: GPUArray) => void): GPUArray {
+    const a = GPUArray.allocate(normalizeShape(shape), toDType(dtype), opts?.stream);
+    try {
+      fill(a);
+    } catch (e) {
+      a.dispose();
+      throw e;
+    }
+    return a;
+  }
+
+  /** @internal Skip kernels: a scalar count or one count per generator. */
+  protected skip(what: string, i: unknown, bits: 32 | 64, stream?: Stream | null): void {
+    const p = this.params();
+    if (bits === 64) p.u64(checkUnsigned(i, 'i', 64)); else p.u32(Number(checkUnsigned(i, 'i', 32)));
+    this.run(what, p.i64(this.generatorCount), stream);
+  }
+
+  /** @internal */
+  protected skipArray(what: string, arr: unknown, bits: 32 | 64, stream?: Stream | null): void {
+    const a = checkGeneratorArray(arr, 'arr', bits === 64 ? ['uint64', 'int64'] : ['uint32', 'int32'], [this.generatorCount]);
+    this.run(what, this.params().ptr(a.ptr).i64(this.generatorCount), stream);
+  }
+
+  /**
+   * Frees the generator states now; idempotent.
+   * @example
+   * gen.dispose();
+   */
+  dispose(): void {
+    this.#state?.free();
+    this.#state = null;
+  }
+  [Symbol.dispose](): void { this.dispose(); }
+}
+
+function checkCount(v: unknown, name: string, max: number): number {
+  if (typeof v !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" option must be a number. Received ${describe(v)}`);
+  if (!Number.isInteger(v) || v < 1 || v > max) throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" option must be an integer in [1, ${max}]. Received ${v}`);
+  return v;
+}
+
+function floatName(a: GPUArray, fn: string): 'float' | 'double' {
+  if (a.dtype.name === 'float32') return 'float';
+  if (a.dtype.name === 'float64') return 'double';
+  throw typeError('ERR_INVALID_DTYPE', `${fn}() takes float32 or float64 arrays. Received ${a.dtype.name}`);
+}
+
+/** A function that, given a count, returns that many int32 seeds as a GPUArray. */
+export type SeedGetter = (n: number) => GPUArray;
+
+abstract class PseudoRandomGenerator extends CurandGenerator {
+  /** @internal */
+  constructor(kind: 'xorwow' | 'mrg32k3a', seedGetter: SeedGetter | undefined, offset: number | bigint, layout?: GeneratorLayout) {
+    super(kind, layout);
+    let off: bigint;
+    try {
+      off = checkUnsigned(offset, 'offset', 64);
+    } catch (e) {
+      this.dispose();
+      throw e;
+    }
+    const n = this.generatorCount;
+    let seeds: GPUArray;
+    if (seedGetter === undefined || seedGetter === null) {
+      const h = new Int32Array(n);
+      for (let i = 0; i < n; i++) h[i] = randomInt(0, 2 ** 31 - 1);
+      seeds = GPUArray.allocate([n], toDType('int32'));
+      native.memcpyHtod(seeds.ptr, h.buffer, 0, h.byteLength, false);
+    } else {
+      if (typeof seedGetter !== 'function') {
+        this.dispose();
+        throw typeError('ERR_INVALID_ARG_TYPE', `The "seedGetter" argument must be a function. Received ${describe(seedGetter)}`);
+      }
+      seeds = seedGetter(n);
+    }
+    try {
+      checkGeneratorArray(seeds, 'seed', ['int32', 'uint32'], [n]);
+      this.run('init', this.params().ptr(seeds.ptr).u64(off).i64(n));
+    } catch (e) {
+      this.dispose();
+      throw e;
+    } finally {
+      // Our own seeds are freed in stream order after the init kernel; a getter's array is its own.
+      if (seedGetter === undefined || seedGetter === null) seeds.dispose();
+    }
+  }
+
+  /**
+   * Advances every generator by `i` draws (skipahead).
+   * @example
+   * gen.callSkipAhead(1000);
+   */
+  callSkipAhead(i: number | bigint, opts: CurandOptions = {}): void { this.skip('skip_ahead', i, 64, opts.stream); }
+
+  /**
+   * Advances generator k by `arr[k]` draws (uint64 GPUArray of generatorCount).
+   * @example
+   * gen.callSkipAheadArray(gpuarray.full([gen.generatorCount], 5n, 'uint64'));
+   */
+  callSkipAheadArray(arr: GPUArray, opts: CurandOptions = {}): void { this.skipArray('skip_ahead_array', arr, 64, opts.stream); }
+
+  /**
+   * Advances every generator by `i` subsequences of 2^67 draws (skipahead_sequence).
+   * @example
+   * gen.callSkipAheadSequence(1);
+   */
+  callSkipAheadSequence(i: number | bigint, opts: CurandOptions = {}): void { this.skip('skip_ahead_sequence', i, 64, opts.stream); }
+
+  /**
+   * Advances generator k by `arr[k]` subsequences (uint64 GPUArray of generatorCount).
+   * @example
+   * gen.callSkipAheadSequenceArray(counts);
+   */
+  callSkipAheadSequenceArray(arr: GPUArray, opts: CurandOptions = {}): void {
+    this.skipArray('skip_ahead_sequence_array', arr, 64, opts.stream);
+  }
+}
+
+/**
+ * cuRAND's XORWOW generator, one state per generator thread (pycuda.curandom.XORWOWRandomNumberGenerator).
+ * @example
+ * const gen = new random.XORWOWRandomNumberGenerator(random.seedGetterUnique);
+ * const u = gen.genUniform([1 << 20], 'float32'); gen.fillNormal(u);
+ */
+export class XORWOWRandomNumberGenerator extends PseudoRandomGenerator {
+  constructor(seedGetter?: SeedGetter, offset: number | bigint = 0, layout?: GeneratorLayout) {
+    super('xorwow', seedGetter, offset, layout);
+  }
+}
+
+/**
+ * cuRAND's MRG32k3a generator (pycuda.curandom.MRG32k3aRandomNumberGenerator).
+ * @example
+ * const gen = new random.MRG32k3aRandomNumberGenerator();
+ * const z = gen.genNormal([1000], 'float64');
+ */
+export class MRG32k3aRandomNumberGenerator extends PseudoRandomGenerator {
+  constructor(seedGetter?: SeedGetter, offset: number | bigint = 0, layout?: GeneratorLayout) {
+    super('mrg32k3a', seedGetter, offset, layout);
+  }
+
+  /**
+   * Advances every generator by `i` subsequences of 2^76 draws (skipahead_subsequence).
+   * @example
+   * gen.callSkipAheadSubsequence(1);
+   */
+  callSkipAheadSubsequence(i: number | bigint, opts: CurandOptions = {}): void { this.skip('skip_ahead_subsequence', i, 64, opts.stream); }
+
+  /**
+   * Advances generator k by `arr[k]` subsequences (uint64 GPUArray of generatorCount).
+   * @example
+   * gen.callSkipAheadSubsequenceArray(counts);
+   */
+  callSkipAheadSubsequenceArray(arr: GPUArray, opts: CurandOptions = {}): void {
+    this.skipArray('skip_ahead_subsequence_array', arr, 64, opts.stream);
+  }
+}
+
+abstract class SobolGenerator extends CurandGenerator {
+  /** @internal */
+  constructor(kind: 'sobol32' | 'scrambledSobol32', dirVectors: GPUArray | undefined, scramble: GPUArray | undefined,
+    offset: number | bigint, layout: GeneratorLayout | undefined) {
+    super(kind, layout);
+    const n = this.generatorCount;
+    const scrambled = kind === 'scrambledSobol32';
+    const owned: GPUArray[] = [];
+    try {
+      const off = Number(checkUnsigned(offset, 'offset', 32));
+      const v = dirVectors ?? (owned[owned.length] = generateDirectionVectors32(n, scrambled));
+      checkGeneratorArray(v, 'dirVectors', ['uint32', 'int32'], [n, 32]);
+      const p = this.params().ptr(v.ptr);
+      if (scrambled) {
+        const c = scramble ?? (owned[owned.length] = generateScrambleConstants32(n));
+        checkGeneratorArray(c, 'scrambleVector', ['uint32', 'int32'], [n]);
+        p.ptr(c.ptr);
+      }
+      this.run('init', p.u32(off).i64(n));
+    } catch (e) {
+      this.dispose();
+      throw e;
+    } finally {
+      for (const a of owned) a.dispose();
+    }
+  }
+
+  /**
+   * Advances every generator by `i` points (i < 2^32).
+   * @example
+   * gen.callSkipAhead(1024);
+   */
+  callSkipAhead(i: number, opts: CurandOptions = {}): void { this.skip('skip_ahead', i, 32, opts.stream); }
+
+  /**
+   * Advances generator k by `arr[k]` points (uint32 GPUArray of generatorCount).
+   * @example
+   * gen.callSkipAheadArray(counts);
+   */
+  callSkipAheadArray(arr: GPUArray, opts: CurandOptions = {}): void { this.skipArray('skip_ahead_array', arr, 32, opts.stream); }
+}
+
+/**
+ * cuRAND's Sobol32 quasi-random generator; generator i draws dimension i mod 20000 of cuRAND's
+ * direction vectors unless `dirVectors` (uint32 [generatorCount, 32]) is given.
+ * @example
+ * const gen = new random.Sobol32RandomNumberGenerator();
+ * const q = gen.genUniform([gen.generatorCount * 4], 'float64');
+ */
+export class Sobol32RandomNumberGenerator extends SobolGenerator {
+  constructor(dirVectors?: GPUArray, offset: number = 0, layout?: GeneratorLayout) {
+    super('sobol32', dirVectors, undefined, offset, layout);
+  }
+}
+
+/**
+ * cuRAND's scrambled Sobol32 generator (scrambled direction vectors and scramble constants).
+ * @example
+ * const gen = new random.ScrambledSobol32RandomNumberGenerator();
+ */
+export class ScrambledSobol32RandomNumberGenerator extends SobolGenerator {
+  constructor(dirVectors?: GPUArray, scrambleVector?: GPUArray, offset: number = 0, layout?: GeneratorLayout) {
+    super('scrambledSobol32', dirVectors, scrambleVector, offset, layout);
+  }
+}
+
+// ---- for random.Generator({ algorithm: 'xorwow' | 'mrg32k3a' }) --------------------------------
+
+/**
+ * @internal A split-invariant stream of XORWOW or MRG32k3a numbers for random.Generator: a fixed
+ * 65536 generators (256 blocks of 256, so the same numbers on any GPU), generator t initialised by
+ * curand_init(seed, t, 0). Value e of the stream (counted across calls, `position`) comes from
+ * generator e mod 65536, so any split of a request into calls gives the same numbers as one call
+ * (per distribution: uniform is curand_uniform(_double) in (0, 1] or raw curand() for uint32/int32,
+ * normal is curand_normal(_double), standard).
+ */
+export class CurandSequence {
+  static readonly BLOCKS = 256;
+  static readonly THREADS = 256;
+  /** Values produced so far. */
+  position = 0;
+  readonly algorithm: 'xorwow' | 'mrg32k3a';
+  #state: DeviceAllocation;
+
+  constructor(algorithm: 'xorwow' | 'mrg32k3a', seed: number | bigint, stream?: Stream | null) {
+    if (algorithm !== 'xorwow' && algorithm !== 'mrg32k3a') {
+      throw typeError('ERR_INVALID_ARG_VALUE', `algorithm must be 'xorwow' or 'mrg32k3a'. Received ${describe(algorithm)}`);
+    }
+    this.algorithm = algorithm;
+    const s = checkUnsigned(seed, 'seed', 64);
+    const n = CurandSequence.BLOCKS * CurandSequence.THREADS;
+    this.#state = new DeviceAllocation(n * CURAND_STATES[algorithm].bytes, stream ?? null);
+    const p = new Params().ptr(this.#state.ptr).u64(s).u64(0n).i64(n);
+    launch(kernel(algorithm, 'init_seed'), CurandSequence.BLOCKS, CurandSequence.THREADS, p, stream);
+  }
+
+  /** Fills `a` with the next a.size values of `distribution`. */
+  fill(a: GPUArray, distribution: 'uniform' | 'normal', stream?: Stream | null): void {
+    const arr = checkArray(a, 'a');
+    const d = arr.dtype.name;
+    const gen = distribution === 'uniform' ? { float32: 'float', float64: 'double', uint32: 'uint', int32: 'uint' }[d as string]
+      : distribution === 'normal' ? { float32: 'normal_float', float64: 'normal_double' }[d as string] : undefined;
+    if (!gen) throw typeError('ERR_INVALID_DTYPE', `No ${String(distribution)} values for ${d} arrays`);
+    const n = arr.size;
+    if (n === 0) return;
+    const g = CurandSequence.BLOCKS * CurandSequence.THREADS;
+    const direct = arr.flags.cContiguous;
+    const out = direct ? arr : GPUArray.allocate(arr.shape, arr.dtype, stream);
+    try {
+      const p = new Params().ptr(this.#state.ptr).ptr(out.ptr).i64(n).i64(this.position % g);
+      launch(kernel(this.algorithm, gen), CurandSequence.BLOCKS, CurandSequence.THREADS, p, stream);
+      if (!direct) assign(arr, out, stream);
+    } finally {
+      if (!direct) out.alloc.free(stream);
+    }
+    this.position += n;
+  }
+
+  /** Frees the states; idempotent. */
+  dispose(): void { this.#state.free(); }
+}

@@ -1,0 +1,146 @@
+/**
+ * Every cumath kernel compiles with NVRTC (no GPU needed): each function × each dtype NumPy has a
+ * loop for (and the TypeError where it has none), array and scalar operands, fastMath variants,
+ * the two-output frexp/modf, in every elementwise variant, for sm_75 (PTX) and sm_90 (CUBIN).
+ * Also checks the type resolution (NumPy 2 loops) against a table written out here.
+ */
+import { DTYPES, DType, DTypeName, compiler } from '../lib';
+import { MATH, MATH_PREAMBLE, MathPlan, mathPlan } from '../lib/cumath';
+import { ElementwiseSpec, Variant, elementwiseKernel } from '../lib/templates/elementwise';
+import { PREAMBLE } from '../lib/templates/preamble';
+
+const VARIANTS: Variant[] = [
+  { kind: 'contiguous', e: 4, wide: false },
+  { kind: 'strided', e: 4, wide: false, ndim: 2, inner: ['unit', 'unit', 'zero', 'unit'] },
+  { kind: 'strided', e: 1, wide: true, ndim: 3, inner: ['any', 'any', 'any', 'any'] },
+  { kind: 'tiled', e: 1, wide: false, ndim: 2, tiled: [true, false] },
+];
+const NAMES = Object.keys(MATH);
+const FLOAT_OF: Record<string, DTypeName> = {
+  bool: 'float16', int8: 'float16', uint8: 'float16', int16: 'float32', uint16: 'float32', int32: 'float64',
+  uint32: 'float64', int64: 'float64', uint64: 'float64', float16: 'float16', float32: 'float32', float64: 'float64',
+};
+const INEXACT = ['exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan',
+  'sinh', 'cosh', 'tanh'];
+
+/** NumPy 2's result dtypes, written out independently of lib/cumath.ts (null: TypeError). */
+function expectedOuts(name: string, d: DTypeName): DTypeName[] | null {
+  const k = DTYPES[d].kind, c = k === 'c', int = k === 'i' || k === 'u', b = k === 'b';
+  if (['isnan', 'isinf', 'isfinite'].includes(name)) return ['bool'];
+  if (INEXACT.includes(name)) return [c ? d : FLOAT_OF[d]];
+  if (c && name !== 'round' && name !== 'sign') return null; // fabs ceil floor trunc cbrt fmod atan2 hypot frexp modf
+  switch (name) {
+    case 'ceil': case 'floor': case 'trunc': return [int || b ? d : FLOAT_OF[d]];
+    case 'round': return [int || c ? d : FLOAT_OF[d]];
+    case 'sign': return b ? null : [int || c ? d : FLOAT_OF[d]];
+    case 'fmod': return [b ? 'int8' : int ? d : FLOAT_OF[d]];
+    case 'frexp': return [FLOAT_OF[d], 'int32'];
+    case 'modf': return [FLOAT_OF[d], FLOAT_OF[d]];
+    default: return [FLOAT_OF[d]]; // fabs cbrt atan2 hypot ldexp
+  }
+}
+
+function planOrNull(name: string, types: Parameters<typeof mathPlan>[1], fast = false): MathPlan | null {
+  try {
+    return mathPlan(name, types, fast);
+  } catch (e) {
+    expect((e as { code?: string }).code).toBe('ERR_INVALID_DTYPE');
+    expect(e).toBeInstanceOf(TypeError);
+    return null;
+  }
+}
+
+/** Specs for every function on arrays of dtype d (+ a scalar second operand, + fastMath). */
+function specs(d: DType): ElementwiseSpec[] {
+  const out: ElementwiseSpec[] = [];
+  const add = (tag: string, plan: MathPlan, scalar: boolean[], stored: DType[] = [d]): void => {
+    out.push({
+      name: `m_${tag}`, body: plan.body,
+      inputs: plan.computes.map((c, i) => ({ dtype: scalar[i] ? c : stored[i], compute: c, scalar: scalar[i] })),
+      outputs: plan.outs.map((o) => ({ dtype: o, compute: o })),
+    });
+  };
+  for (const name of NAMES) {
+    const def = MATH[name];
+    if (name === 'ldexp') {
+      if (d.kind === 'c') continue;
+      for (const e of ['int8', 'int32', 'int64', 'uint32'] as const) add(`ldexp_${e}`, mathPlan(name, [d, DTYPES[e]]), [false, false], [d, DTYPES[e]]);
+      add('ldexp_s', mathPlan(name, [d, 3]), [false, true]);
+      if (d.kind !== 'f' && d.name !== 'uint64') add('ldexp_x', mathPlan(name, [2.5, d]), [true, false], [DTYPES.float64, d]);
+      continue;
+    }
+    const plan = planOrNull(name, def.nin === 1 ? [d] : [d, d]);
+    if (!plan) continue;
+    add(name, plan, def.nin === 1 ? [false] : [false, false], def.nin === 1 ? [d] : [d, d]);
+    if (def.nin === 2) add(`${name}_s`, plan, [false, true]);
+    if (def.fast && (d.name === 'float32' || d.name === 'float16')) add(`${name}_fast`, mathPlan(name, [d], true), [false]);
+  }
+  return out;
+}
+
+function moduleSource(d: DType): { source: string; names: string[] } {
+  const names: string[] = [];
+  const parts = [PREAMBLE, MATH_PREAMBLE];
+  for (const spec of specs(d)) {
+    const arrays = spec.outputs.length + spec.inputs.filter((x) => !x.scalar).length;
+    const inputs = spec.inputs.filter((x) => !x.scalar).length;
+    for (const v of VARIANTS) {
+      const variant = v.inner ? { ...v, inner: [...v.inner, 'any' as const].slice(0, arrays) }
+        : v.tiled ? { ...v, tiled: v.tiled.slice(0, inputs) } : v;
+      const { source, name } = elementwiseKernel(spec, variant);
+      names.push(name);
+      parts.push(source);
+    }
+  }
+  return { source: parts.join('\n'), names };
+}
+
+describe('cumath type resolution (NumPy 2 loops)', () => {
+  for (const name of NAMES) {
+    test(name, () => {
+      for (const d of Object.values(DTYPES)) {
+        const types = MATH[name].nin === 1 ? [d] : name === 'ldexp' ? [d, DTYPES.int32] : [d, d];
+        const plan = planOrNull(name, types);
+        const want = expectedOuts(name, d.name);
+        expect([d.name, plan ? plan.outs.map((o) => o.name) : null]).toEqual([d.name, want]);
+      }
+    });
+  }
+  test('ldexp exponents: integers only, uint64 refused; weak x is float64', () => {
+    expect(mathPlan('ldexp', [DTYPES.float32, DTYPES.int64]).computes.map((c) => c.name)).toEqual(['float32', 'int64']);
+    expect(mathPlan('ldexp', [DTYPES.float32, DTYPES.uint8]).computes.map((c) => c.name)).toEqual(['float32', 'int32']);
+    expect(mathPlan('ldexp', [2.5, DTYPES.int16]).outs[0].name).toBe('float64');
+    for (const e of [DTYPES.float32, DTYPES.uint64, DTYPES.complex64, 2.5] as const) expect(planOrNull('ldexp', [DTYPES.float32, e])).toBeNull();
+  });
+  test('binary functions promote like NumPy 2 (weak scalars)', () => {
+    expect(mathPlan('atan2', [DTYPES.float32, 2.5]).outs[0].name).toBe('float32');
+    expect(mathPlan('atan2', [DTYPES.int8, DTYPES.uint8]).outs[0].name).toBe('float32');
+    expect(mathPlan('fmod', [DTYPES.int16, 3]).outs[0].name).toBe('int16');
+    expect(mathPlan('hypot', [DTYPES.float16, DTYPES.float64]).outs[0].name).toBe('float64');
+  });
+  test('fastMath uses the intrinsics for float32/float16 only', () => {
+    expect(mathPlan('sin', [DTYPES.float32], true).body).toContain('__sinf');
+    expect(mathPlan('sin', [DTYPES.float16], true).body).toContain('__sinf');
+    expect(mathPlan('sin', [DTYPES.float32]).body).toContain('sinf(');
+    expect(mathPlan('sin', [DTYPES.float32]).body).not.toContain('__');
+    expect(mathPlan('exp', [DTYPES.float64], true).body).toBe('r0 = exp(x0);');
+    expect(mathPlan('log', [DTYPES.int16], true).body).toContain('__logf');
+  });
+  test('unknown function', () => {
+    expect(() => mathPlan('nope', [DTYPES.float32])).toThrow(TypeError);
+  });
+});
+
+describe('cumath kernels compile (NVRTC, no GPU)', () => {
+  const dtypes = Object.values(DTYPES);
+  test.each(dtypes.map((d) => [d.name, d] as const))('%s: every function, all variants', (_n, d) => {
+    const { source, names } = moduleSource(d);
+    expect(names.length).toBeGreaterThan(0);
+    expect(new Set(names).size).toBe(names.length);
+    const ptx = Buffer.from(compiler.compile(source, { arch: 'sm_75', noExternC: true, options: ['--std=c++17'], target: 'ptx' }).image).toString('utf8');
+    for (const name of names) expect(ptx).toContain(`.entry ${name}(`);
+    if (d.name === 'float32') expect(ptx).toContain('sin.approx.f32'); // fastMath reached the hardware instruction
+    const cubin = Buffer.from(compiler.compile(source, { arch: 'sm_90', noExternC: true, options: ['--std=c++17'] }).image);
+    for (const name of names) expect(cubin.includes(Buffer.from(`${name}\0`))).toBe(true);
+  });
+});

@@ -1,0 +1,238 @@
+/**
+ * ElementwiseKernel on a GPU against a CPU reference: the PyCUDA linear combination for every
+ * dtype and size, range/slice, loopPrep/afterLoop, preamble functions, half and complex code,
+ * call-time errors, compile-once; the CuPy form with broadcasting, strided operands, raw
+ * arguments, typed and placeholder parameters, allocated, given, read and several outputs.
+ */
+import * as os from 'os';
+import * as path from 'path';
+import * as fs from 'fs';
+import { DTypeName, ElementwiseKernel, GPUArray, Scalar, dtype, gpuarray, slice } from '../lib';
+import { native } from '../lib/native';
+import { describeGpu, expectCode } from './helpers';
+import { C, DTYPE_NAMES, V, download, expectArray, expectSame, half, kind, nonzero, store, upload, viewOf, wrap } from './reference';
+
+const C_NAMES: Record<string, string> = {
+  bool: 'bool', int8: 'signed char', uint8: 'unsigned char', int16: 'short', uint16: 'unsigned short', int32: 'int',
+  uint32: 'unsigned int', int64: 'long long', uint64: 'unsigned long long', float16: 'half', float32: 'float',
+  float64: 'double', complex64: 'pycuda::complex<float>', complex128: 'pycuda::complex<double>',
+};
+const FLOATS = [0, -0, 1, -1.5, 2.25, 1000, -7.125, NaN, Infinity, -Infinity, 0.1, 3e-5, 65504, -0.25];
+const INTS = [0, 1, -1, 2, -128, 127, 255, 1000, -32768, 65535, 2147483647, -2147483648, 123456789, 7];
+
+/** `n` test values of dtype d (specials for floats, edges for ints), as d holds them. */
+function values(d: DTypeName, n: number, shift = 0): V[] {
+  return Array.from({ length: n }, (_, i) => {
+    const j = (i * 7 + shift) % 14;
+    switch (kind(d)) {
+      case 'b': return (i + shift) % 3 === 0 ? 1 : 0;
+      case 'i': case 'u': return store(d, BigInt(INTS[j]) * BigInt(i % 5 + 1));
+      case 'f': return store(d, FLOATS[j]);
+      default: return store(d, { re: FLOATS[j], im: FLOATS[(j + 5) % 14] });
+    }
+  });
+}
+
+const R = (d: DTypeName) => d === 'float32' || d === 'complex64' ? Math.fround : (x: number) => x;
+
+/** z = a*x + b*y in d's C arithmetic (a = 2, b = -0.5 for floats: exact products). */
+function linRef(d: DTypeName, a: V, b: V, x: V, y: V): V {
+  switch (kind(d)) {
+    case 'b': return nonzero(x) || nonzero(y) ? 1 : 0;
+    case 'i': case 'u': return wrap(d, BigInt(a as number | bigint) * BigInt(x as number | bigint) + BigInt(b as number | bigint) * BigInt(y as number | bigint));
+    case 'f': return d === 'float16' ? half((a as number) * (x as number) + (b as number) * (y as number))
+      : R(d)(R(d)((a as number) * (x as number)) + R(d)((b as number) * (y as number)));
+    default: {
+      const r = R(d), A = a as C, B = b as C, X = x as C, Y = y as C;
+      const re = r(r(r(A.re * X.re) - r(A.im * X.im)) + r(r(B.re * Y.re) - r(B.im * Y.im)));
+      const im = r(r(r(A.re * X.im) + r(A.im * X.re)) + r(r(B.re * Y.im) + r(B.im * Y.re)));
+      return { re, im };
+    }
+  }
+}
+
+function scalars(d: DTypeName): { a: unknown; b: unknown; av: V; bv: V } {
+  switch (kind(d)) {
+    case 'b': return { a: true, b: true, av: 1, bv: 1 };
+    // uint64 takes its wrapped value (a 64-bit argument out of range is a RangeError).
+    case 'i': case 'u': return { a: 3, b: d === 'uint64' ? 2n ** 64n - 2n : -2, av: store(d, 3n), bv: store(d, -2n) };
+    case 'f': return { a: 2, b: -0.5, av: 2, bv: -0.5 };
+    default: return { a: { re: 2, im: 0 }, b: new Scalar(dtype(d), { re: -0.5, im: 0 }), av: { re: 2, im: 0 }, bv: { re: -0.5, im: 0 } };
+  }
+}
+
+describeGpu('ElementwiseKernel (PyCUDA form)', () => {
+  test.each(DTYPE_NAMES.map((d) => [d]))('%s: z[i] = a*x[i] + b*y[i], sizes 0, 1, 31, 1003 (+2^20+3)', (d) => {
+    const c = C_NAMES[d];
+    const lin = new ElementwiseKernel(`${c} a, const ${c} *x, ${c} b, const ${c} *y, ${c} *z`, 'z[i] = a*x[i] + b*y[i]', 'linear_combination');
+    const { a, b, av, bv } = scalars(d);
+    for (const n of d === 'float32' ? [0, 1, 31, 1003, 2 ** 20 + 3] : [0, 1, 31, 1003]) {
+      const xs = values(d, n), ys = values(d, n, 5);
+      const x = upload(d, xs), y = upload(d, ys), z = gpuarray.zeros([n], d);
+      lin(a, x, b, y, z);
+      expectSame(download(z), xs.map((xv, i) => linRef(d, av, bv, xv, ys[i])), 0, d, `${d}[${n}]`, undefined, false);
+    }
+  });
+
+  test('range and slice (PyCUDA semantics), negative steps, out of range', () => {
+    const k = new ElementwiseKernel('float *x, float *z', 'z[i] = x[i] + 1', 'plus1');
+    const n = 1000;
+    const xs = Array.from({ length: n }, (_, i) => i * 0.5);
+    const x = upload('float32', xs);
+    const cases: Array<[object, number[]]> = [
+      [{ slice: slice(1, null, 3) }, range(1, n, 3)],
+      [{ slice: slice(-5, null, -2) }, range(n - 5, -1, -2)],
+      [{ slice: [null, 10] }, range(0, 10, 1)],
+      [{ range: { start: 2, stop: 20, step: 4 } }, range(2, 20, 4)],
+      [{ range: [999, 0, -7] }, range(999, 0, -7)],
+      [{ range: slice(5, 5) }, []],
+    ];
+    for (const [opts, idx] of cases) {
+      const z = gpuarray.zeros([n], 'float32');
+      k(x, z, opts);
+      const want = new Array(n).fill(0);
+      for (const i of idx) want[i] = Math.fround(xs[i] + 1);
+      expectSame(download(z), want, 0, 'float32', JSON.stringify(opts));
+    }
+    const z = gpuarray.zeros([n], 'float32');
+    expectCode(() => k(x, z, { range: [0, n + 1] }), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => k(x, z, { range: [-1, 5] }), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => k(x, z, { range: [0, 5], slice: [0, 5] }), TypeError, 'ERR_INVALID_ARG_VALUE');
+  });
+
+  test('loopPrep, afterLoop and preamble functions', () => {
+    const k = new ElementwiseKernel('float *x, float *z, int *count', 'visits++; z[i] = sq(x[i])', 'visits', {
+      preamble: '__device__ float sq(float v) { return v * v; }',
+      loopPrep: 'int visits = 0;',
+      afterLoop: 'if (visits > 0) atomicAdd(&count[0], visits);',
+    });
+    for (const n of [1, 31, 2 ** 20 + 3]) {
+      const xs = Array.from({ length: n }, (_, i) => (i % 100) - 50.5);
+      const x = upload('float32', xs), z = gpuarray.zeros([n], 'float32'), count = gpuarray.zeros([n], 'int32');
+      k(x, z, count);
+      expectSame(download(z), xs.map((v) => Math.fround(v * v)), 0, 'float32');
+      expect(download(count)[0]).toBe(n);
+    }
+  });
+
+  test('half and complex operations', () => {
+    const hk = new ElementwiseKernel('half *h, half s', 'h[i] += s; h[i] *= 2; h[i] = h[i] > 10.0f ? -h[i] : h[i]', 'hops');
+    const hs = [0, 1, 2.5, 6, -3, 65504, NaN].map(half);
+    const h = upload('float16', hs);
+    hk(h, 0.5);
+    const step = (v: number) => { const a = half(half(v + 0.5) * 2); return a > 10 ? -a : a; };
+    expectSame(download(h), hs.map(step), 0, 'float16');
+
+    const ck = new ElementwiseKernel('pycuda::complex<double> *x, double s, double *re, pycuda::complex<double> *z',
+      'z[i] = conj(x[i]) * s + x[i]; re[i] = real(x[i]) + imag(x[i]) + norm(x[i])', 'cops');
+    const xs: C[] = [{ re: 1, im: 2 }, { re: -0.5, im: 3 }, { re: 4, im: -1 }];
+    const x = upload('complex128', xs), re = gpuarray.zeros([3], 'float64'), z = gpuarray.zeros([3], 'complex128');
+    ck(x, 3, re, z);
+    expectSame(download(z), xs.map((c) => ({ re: c.re * 3 + c.re, im: -c.im * 3 + c.im })), 0, 'complex128');
+    expectSame(download(re), xs.map((c) => c.re + c.im + (c.re * c.re + c.im * c.im)), 0, 'float64');
+  });
+
+  test('call-time errors name the parameter', () => {
+    const k = new ElementwiseKernel('float a, float *x, float *z', 'z[i] = a * x[i]', 'ax');
+    const x = gpuarray.zeros([4], 'float32'), z = gpuarray.zeros([4], 'float32');
+    expectCode(() => k(1, x), TypeError, 'ERR_INVALID_ARG_COUNT');
+    expectCode(() => k(1, x, z, z), TypeError, 'ERR_INVALID_ARG_COUNT');
+    expect(expectCode(() => k(1, gpuarray.zeros([4], 'float64'), z), TypeError, 'ERR_INVALID_DTYPE').message).toContain('"x"');
+    expect(expectCode(() => k(x, x, z), TypeError, 'ERR_INVALID_ARG_TYPE').message).toContain('"a"');
+    expect(expectCode(() => k(1, 2, z), TypeError, 'ERR_INVALID_ARG_TYPE').message).toContain('"x"');
+    const t = gpuarray.zeros([2, 2], 'float32').T;
+    expect(expectCode(() => k(1, t, z), TypeError, 'ERR_NOT_CONTIGUOUS').message).toContain('a.copy()');
+    expectCode(() => k(1, x, gpuarray.zeros([5], 'float32')), RangeError, 'ERR_SHAPE_MISMATCH');
+    expectCode(() => k(1, x, z, { grid: [1] }), TypeError, 'ERR_INVALID_ARG_VALUE');
+  });
+
+  test('identical kernels compile once per process', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodecuda-ek87-'));
+    const prev = process.env.NODECUDA_CACHE_DIR;
+    process.env.NODECUDA_CACHE_DIR = dir;
+    const x = gpuarray.ones([8], 'float32'), z = gpuarray.zeros([8], 'float32');
+    const spy = jest.spyOn(native, 'compile');
+    try {
+      const op = `z[i] = x[i] * ${Date.now()}.0f`;
+      new ElementwiseKernel('float *x, float *z', op, 'twice')(x, z);
+      new ElementwiseKernel('float *x, float *z', op, 'twice')(x, z);
+      const k = new ElementwiseKernel('float *x, float *z', op, 'twice');
+      k(x, z); k(x, z);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+      if (prev === undefined) delete process.env.NODECUDA_CACHE_DIR; else process.env.NODECUDA_CACHE_DIR = prev;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+function range(start: number, stop: number, step: number): number[] {
+  const out: number[] = [];
+  for (let i = start; step > 0 ? i < stop : i > stop; i += step) out.push(i);
+  return out;
+}
+
+/** x + y in d (T = d's compute type; stored as d). */
+function addRef(d: DTypeName, x: V, y: V): V {
+  switch (kind(d)) {
+    case 'b': return nonzero(x) || nonzero(y) ? 1 : 0;
+    case 'i': case 'u': return wrap(d, BigInt(x as number | bigint) + BigInt(y as number | bigint));
+    case 'f': return d === 'float16' ? half((x as number) + (y as number)) : R(d)((x as number) + (y as number));
+    default: return { re: R(d)((x as C).re + (y as C).re), im: R(d)((x as C).im + (y as C).im) };
+  }
+}
+
+describeGpu('ElementwiseKernel.generic (CuPy form)', () => {
+  const add = ElementwiseKernel.generic('T x, T y', 'T z', 'z = x + y', 'gadd');
+
+  test.each(DTYPE_NAMES.map((d) => [d]))('%s: broadcast + strided operands, allocated output', (d) => {
+    // X = base[5,2,3].T[:, 1:, :] → shape [3,1,5]; Y = base[4,2][::-1, ::2] → shape [4,1]; result [3,4,5].
+    const bx = values(d, 30), by = values(d, 8, 3);
+    const X = upload(d, bx, [5, 2, 3]).T.index(':', '1:', ':');
+    const Y = upload(d, by, [4, 2]).index('::-1', '::2');
+    const hx = viewOf(bx, [3, 1, 5], [1, 3, 6], 3), hy = viewOf(by, [4, 1], [-2, 2], 6);
+    const z = add(X, Y) as GPUArray;
+    const want: V[] = [];
+    for (let a = 0; a < 3; a++) for (let b = 0; b < 4; b++) for (let c = 0; c < 5; c++) want.push(addRef(d, hx[a * 5 + c], hy[b]));
+    expectArray(z, d, [3, 4, 5], want, 0, d, false);
+    for (const n of [0, 1, 31, 1003]) {
+      const xs = values(d, n), ys = values(d, n, 9);
+      expectArray(add(upload(d, xs), upload(d, ys)) as GPUArray, d, [n], xs.map((v, i) => addRef(d, v, ys[i])), 0, d, false);
+    }
+  });
+
+  test('raw arguments use the flat index i; given outputs are read (z += x); several outputs', () => {
+    const k = ElementwiseKernel.generic('T x, raw T a', 'T z, float64 w', 'z += x * a[(i + 1) % a.size()]; w = (double)i', 'rawk');
+    const xs = [1, 2, 3, 4, 5, 6], as = [10, 20, 30];
+    const x = upload('float32', xs, [2, 3]), a = upload('float32', as), z = upload('float32', [1, 1, 1, 1, 1, 1], [2, 3]);
+    const [zz, w] = k(x, a, z, null) as GPUArray[];
+    expect(zz).toBe(z);
+    expectArray(z, 'float32', [2, 3], xs.map((v, i) => Math.fround(1 + v * as[(i + 1) % 3])));
+    expectArray(w, 'float64', [2, 3], [0, 1, 2, 3, 4, 5]);
+    // Raw output with atomics, size from the option when no non-raw array gives it.
+    const hist = ElementwiseKernel.generic('raw int32 v', 'raw int32 h', 'atomicAdd(&h[v[i] % h.size()], 1)', 'hist');
+    const v = upload('int32', [0, 1, 1, 2, 2, 2, 5]), h = gpuarray.zeros([3], 'int32');
+    hist(v, h, { size: 7 });
+    expectArray(h, 'int32', [3], [1, 2, 4]);
+  });
+
+  test('placeholders from scalars and typed parameters', () => {
+    const axpb = ElementwiseKernel.generic('T x, T a, float64 b', 'T z', 'z = a * x + (T)b', 'axpb');
+    const x = upload('float32', [1, 2, 3]);
+    expectArray(axpb(x, 2.5, 0.5) as GPUArray, 'float32', [3], [3, 5.5, 8]);
+    expectArray(axpb(upload('int16', [1, 2, 3]), 2.5, 1) as GPUArray, 'int16', [3], [3, 5, 7]); // 2.5 → int16 2
+    const conv = ElementwiseKernel.generic('float32 x', 'int32 z', 'z = (int)(x * 2)', 'conv');
+    expectArray(conv(upload('int16', [1, -2, 3])) as GPUArray, 'int32', [3], [2, -4, 6]);
+    expectCode(() => add(x, upload('float64', [1, 2, 3])), TypeError, 'ERR_INVALID_DTYPE');
+    expectCode(() => add(x), TypeError, 'ERR_INVALID_ARG_COUNT');
+    expectCode(() => add(x, x, gpuarray.zeros([4], 'float32')), RangeError, 'ERR_SHAPE_MISMATCH');
+    expectCode(() => ElementwiseKernel.generic('T x, raw T a', 'T z', 'z = x')(x, x.index('::2')), TypeError, 'ERR_NOT_CONTIGUOUS');
+    expectCode(() => ElementwiseKernel.generic('T x', 'U z', 'z = x')(x), TypeError, 'ERR_INVALID_DTYPE');
+    // Partial overlap of output and input: computed as if from a copy.
+    const base = upload('float32', [1, 2, 3, 4, 5]);
+    const shift = ElementwiseKernel.generic('T x', 'T z', 'z = x * 10', 'shift');
+    shift(base.index('0:4'), base.index('1:5'));
+    expectArray(base, 'float32', [5], [1, 10, 20, 30, 40]);
+  });
+});
