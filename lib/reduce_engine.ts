@@ -41,7 +41,7 @@ export interface ReduceRun {
 const COUNTERS = 65536;
 // Blocks launched per resident block slot (tuning: NODECUDA_RED_WAVES, NODECUDA_RED_COLS_WAVES).
 const WAVES = Number(process.env.NODECUDA_RED_WAVES) || 1;
-const COLS_WAVES = Number(process.env.NODECUDA_RED_COLS_WAVES) || 2;
+const COLS_WAVES = Number(process.env.NODECUDA_RED_COLS_WAVES) || 1;
 const INT32_MAX = 2 ** 31 - 1;
 const kernelCache = new WeakMap<ReduceSpec, Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>>();
 const workspaces = new Map<string, DeviceAllocation>();
@@ -109,7 +109,17 @@ function split(run: ReduceRun): { kept: Dims; red: Dims; m: number; k: number } 
   const k = red.reduce((a, b) => a * b[0], 1);
   const ck = kept.shape.length ? collapseDims(kept.shape, [kept.strides]) : { shape: [1], strides: [[0]] };
   const cr = red.length ? collapseDims(red.map((x) => x[0]), [red.map((x) => x[1])]) : { shape: [1], strides: [[0]] };
-  return { kept: { shape: ck.shape, strides: ck.strides[0] }, red: { shape: cr.shape, strides: cr.strides[0] }, m, k };
+  return { kept: padded(ck.shape, ck.strides[0]), red: padded(cr.shape, cr.strides[0]), m, k };
+}
+
+/**
+ * Dims padded in front (size 1, stride 0) to 1, 2, 4 or more: kernels are specialized on the dim
+ * count, and the classes keep the number of compiled variants small.
+ */
+function padded(shape: number[], strides: number[]): Dims {
+  const n = shape.length <= 2 ? shape.length : Math.max(4, shape.length);
+  const pad = n - shape.length;
+  return { shape: [...Array<number>(pad).fill(1), ...shape], strides: [...Array<number>(pad).fill(0), ...strides] };
 }
 
 /** Packs kernel parameters C-ABI style into one reusable buffer and launches. @internal */

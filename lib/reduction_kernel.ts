@@ -53,13 +53,13 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
   if (typeof o.reduceExpr !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: reduceExpr must be a C expression in a and b');
   if (o.neutral === undefined) throw typeError('ERR_MISSING_ARGS', 'ReductionKernel: neutral is required');
   if (o.mapExpr !== undefined && typeof o.mapExpr !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: mapExpr must be a string');
-  const user = parseArguments(o.arguments ?? `const ${storageType(out)} *in`, 'ReductionKernel');
+  const user = parseArguments(o.arguments ?? `const ${storageType(out)} *in`, 'ReductionKernel', ['i']);
   if (!user.params.some((p) => p.pointer)) throw typeError('ERR_INVALID_ARG_VALUE', 'ReductionKernel: at least one array argument is needed');
   const acc = accType(out);
   const base = (o.name ?? 'reduce').replace(/[^A-Za-z0-9_]/g, '_');
   const spec: ReduceSpec = {
     name: `${base}_u${count++}`, acc, neutral: `(${acc})(${o.neutral})`, reduce: o.reduceExpr, out: storageType(out),
-    params: user.decls, map: o.mapExpr ?? 'in[i]', post: 'acc', preamble: o.preamble,
+    params: user.decls, map: o.mapExpr ?? 'in[i]', post: 'nc_acc', preamble: o.preamble,
   };
   const nargs = user.params.length;
   return (...args: unknown[]): GPUArray => {

@@ -111,7 +111,7 @@ function kindOf(op: string, d: DType, acc: DType, name: string): Kind {
       return {
         map: (xs) => xs.length === 2 ? `${toAcc(acc, xs[0])} * ${toAcc(acc, xs[1])}` : toAcc(acc, xs[0]),
         acc: accC(acc), accBytes: accBytes(acc), neutral: `(${accC(acc)})${op === 'sum' ? 0 : 1}`,
-        reduce: op === 'sum' ? 'a + b' : 'a * b', post: 'acc',
+        reduce: op === 'sum' ? 'a + b' : 'a * b', post: 'nc_acc',
       };
     case 'max': case 'min': {
       const cmp = op === 'max' ? '>' : '<';
@@ -119,28 +119,28 @@ function kindOf(op: string, d: DType, acc: DType, name: string): Kind {
       return {
         map: (xs) => `NC_TO(${accType(d)}, ${xs[0]})`, acc: accType(d), accBytes: accBytes(d),
         neutral: op === 'max' ? lo : hi,
-        reduce: nan ? `nc_isnan(a) ? a : (nc_isnan(b) ? b : (a ${cmp} b ? a : b))` : `a ${cmp} b ? a : b`, post: 'acc',
+        reduce: nan ? `nc_isnan(a) ? a : (nc_isnan(b) ? b : (a ${cmp} b ? a : b))` : `a ${cmp} b ? a : b`, post: 'nc_acc',
       };
     }
     case 'any': case 'all':
       return {
         map: (xs) => `(nc_nonzero(${xs[0]}) ? 1 : 0)`, acc: 'int', accBytes: 4, neutral: op === 'any' ? '0' : '1',
-        reduce: op === 'any' ? 'a | b' : 'a & b', post: 'acc',
+        reduce: op === 'any' ? 'a | b' : 'a & b', post: 'nc_acc',
       };
     case 'mean': {
       const c = accType(acc);
       return {
         map: (xs) => `NC_TO(${c}, ${xs[0]})`, acc: c, accBytes: accBytes(acc), neutral: `(${c})0`, reduce: 'a + b',
-        post: acc.kind === 'c' ? `${c}(acc.re / k, acc.im / k)` : `acc / (${c})k`,
+        post: acc.kind === 'c' ? `${c}(nc_acc.re / nc_k, nc_acc.im / nc_k)` : `nc_acc / (${c})nc_k`,
       };
     }
     case 'var': case 'std': {
       // acc: the mean's dtype (complex stays complex for the difference); the sum is real.
       const c = accType(acc);
       const r = accType(realOf(acc));
-      const div = `(acc / (${r})(k - ddof > 0 ? k - ddof : 0))`;
+      const div = `(nc_acc / (${r})(nc_k - ddof > 0 ? nc_k - ddof : 0))`;
       return {
-        map: (xs) => `nc_sq(NC_TO(${c}, ${xs[0]}) - nc_load(mean_[o]))`, acc: r, accBytes: accBytes(realOf(acc)),
+        map: (xs) => `nc_sq(NC_TO(${c}, ${xs[0]}) - nc_load(mean_[nc_o]))`, acc: r, accBytes: accBytes(realOf(acc)),
         neutral: `(${r})0`, reduce: 'a + b', post: op === 'var' ? div : `${r === 'float' ? 'sqrtf' : 'sqrt'}(${div})`,
       };
     }
@@ -151,13 +151,13 @@ function kindOf(op: string, d: DType, acc: DType, name: string): Kind {
       const av = `${name}_av`;
       return {
         preamble: `#ifndef ${av}_DEF\n#define ${av}_DEF\nstruct ${av} { ${v} v; long long i; };\n#endif`,
-        map: (xs) => `${av}{NC_TO(${v}, ${xs[0]}), (long long)r}`, acc: av,
+        map: (xs) => `${av}{NC_TO(${v}, ${xs[0]}), (long long)nc_r}`, acc: av,
         accBytes: ((accBytes(d) + 7) & -8) + 8,
         neutral: `${av}{${op === 'argmax' ? lo : hi}, 9223372036854775807LL}`,
         reduce: nan
           ? `(nc_isnan(a.v) || nc_isnan(b.v)) ? ((nc_isnan(a.v) && (!nc_isnan(b.v) || a.i < b.i)) ? a : b) : ((a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b)`
           : `(a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b`,
-        post: 'acc.i',
+        post: 'nc_acc.i',
       };
     }
     default:
@@ -184,8 +184,8 @@ export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType,
     let map: string;
     if (idx) {
       params = [`const ${storageType(idx)} *__restrict__ idx_`, ...arrays, 'const long long nsrc', ...extra];
-      const xs = inputs.map((_, j) => `nc_load(in${j}[j])`);
-      map = `[&]() -> acc_t { const long long j = (long long)idx_[i]; if (j < 0 || j >= nsrc) return (${neutral}); return (${k.map(xs)}); }()`;
+      const xs = inputs.map((_, j) => `nc_load(in${j}[nc_src])`);
+      map = `[&]() -> nc_acc_t { const long long nc_src = (long long)idx_[i]; if (nc_src < 0 || nc_src >= nsrc) return (${neutral}); return (${k.map(xs)}); }()`;
     } else {
       params = [...arrays, ...extra];
       map = k.map(inputs.map((_, j) => `nc_load(in${j}[i])`));
@@ -196,7 +196,7 @@ export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType,
       preamble: k.preamble,
       vec: vecOk ? {
         arrays: inputs.map((x, j) => ({ name: `in${j}`, storage: storageType(x), compute: computeType(x) })),
-        map: k.map(inputs.map((_, j) => `x${j}`)),
+        map: k.map(inputs.map((_, j) => `nc_x${j}`)),
       } : undefined,
     };
   });

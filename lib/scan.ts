@@ -297,7 +297,7 @@ export const GenericScanKernel = function (this: unknown, o: GenericScanOptions)
   }
   if (o.neutral === undefined) throw typeError('ERR_MISSING_ARGS', 'GenericScanKernel: neutral is required');
   const dt = toDType(o.dtype);
-  const user: UserArgs = parseArguments(o.arguments, 'GenericScanKernel');
+  const user: UserArgs = parseArguments(o.arguments, 'GenericScanKernel', ['i', 'n', 'item', 'prev_item']);
   const c = accType(dt);
   const spec: ScanSpec = {
     name: `nc_gscan${builderCount++}`, acc: c, accBytes: accBytes(dt), scan: o.scanExpr, neutral: `(${c})(${o.neutral})`,

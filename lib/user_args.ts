@@ -32,8 +32,11 @@ export function isOptions(v: unknown): boolean {
 
 const QUALIFIERS = new Set(['const', 'volatile', '__restrict__', '__restrict', 'restrict']);
 
-/** Parses a declarator list. TypeError for a scalar of a type that cannot be passed from JS. */
-export function parseArguments(decls: string, what: string): UserArgs {
+/**
+ * Parses a declarator list. TypeError for a scalar of a type that cannot be passed from JS, and for
+ * a name the generated kernel defines itself (`reserved`, or starting with nc_).
+ */
+export function parseArguments(decls: string, what: string, reserved: readonly string[] = []): UserArgs {
   if (typeof decls !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `${what}: arguments must be a string of C declarations`);
   const params: UserParam[] = decls.split(',').map((d) => d.trim()).filter(Boolean).map((d) => {
     const pointer = d.includes('*') || d.includes('[');
@@ -48,6 +51,9 @@ export function parseArguments(decls: string, what: string): UserArgs {
   const names = new Set<string>();
   for (const p of params) {
     if (names.has(p.name)) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: argument "${p.name}" is declared twice`);
+    if (reserved.includes(p.name) || p.name.startsWith('nc_')) {
+      throw typeError('ERR_INVALID_ARG_VALUE', `${what}: the argument name "${p.name}" is reserved (the kernel defines ${reserved.map((r) => `"${r}"`).join(', ')}${reserved.length ? ' and ' : ''}names starting with nc_); rename it`);
+    }
     names.add(p.name);
   }
   return {

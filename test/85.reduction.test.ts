@@ -540,6 +540,31 @@ describeGpu('reductions', () => {
       s.dispose();
     }));
 
+    test('argument names that the generated kernel once used itself (r, o, k, m, acc, a0, out, step, G, L, red) are plain arguments', () => cuda.tidy(() => {
+      // Each scalar enters the map with a distinct weight, so shadowing any one of them changes the sum.
+      const kr = new ReductionKernel('float64', {
+        neutral: '0', reduceExpr: 'a + b',
+        arguments: 'const double *out, double r, double o, long long k, int m, double acc, double a0, double step, float G, double L, double red',
+        mapExpr: 'out[i] * r + o * 2 + (double)k * 4 + (double)m * 8 + acc * 16 + a0 * 32 + step * 64 + (double)G * 128 + L * 256 + red * 512',
+      });
+      const scal = [3, 1, 1, 1, 1, 1, 1, 1, 1, 1] as const;
+      const extra = 2 + 4 + 8 + 16 + 32 + 64 + 128 + 256 + 512;
+      const call = (x: GPUArray, opts?: object) => kr(x, scal[0], scal[1], BigInt(scal[2]), ...scal.slice(3), ...(opts ? [opts] : []));
+      const xs = Array.from({ length: 1000003 }, (_, i) => i % 10);
+      expect(download(call(upload('float64', xs)))).toEqual([xs.reduce((p, x) => p + 3 * x + extra, 0)]);
+      const shape = [37, 1001];
+      const mat = xs.slice(0, 37 * 1001);
+      for (const axis of [0, 1]) { // cols and warp variants
+        const g = groups(mat, shape, [axis]);
+        expect(download(call(upload('float64', mat, shape), { axis }))).toEqual(g.groups.map((w) => w.reduce((p: number, x) => p + 3 * (x as number) + extra, 0)));
+      }
+    }));
+
+    test('reserved argument names (i, nc_*) → TypeError ERR_INVALID_ARG_VALUE at construction', () => {
+      expectCode(() => new ReductionKernel('float32', { neutral: 0, reduceExpr: 'a+b', arguments: 'const float *x, int i', mapExpr: 'x[i]' }), TypeError, 'ERR_INVALID_ARG_VALUE');
+      expectCode(() => new ReductionKernel('float32', { neutral: 0, reduceExpr: 'a+b', arguments: 'const float *nc_x', mapExpr: 'nc_x[i]' }), TypeError, 'ERR_INVALID_ARG_VALUE');
+    });
+
     test('bad input: non-contiguous → ERR_NOT_CONTIGUOUS; wrong count/types → TypeError; nothing leaked', () => cuda.tidy(() => {
       const kd = new ReductionKernel('float32', { neutral: '0', reduceExpr: 'a+b', mapExpr: 'x[i]*y[i]', arguments: 'const float *x, const float *y' });
       const m = gpuarray.zeros([4, 5], 'float32'), v = gpuarray.zeros([20], 'float32');

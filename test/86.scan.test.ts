@@ -290,6 +290,26 @@ describeGpu('scans', () => {
       check.done();
     }));
 
+    test('argument names that the generated kernel once used itself (s, j, t, x, v, e, tile, base, lane, op, combine) are plain arguments', () => cuda.tidy(() => {
+      const g = new GenericScanKernel({
+        dtype: 'int32', scanExpr: 'a+b', neutral: '0',
+        arguments: 'const int *x, int *v, int s, int j, int t, int e, int tile, int base, int lane, int op, int combine',
+        inputExpr: 'x[i] * s + j * 2 + t * 4 + e * 8 + tile * 16 + base * 32 + lane * 64 + op * 128 + combine * 256',
+        outputStatement: 'v[i] = item;',
+      });
+      for (const n of [1, 31, 4097, 1000003]) {
+        const xs = Array.from({ length: n }, (_, i) => i % 5);
+        const want: number[] = [];
+        let acc = 0;
+        for (const x of xs) want.push((acc = wrap('int32', BigInt(acc + 3 * x + 511)) as number));
+        const v = gpuarray.full([n], -1, 'int32');
+        g(upload('int32', xs), v, 3, 1, 1, 1, 1, 1, 1, 1, 1);
+        expectClose(download(v), exact(want), `n=${n}`);
+      }
+      expect(() => new GenericScanKernel({ dtype: 'int32', scanExpr: 'a+b', neutral: '0', arguments: 'const int *x, int *item',
+        inputExpr: 'x[i]', outputStatement: 'item[i] = 0;' })).toThrow(TypeError);
+    }));
+
     test('stream compaction: inputExpr (x[i] > 0) ? 1 : 0, outputStatement writes y[prev_item]; size option', () => cuda.tidy(() => {
       const check = softly();
       const compact = new GenericScanKernel({

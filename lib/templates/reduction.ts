@@ -25,16 +25,17 @@ export interface ReduceSpec {
   /** Kernel parameters after `out` (arrays, scalars), C declarations. */
   params: string;
   /**
-   * Expression of type acc for the element at offset `i` (element units; also `o`, `r`).
+   * Expression of type acc for the element at offset `i` (element units; built-ins also use the
+   * output index `nc_o` and the reduced index `nc_r`).
    * Offsets come from the layout passed at launch.
    */
   map: string;
   /**
    * Optional vectorized form (contiguous runs): array params named here are loaded as vectors and
-   * `vecMap` maps the loaded values x0.. (compute types given) to acc.
+   * `vec.map` maps the loaded values nc_x0.. (compute types given) to acc.
    */
   vec?: { arrays: Array<{ name: string; storage: string; compute: string }>; map: string };
-  /** Expression from `acc` (and `o`, params) to the value stored (NC_STORE to `out`). */
+  /** Expression from `nc_acc` (and `nc_o`, `nc_k` = reduced count, params): the value stored. */
   post: string;
   /** Device code placed before the kernel. */
   preamble?: string;
@@ -109,10 +110,10 @@ __device__ __forceinline__ double nc_inf_d() { return __longlong_as_double(0x7ff
 
 function offsets(prefix: 'k' | 'r', n: number, idx: string, v: string, into: string): string {
   // Offset of coordinate index `v` over dims prefix (C order), accumulated into `into`.
-  if (n === 1) return `${into} += (${idx})(${v}) * L.${prefix}stride[0];`;
-  return `{ ${idx} rem = (${idx})(${v});
+  if (n === 1) return `${into} += (${idx})(${v}) * nc_L.${prefix}stride[0];`;
+  return `{ ${idx} nc_rem = (${idx})(${v});
     #pragma unroll
-    for (int d = ${n - 1}; d >= 0; d--) { const ${idx} c = rem % L.${prefix}shape[d]; rem /= L.${prefix}shape[d]; ${into} += c * L.${prefix}stride[d]; } }`;
+    for (int nc_d = ${n - 1}; nc_d >= 0; nc_d--) { const ${idx} nc_c = nc_rem % nc_L.${prefix}shape[nc_d]; nc_rem /= nc_L.${prefix}shape[nc_d]; ${into} += nc_c * nc_L.${prefix}stride[nc_d]; } }`;
 }
 
 /** The kernel name of one spec+variant. */
@@ -120,31 +121,54 @@ export function reduceKernelName(spec: ReduceSpec, v: ReduceVariant): string {
   return `${spec.name}_${v.kind}${v.e}_${v.nk}${v.nr}${v.wide ? 'w' : ''}`;
 }
 
+// Every name the template declares starts with nc_, so user expressions see only their own
+// arguments, `i` (map) and the documented nc_ names (nc_o, nc_r, nc_k, nc_acc: built-ins only).
 function header(spec: ReduceSpec, v: ReduceVariant, name: string): string {
   const idx = v.wide ? 'long long' : 'int';
   return `
 namespace ${name}_ns {
-typedef ${spec.acc} acc_t;
-__device__ __forceinline__ acc_t red(acc_t a, acc_t b) { return (${spec.reduce}); }
-struct layout { ${idx} kshape[${v.nk}]; ${idx} kstride[${v.nk}]; ${idx} rshape[${v.nr}]; ${idx} rstride[${v.nr}]; };
+typedef ${spec.acc} nc_acc_t;
+__device__ __forceinline__ nc_acc_t nc_red(nc_acc_t a, nc_acc_t b) { return (${spec.reduce}); }
+struct nc_layout { ${idx} kshape[${v.nk}]; ${idx} kstride[${v.nk}]; ${idx} rshape[${v.nr}]; ${idx} rstride[${v.nr}]; };
 // Block-wide combination; the result is valid in thread 0.
-template <int B> __device__ __forceinline__ acc_t block_reduce(acc_t x) {
-  __shared__ __align__(16) unsigned char raw[(B / 32) * sizeof(acc_t)];
-  acc_t* s = reinterpret_cast<acc_t*>(raw);
+template <int B> __device__ __forceinline__ nc_acc_t nc_block_reduce(nc_acc_t x) {
+  __shared__ __align__(16) unsigned char raw[(B / 32) * sizeof(nc_acc_t)];
+  nc_acc_t* s = reinterpret_cast<nc_acc_t*>(raw);
   #pragma unroll
-  for (int d = 16; d > 0; d >>= 1) x = red(x, nc_shfl_down(x, d));
+  for (int d = 16; d > 0; d >>= 1) x = nc_red(x, nc_shfl_down(x, d));
   const int t = threadIdx.x + threadIdx.y * blockDim.x;
   if ((t & 31) == 0) s[t >> 5] = x;
   __syncthreads();
   if (t < 32) {
     x = t < B / 32 ? s[t] : (${spec.neutral});
     #pragma unroll
-    for (int d = 16; d > 0; d >>= 1) x = red(x, nc_shfl_down(x, d));
+    for (int d = 16; d > 0; d >>= 1) x = nc_red(x, nc_shfl_down(x, d));
   }
   return x;
 }
 }
-extern "C" __global__ void __launch_bounds__(${REDUCE_BLOCK}) ${name}(${spec.out} *__restrict__ out, ${spec.params}${spec.params ? ', ' : ''}const ${name}_ns::layout L, const ${idx} m, const ${idx} k, const unsigned int G, ${name}_ns::acc_t *__restrict__ partials, unsigned int *__restrict__ counters)`;
+extern "C" __global__ void __launch_bounds__(${REDUCE_BLOCK}) ${name}(${spec.out} *__restrict__ nc_out, ${spec.params}${spec.params ? ', ' : ''}const ${name}_ns::nc_layout nc_L, const ${idx} nc_m, const ${idx} nc_k, const unsigned int nc_G, ${name}_ns::nc_acc_t *__restrict__ nc_partials, unsigned int *__restrict__ nc_counters)`;
+}
+
+/** The value of reduced element `r` (an expression) of output base nc_obase. */
+function element(spec: ReduceSpec, v: ReduceVariant, idx: string, r: string): string {
+  return `[&]() { const ${idx} nc_r = ${r}; ${idx} i = nc_obase; ${offsets('r', v.nr, idx, 'nc_r', 'i')} (void)nc_r; return (nc_acc_t)(${spec.map}); }()`;
+}
+
+/** The strided loop over reduced elements start, start+step, ... < nc_k (4 loads in flight). */
+function stridedLoop(spec: ReduceSpec, v: ReduceVariant, idx: string, start: string, step: string): string {
+  const el = (r: string) => element(spec, v, idx, r);
+  return `const ${idx} nc_step = ${step};
+  ${idx} nc_r0 = ${start};
+  for (; nc_r0 + 3 * nc_step < nc_k; nc_r0 += 4 * nc_step) {
+    const nc_acc_t nc_a0 = ${el('nc_r0')}, nc_a1 = ${el('nc_r0 + nc_step')}, nc_a2 = ${el('nc_r0 + 2 * nc_step')}, nc_a3 = ${el('nc_r0 + 3 * nc_step')};
+    nc_acc = nc_red(nc_acc, nc_red(nc_red(nc_a0, nc_a1), nc_red(nc_a2, nc_a3)));
+  }
+  for (; nc_r0 < nc_k; nc_r0 += nc_step) nc_acc = nc_red(nc_acc, ${el('nc_r0')});`;
+}
+
+function store(spec: ReduceSpec): string {
+  return `nc_out[nc_o] = NC_STORE(${spec.out}, (${spec.post}));`;
 }
 
 function rows(spec: ReduceSpec, v: ReduceVariant, name: string): string {
@@ -154,68 +178,49 @@ function rows(spec: ReduceSpec, v: ReduceVariant, name: string): string {
   let loop: string;
   if (E > 1 && spec.vec) {
     const loads = spec.vec.arrays.map((a, j) =>
-      `const nc_vec<${a.storage}, ${E}> v${j} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${a.name} + obase + b);`);
-    const xs = spec.vec.arrays.map((a, j) => `const ${a.compute} x${j} = NC_TO(${a.compute}, nc_load(v${j}.v[q]));`);
-    const loads2 = spec.vec.arrays.map((a, j) =>
-      `const nc_vec<${a.storage}, ${E}> u${j} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${a.name} + obase + b + step);`);
-    const xs2 = spec.vec.arrays.map((a, j) => `const ${a.compute} x${j} = NC_TO(${a.compute}, nc_load(u${j}.v[q]));`);
-    const xt = spec.vec.arrays.map((a, j) => `const ${a.compute} x${j} = NC_TO(${a.compute}, nc_load(${a.name}[obase + r]));`);
+      `const nc_vec<${a.storage}, ${E}> nc_v${j} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${a.name} + nc_obase + nc_b);`);
+    const xs = spec.vec.arrays.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(nc_v${j}.v[nc_q]));`);
+    const xt = spec.vec.arrays.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(${a.name}[nc_obase + nc_r]));`);
     loop = `
-  ${idx} b = ((${idx})g * ${B} + threadIdx.x) * ${E};
-  const ${idx} step = (${idx})G * ${B} * ${E};
-  for (; b + step + ${E} <= k; b += 2 * step) {
-    ${loads.join('\n    ')}
-    ${loads2.join('\n    ')}
-    #pragma unroll
-    for (int q = 0; q < ${E}; q++) { const ${idx} r = b + q; (void)r; ${xs.join(' ')} acc = red(acc, (${spec.vec.map})); }
-    #pragma unroll
-    for (int q = 0; q < ${E}; q++) { const ${idx} r = b + step + q; (void)r; ${xs2.join(' ')} acc = red(acc, (${spec.vec.map})); }
-  }
-  for (; b + ${E} <= k; b += step) {
+  ${idx} nc_b = ((${idx})nc_g * ${B} + threadIdx.x) * ${E};
+  const ${idx} nc_step = (${idx})nc_G * ${B} * ${E};
+  for (; nc_b + ${E} <= nc_k; nc_b += nc_step) {
     ${loads.join('\n    ')}
     #pragma unroll
-    for (int q = 0; q < ${E}; q++) { const ${idx} r = b + q; (void)r; ${xs.join(' ')} acc = red(acc, (${spec.vec.map})); }
+    for (int nc_q = 0; nc_q < ${E}; nc_q++) { const ${idx} nc_r = nc_b + nc_q; (void)nc_r; ${xs.join(' ')} nc_acc = nc_red(nc_acc, (${spec.vec.map})); }
   }
-  if (b < k) for (${idx} r = b; r < k; r++) { ${xt.join(' ')} acc = red(acc, (${spec.vec.map})); }`;
+  if (nc_b < nc_k) for (${idx} nc_r = nc_b; nc_r < nc_k; nc_r++) { ${xt.join(' ')} nc_acc = nc_red(nc_acc, (${spec.vec.map})); }`;
   } else {
-    const el = (r: string) => `[&]() { const ${idx} r = ${r}; ${idx} i = obase; ${offsets('r', v.nr, idx, 'r', 'i')} (void)r; return (acc_t)(${spec.map}); }()`;
-    loop = `
-  const ${idx} step = (${idx})G * ${B};
-  ${idx} r0 = (${idx})g * ${B} + threadIdx.x;
-  for (; r0 + 3 * step < k; r0 += 4 * step) {
-    const acc_t a0 = ${el('r0')}, a1 = ${el('r0 + step')}, a2 = ${el('r0 + 2 * step')}, a3 = ${el('r0 + 3 * step')};
-    acc = red(acc, red(red(a0, a1), red(a2, a3)));
-  }
-  for (; r0 < k; r0 += step) acc = red(acc, ${el('r0')});`;
+    loop = stridedLoop(spec, v, idx, `(${idx})nc_g * ${B} + threadIdx.x`, `(${idx})nc_G * ${B}`);
   }
   return `${header(spec, v, name)} {
   using namespace ${name}_ns;
-  const ${idx} o = (${idx})(blockIdx.x / G);
-  const unsigned int g = blockIdx.x % G;
-  ${idx} obase = 0;
-  ${offsets('k', v.nk, idx, 'o', 'obase')}
-  acc_t acc = (${spec.neutral});
+  const ${idx} nc_o = (${idx})(blockIdx.x / nc_G);
+  const unsigned int nc_g = blockIdx.x % nc_G;
+  ${idx} nc_obase = 0;
+  ${offsets('k', v.nk, idx, 'nc_o', 'nc_obase')}
+  nc_acc_t nc_acc = (${spec.neutral});
   ${loop}
-  acc = block_reduce<${B}>(acc);
-  if (G == 1) {
-    if (threadIdx.x == 0) out[o] = NC_STORE(${spec.out}, (${spec.post}));
+  nc_acc = nc_block_reduce<${B}>(nc_acc);
+  if (nc_G == 1) {
+    if (threadIdx.x == 0) ${store(spec)}
     return;
   }
-  __shared__ bool last;
+  __shared__ bool nc_last;
   if (threadIdx.x == 0) {
-    nc_st_cg(&partials[(long long)o * G + g], acc);
+    nc_st_cg(&nc_partials[(long long)nc_o * nc_G + nc_g], nc_acc);
     __threadfence();
-    last = atomicAdd(&counters[o], 1u) == G - 1;
+    nc_last = atomicAdd(&nc_counters[nc_o], 1u) == nc_G - 1;
   }
   __syncthreads();
-  if (!last) return;
+  if (!nc_last) return;
   __threadfence();
-  acc = (${spec.neutral});
-  for (unsigned int j = threadIdx.x; j < G; j += ${B}) acc = red(acc, nc_ld_cg(&partials[(long long)o * G + j]));
-  acc = block_reduce<${B}>(acc);
+  nc_acc = (${spec.neutral});
+  for (unsigned int nc_j = threadIdx.x; nc_j < nc_G; nc_j += ${B}) nc_acc = nc_red(nc_acc, nc_ld_cg(&nc_partials[(long long)nc_o * nc_G + nc_j]));
+  nc_acc = nc_block_reduce<${B}>(nc_acc);
   if (threadIdx.x == 0) {
-    out[o] = NC_STORE(${spec.out}, (${spec.post}));
-    counters[o] = 0;
+    ${store(spec)}
+    nc_counters[nc_o] = 0;
   }
 }`;
 }
@@ -224,65 +229,58 @@ function warp(spec: ReduceSpec, v: ReduceVariant, name: string): string {
   const idx = v.wide ? 'long long' : 'int';
   return `${header(spec, v, name)} {
   using namespace ${name}_ns;
-  const ${idx} o = (${idx})blockIdx.x * ${REDUCE_BLOCK / 32} + (threadIdx.x >> 5);
-  if (o >= m) return;
-  const int lane = threadIdx.x & 31;
-  ${idx} obase = 0;
-  ${offsets('k', v.nk, idx, 'o', 'obase')}
-  acc_t acc = (${spec.neutral});
-  for (${idx} r = lane; r < k; r += 32) { ${idx} i = obase; ${offsets('r', v.nr, idx, 'r', 'i')} acc = red(acc, (acc_t)(${spec.map})); }
+  const ${idx} nc_o = (${idx})blockIdx.x * ${REDUCE_BLOCK / 32} + (threadIdx.x >> 5);
+  if (nc_o >= nc_m) return;
+  const int nc_lane = threadIdx.x & 31;
+  ${idx} nc_obase = 0;
+  ${offsets('k', v.nk, idx, 'nc_o', 'nc_obase')}
+  nc_acc_t nc_acc = (${spec.neutral});
+  for (${idx} nc_ri = nc_lane; nc_ri < nc_k; nc_ri += 32) nc_acc = nc_red(nc_acc, ${element(spec, v, idx, 'nc_ri')});
   #pragma unroll
-  for (int d = 16; d > 0; d >>= 1) acc = red(acc, nc_shfl_down(acc, d));
-  if (lane == 0) out[o] = NC_STORE(${spec.out}, (${spec.post}));
+  for (int nc_d = 16; nc_d > 0; nc_d >>= 1) nc_acc = nc_red(nc_acc, nc_shfl_down(nc_acc, nc_d));
+  if (nc_lane == 0) ${store(spec)}
 }`;
 }
 
 function cols(spec: ReduceSpec, v: ReduceVariant, name: string): string {
   const idx = v.wide ? 'long long' : 'int';
-  const el = (r: string) => `[&]() { const ${idx} r = ${r}; ${idx} i = obase; ${offsets('r', v.nr, idx, 'r', 'i')} (void)r; return (acc_t)(${spec.map}); }()`;
   return `${header(spec, v, name)} {
   using namespace ${name}_ns;
-  __shared__ __align__(16) unsigned char raw[8 * 33 * sizeof(acc_t)];
-  acc_t* s = reinterpret_cast<acc_t*>(raw);
-  __shared__ bool last;
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const ${idx} o = (${idx})blockIdx.x * 32 + tx;
-  const bool live = o < m;
-  ${idx} obase = 0;
-  if (live) { ${offsets('k', v.nk, idx, 'o', 'obase')} }
-  acc_t acc = (${spec.neutral});
-  if (live) {
-    const ${idx} step = (${idx})gridDim.y * 8;
-    ${idx} r0 = (${idx})blockIdx.y * 8 + ty;
-    for (; r0 + 3 * step < k; r0 += 4 * step) {
-      const acc_t a0 = ${el('r0')}, a1 = ${el('r0 + step')}, a2 = ${el('r0 + 2 * step')}, a3 = ${el('r0 + 3 * step')};
-      acc = red(acc, red(red(a0, a1), red(a2, a3)));
-    }
-    for (; r0 < k; r0 += step) acc = red(acc, ${el('r0')});
+  __shared__ __align__(16) unsigned char nc_raw[8 * 33 * sizeof(nc_acc_t)];
+  nc_acc_t* nc_s = reinterpret_cast<nc_acc_t*>(nc_raw);
+  __shared__ bool nc_last;
+  const int nc_tx = threadIdx.x, nc_ty = threadIdx.y;
+  const ${idx} nc_o = (${idx})blockIdx.x * 32 + nc_tx;
+  const bool nc_live = nc_o < nc_m;
+  ${idx} nc_obase = 0;
+  if (nc_live) { ${offsets('k', v.nk, idx, 'nc_o', 'nc_obase')} }
+  nc_acc_t nc_acc = (${spec.neutral});
+  if (nc_live) {
+    ${stridedLoop(spec, v, idx, `(${idx})blockIdx.y * 8 + nc_ty`, `(${idx})gridDim.y * 8`)}
   }
-  s[ty * 33 + tx] = acc;
+  nc_s[nc_ty * 33 + nc_tx] = nc_acc;
   __syncthreads();
-  if (ty == 0) {
+  if (nc_ty == 0) {
     #pragma unroll
-    for (int j = 1; j < 8; j++) acc = red(acc, s[j * 33 + tx]);
+    for (int nc_j = 1; nc_j < 8; nc_j++) nc_acc = nc_red(nc_acc, nc_s[nc_j * 33 + nc_tx]);
   }
   if (gridDim.y == 1) {
-    if (ty == 0 && live) out[o] = NC_STORE(${spec.out}, (${spec.post}));
+    if (nc_ty == 0 && nc_live) ${store(spec)}
     return;
   }
-  if (ty == 0 && live) nc_st_cg(&partials[(long long)blockIdx.y * m + o], acc);
+  if (nc_ty == 0 && nc_live) nc_st_cg(&nc_partials[(long long)blockIdx.y * nc_m + nc_o], nc_acc);
   __threadfence();
   __syncthreads();
-  if (tx == 0 && ty == 0) last = atomicAdd(&counters[blockIdx.x], 1u) == gridDim.y - 1;
+  if (nc_tx == 0 && nc_ty == 0) nc_last = atomicAdd(&nc_counters[blockIdx.x], 1u) == gridDim.y - 1;
   __syncthreads();
-  if (!last) return;
+  if (!nc_last) return;
   __threadfence();
-  if (ty == 0 && live) {
-    acc = (${spec.neutral});
-    for (unsigned int j = 0; j < gridDim.y; j++) acc = red(acc, nc_ld_cg(&partials[(long long)j * m + o]));
-    out[o] = NC_STORE(${spec.out}, (${spec.post}));
+  if (nc_ty == 0 && nc_live) {
+    nc_acc = (${spec.neutral});
+    for (unsigned int nc_j = 0; nc_j < gridDim.y; nc_j++) nc_acc = nc_red(nc_acc, nc_ld_cg(&nc_partials[(long long)nc_j * nc_m + nc_o]));
+    ${store(spec)}
   }
-  if (tx == 0 && ty == 0) counters[blockIdx.x] = 0;
+  if (nc_tx == 0 && nc_ty == 0) nc_counters[blockIdx.x] = 0;
 }`;
 }
 

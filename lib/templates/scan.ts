@@ -49,168 +49,168 @@ export function scanKernel(spec: ScanSpec): { source: string; name: string } {
   const source = `
 ${spec.preamble ?? ''}
 namespace ${name}_ns {
-typedef ${spec.acc} acc_t;
-__device__ __forceinline__ acc_t op(acc_t a, acc_t b) { return (${spec.scan}); }
+typedef ${spec.acc} nc_acc_t;
+__device__ __forceinline__ nc_acc_t nc_op(nc_acc_t a, nc_acc_t b) { return (${spec.scan}); }
 // (flags, value): flags bit 0 = has a value, bit 1 = contains a segment start.
-__device__ __forceinline__ void combine(int lf, acc_t lv, int& rf, acc_t& rv) {
-  if (!(rf & 1)) { rf = lf; rv = lv; return; }
-  if (!(lf & 1) || (rf & 2)) { rf |= lf & 2; return; }
-  rv = op(lv, rv);
-  rf |= lf;
+__device__ __forceinline__ void nc_combine(int nc_lf, nc_acc_t nc_lv, int& nc_rf, nc_acc_t& nc_rv) {
+  if (!(nc_rf & 1)) { nc_rf = nc_lf; nc_rv = nc_lv; return; }
+  if (!(nc_lf & 1) || (nc_rf & 2)) { nc_rf |= nc_lf & 2; return; }
+  nc_rv = nc_op(nc_lv, nc_rv);
+  nc_rf |= nc_lf;
 }
 }
 extern "C" __global__ void __launch_bounds__(${B}) ${name}(${spec.params}${spec.params ? ', ' : ''}const long long n,
-    unsigned int *__restrict__ status, ${name}_ns::acc_t *__restrict__ aggs, ${name}_ns::acc_t *__restrict__ incls,
-    unsigned int *__restrict__ ticket, const unsigned int epoch) {
+    unsigned int *__restrict__ nc_status, ${name}_ns::nc_acc_t *__restrict__ nc_aggs, ${name}_ns::nc_acc_t *__restrict__ nc_incls,
+    unsigned int *__restrict__ nc_ticket, const unsigned int nc_epoch) {
   using namespace ${name}_ns;
-  constexpr int IT = ${IT}, TILE = ${B} * IT;
-  __shared__ __align__(16) unsigned char raw[(TILE + TILE / 32) * sizeof(acc_t)];
-  acc_t* sv = reinterpret_cast<acc_t*>(raw);
-  __shared__ __align__(16) unsigned char wraw[${B / 32} * sizeof(acc_t)];
-  acc_t* wv = reinterpret_cast<acc_t*>(wraw);
-  __shared__ int wf[${B / 32}];
-  __shared__ __align__(16) unsigned char praw[sizeof(acc_t)];
-  acc_t& tile_prefix = *reinterpret_cast<acc_t*>(praw);
-  __shared__ int tile_pf;
-  __shared__ unsigned int tile_s;
-  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  if (t == 0) {
-    tile_s = atomicAdd(ticket, 1u);
-    if (tile_s == gridDim.x - 1) *ticket = 0;  // the last ticket: leave the counter zeroed
+  constexpr int nc_IT = ${IT}, nc_TILE = ${B} * nc_IT;
+  __shared__ __align__(16) unsigned char nc_raw[(nc_TILE + nc_TILE / 32) * sizeof(nc_acc_t)];
+  nc_acc_t* nc_sv = reinterpret_cast<nc_acc_t*>(nc_raw);
+  __shared__ __align__(16) unsigned char nc_wraw[${B / 32} * sizeof(nc_acc_t)];
+  nc_acc_t* nc_wv = reinterpret_cast<nc_acc_t*>(nc_wraw);
+  __shared__ int nc_wf[${B / 32}];
+  __shared__ __align__(16) unsigned char nc_praw[sizeof(nc_acc_t)];
+  nc_acc_t& nc_tile_prefix = *reinterpret_cast<nc_acc_t*>(nc_praw);
+  __shared__ int nc_tile_pf;
+  __shared__ unsigned int nc_tile_s;
+  const int nc_t = threadIdx.x, nc_lane = nc_t & 31, nc_warp = nc_t >> 5;
+  if (nc_t == 0) {
+    nc_tile_s = atomicAdd(nc_ticket, 1u);
+    if (nc_tile_s == gridDim.x - 1) *nc_ticket = 0;  // the last ticket: leave the counter zeroed
   }
   __syncthreads();
-  const unsigned int tile = tile_s;
-  const long long base = (long long)tile * TILE;
-  #define NC_PAD(s) ((s) + ((s) >> 5))
+  const unsigned int nc_tile = nc_tile_s;
+  const long long nc_base = (long long)nc_tile * nc_TILE;
+  #define NC_PAD(nc_s) ((nc_s) + ((nc_s) >> 5))
   #pragma unroll
-  for (int j = 0; j < IT; j++) {
-    const int s = j * ${B} + t;
-    const long long i = base + s;
-    if (i < n) sv[NC_PAD(s)] = (acc_t)(${spec.input});
+  for (int nc_j = 0; nc_j < nc_IT; nc_j++) {
+    const int nc_s = nc_j * ${B} + nc_t;
+    const long long i = nc_base + nc_s;
+    if (i < n) nc_sv[NC_PAD(nc_s)] = (nc_acc_t)(${spec.input});
   }
   __syncthreads();
   // Thread-local scan of items t*IT .. t*IT+IT-1.
-  int lf = 0;
-  acc_t lv;
+  int nc_lf = 0;
+  nc_acc_t nc_lv;
   #pragma unroll
-  for (int j = 0; j < IT; j++) {
-    const int s = t * IT + j;
-    const long long i = base + s;
+  for (int nc_j = 0; nc_j < nc_IT; nc_j++) {
+    const int nc_s = nc_t * nc_IT + nc_j;
+    const long long i = nc_base + nc_s;
     if (i < n) {
-      int xf = 1 | (${seg} ? 2 : 0);
-      acc_t xv = sv[NC_PAD(s)];
-      combine(lf, lv, xf, xv);
-      lf = xf; lv = xv;
+      int nc_xf = 1 | (${seg} ? 2 : 0);
+      nc_acc_t nc_xv = nc_sv[NC_PAD(nc_s)];
+      nc_combine(nc_lf, nc_lv, nc_xf, nc_xv);
+      nc_lf = nc_xf; nc_lv = nc_xv;
     }
   }
   // Warp inclusive scan of the thread totals.
-  int f = lf;
-  acc_t v = lv;
+  int nc_f = nc_lf;
+  nc_acc_t nc_v = nc_lv;
   #pragma unroll
-  for (int d = 1; d < 32; d <<= 1) {
-    const acc_t uv = nc_shfl_up(v, d);
-    const int uf = __shfl_up_sync(0xffffffffu, f, d);
-    if (lane >= d) combine(uf, uv, f, v);
+  for (int nc_d = 1; nc_d < 32; nc_d <<= 1) {
+    const nc_acc_t nc_uv = nc_shfl_up(nc_v, nc_d);
+    const int nc_uf = __shfl_up_sync(0xffffffffu, nc_f, nc_d);
+    if (nc_lane >= nc_d) nc_combine(nc_uf, nc_uv, nc_f, nc_v);
   }
-  if (lane == 31) { wf[warp] = f; wv[warp] = v; }
+  if (nc_lane == 31) { nc_wf[nc_warp] = nc_f; nc_wv[nc_warp] = nc_v; }
   // Exclusive within the warp.
-  int ef = __shfl_up_sync(0xffffffffu, f, 1);
-  acc_t ev = nc_shfl_up(v, 1);
-  if (lane == 0) ef = 0;
+  int nc_ef = __shfl_up_sync(0xffffffffu, nc_f, 1);
+  nc_acc_t nc_ev = nc_shfl_up(nc_v, 1);
+  if (nc_lane == 0) nc_ef = 0;
   __syncthreads();
-  if (warp == 0) {
+  if (nc_warp == 0) {
     // Lane 0 scans the warp totals (in place, exclusive) and finds the tile aggregate.
-    int af = 0;
-    acc_t av;
-    if (lane == 0) {
-      for (int w = 0; w < ${B / 32}; w++) {
-        int xf = wf[w];
-        acc_t xv = wv[w];
-        wf[w] = af; wv[w] = av;
-        combine(af, av, xf, xv);
-        af = xf; av = xv;
+    int nc_af = 0;
+    nc_acc_t nc_av;
+    if (nc_lane == 0) {
+      for (int nc_w = 0; nc_w < ${B / 32}; nc_w++) {
+        int nc_xf = nc_wf[nc_w];
+        nc_acc_t nc_xv = nc_wv[nc_w];
+        nc_wf[nc_w] = nc_af; nc_wv[nc_w] = nc_av;
+        nc_combine(nc_af, nc_av, nc_xf, nc_xv);
+        nc_af = nc_xf; nc_av = nc_xv;
       }
     }
-    af = __shfl_sync(0xffffffffu, af, 0);
-    av = nc_shfl(av, 0);
-    const unsigned int e = (epoch & 0x3fffffffu) << 2;
+    nc_af = __shfl_sync(0xffffffffu, nc_af, 0);
+    nc_av = nc_shfl(nc_av, 0);
+    const unsigned int nc_e = (nc_epoch & 0x3fffffffu) << 2;
     // Publish: the inclusive prefix when known now (first tile, or a segment starts here).
-    if (lane == 0) {
-      if (tile == 0 || (af & 2)) nc_st_cg(&incls[tile], av); else nc_st_cg(&aggs[tile], av);
+    if (nc_lane == 0) {
+      if (nc_tile == 0 || (nc_af & 2)) nc_st_cg(&nc_incls[nc_tile], nc_av); else nc_st_cg(&nc_aggs[nc_tile], nc_av);
       __threadfence();
-      *(volatile unsigned int*)&status[tile] = e | ((tile == 0 || (af & 2)) ? 2u : 1u);
+      *(volatile unsigned int*)&nc_status[nc_tile] = nc_e | ((nc_tile == 0 || (nc_af & 2)) ? 2u : 1u);
     }
     // Look back 32 predecessors at a time: lane l reads tile - 1 - l - 32k.
-    int pf = 0;
-    acc_t pv;
-    if (tile > 0) {
-      long long j = (long long)tile - 1 - lane;
+    int nc_pf = 0;
+    nc_acc_t nc_pv;
+    if (nc_tile > 0) {
+      long long nc_j = (long long)nc_tile - 1 - nc_lane;
       while (true) {
-        unsigned int st = e | 2u;
-        if (j >= 0) {
-          do { st = *(volatile unsigned int*)&status[j]; } while ((st & ~3u) != e || (st & 3u) == 0);
+        unsigned int nc_st = nc_e | 2u;
+        if (nc_j >= 0) {
+          do { nc_st = *(volatile unsigned int*)&nc_status[nc_j]; } while ((nc_st & ~3u) != nc_e || (nc_st & 3u) == 0);
         }
         __threadfence();
-        const bool incl = (st & 3u) == 2u;
-        const unsigned int stop_mask = __ballot_sync(0xffffffffu, incl);
-        const int stop = stop_mask ? __ffs(stop_mask) - 1 : 31;
-        int xf = 0;
-        acc_t xv;
-        if (lane <= stop && j >= 0) { xf = 1; xv = incl ? nc_ld_cg(&incls[j]) : nc_ld_cg(&aggs[j]); }
+        const bool nc_incl = (nc_st & 3u) == 2u;
+        const unsigned int nc_stop_mask = __ballot_sync(0xffffffffu, nc_incl);
+        const int nc_stop = nc_stop_mask ? __ffs(nc_stop_mask) - 1 : 31;
+        int nc_xf = 0;
+        nc_acc_t nc_xv;
+        if (nc_lane <= nc_stop && nc_j >= 0) { nc_xf = 1; nc_xv = nc_incl ? nc_ld_cg(&nc_incls[nc_j]) : nc_ld_cg(&nc_aggs[nc_j]); }
         // Ordered combination: higher lanes are earlier tiles (on the left).
         #pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-          const int of = __shfl_down_sync(0xffffffffu, xf, d);
-          const acc_t ov = nc_shfl_down(xv, d);
-          if (lane + d < 32) combine(of, ov, xf, xv);
+        for (int nc_d = 1; nc_d < 32; nc_d <<= 1) {
+          const int nc_of = __shfl_down_sync(0xffffffffu, nc_xf, nc_d);
+          const nc_acc_t nc_ov = nc_shfl_down(nc_xv, nc_d);
+          if (nc_lane + nc_d < 32) nc_combine(nc_of, nc_ov, nc_xf, nc_xv);
         }
-        if (lane == 0) combine(xf, xv, pf, pv);
-        if (stop_mask) break;
-        j -= 32;
+        if (nc_lane == 0) nc_combine(nc_xf, nc_xv, nc_pf, nc_pv);
+        if (nc_stop_mask) break;
+        nc_j -= 32;
       }
-      if (lane == 0 && !(af & 2)) {
-        int xf = af;
-        acc_t xv = av;
-        combine(pf, pv, xf, xv);
-        nc_st_cg(&incls[tile], xv);
+      if (nc_lane == 0 && !(nc_af & 2)) {
+        int nc_xf = nc_af;
+        nc_acc_t nc_xv = nc_av;
+        nc_combine(nc_pf, nc_pv, nc_xf, nc_xv);
+        nc_st_cg(&nc_incls[nc_tile], nc_xv);
         __threadfence();
-        *(volatile unsigned int*)&status[tile] = e | 2u;
+        *(volatile unsigned int*)&nc_status[nc_tile] = nc_e | 2u;
       }
     }
-    if (lane == 0) {
-      tile_pf = pf & 1;
-      if (pf & 1) tile_prefix = pv;
+    if (nc_lane == 0) {
+      nc_tile_pf = nc_pf & 1;
+      if (nc_pf & 1) nc_tile_prefix = nc_pv;
     }
   }
   __syncthreads();
   // This thread's exclusive prefix: tile prefix, then the warps before, then the lanes before.
-  int rf = ef;
-  acc_t rv = ev;
-  { int wf0 = wf[warp]; acc_t wv0 = wv[warp]; combine(wf0, wv0, rf, rv); }
-  { acc_t p = tile_prefix; combine(tile_pf, p, rf, rv); }
+  int nc_rf = nc_ef;
+  nc_acc_t nc_rv = nc_ev;
+  { int nc_wf0 = nc_wf[nc_warp]; nc_acc_t nc_wv0 = nc_wv[nc_warp]; nc_combine(nc_wf0, nc_wv0, nc_rf, nc_rv); }
+  { nc_acc_t nc_p = nc_tile_prefix; nc_combine(nc_tile_pf, nc_p, nc_rf, nc_rv); }
   // Rescan the items with the prefix; items go back to shared memory.
   #pragma unroll
-  for (int j = 0; j < IT; j++) {
-    const int s = t * IT + j;
-    const long long i = base + s;
+  for (int nc_j = 0; nc_j < nc_IT; nc_j++) {
+    const int nc_s = nc_t * nc_IT + nc_j;
+    const long long i = nc_base + nc_s;
     if (i < n) {
-      const acc_t x = sv[NC_PAD(s)];
-      if ((rf & 1) && !${seg}) rv = op(rv, x); else rv = x;
-      rf = 1;
-      sv[NC_PAD(s)] = rv;
+      const nc_acc_t nc_x = nc_sv[NC_PAD(nc_s)];
+      if ((nc_rf & 1) && !${seg}) nc_rv = nc_op(nc_rv, nc_x); else nc_rv = nc_x;
+      nc_rf = 1;
+      nc_sv[NC_PAD(nc_s)] = nc_rv;
     }
   }
   __syncthreads();
   #pragma unroll
-  for (int j = 0; j < IT; j++) {
-    const int s = j * ${B} + t;
-    const long long i = base + s;
+  for (int nc_j = 0; nc_j < nc_IT; nc_j++) {
+    const int nc_s = nc_j * ${B} + nc_t;
+    const long long i = nc_base + nc_s;
     if (i < n) {
-      const acc_t item = sv[NC_PAD(s)];
-      acc_t prev_item = (${spec.neutral});
+      const nc_acc_t item = nc_sv[NC_PAD(nc_s)];
+      nc_acc_t prev_item = (${spec.neutral});
       if (!${seg}) {
-        if (s > 0) prev_item = sv[NC_PAD(s - 1)];
-        else if (tile_pf) prev_item = tile_prefix;
+        if (nc_s > 0) prev_item = nc_sv[NC_PAD(nc_s - 1)];
+        else if (nc_tile_pf) prev_item = nc_tile_prefix;
       }
       (void)item; (void)prev_item;
       { ${spec.output} }
