@@ -21,10 +21,14 @@ import sys
 import time
 
 
-def time_batches(batch, sync, warmup, reps):
-    for _ in range(warmup):
+def time_batches(batch, sync, warmup, reps, warmup_s=0.1):
+    # At least `warmup` batches and warmup_s seconds untimed, so clocks settle before timing.
+    t_end = time.perf_counter() + warmup_s
+    done = 0
+    while done < warmup or time.perf_counter() < t_end:
         batch()
         sync()
+        done += 1
     times = []
     for _ in range(reps):
         t0 = time.perf_counter_ns()

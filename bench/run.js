@@ -16,13 +16,15 @@
 //   setup()    optional, untimed; its result is the ctx given to run and teardown
 //   run(ctx)   one batch; the harness syncs the context after it, inside the timed region
 //   teardown(ctx)  optional, untimed
-// A batch is timed with process.hrtime.bigint: WARMUP untimed batches, then the median of REPS.
+// A batch is timed with process.hrtime.bigint: WARMUP untimed batches (and at least WARMUP_S
+// seconds of them), then the median of REPS.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
 const WARMUP = 2;
+const WARMUP_S = 0.1;
 const PEERS = ['torch', 'cupy'];
 const PEER_TIMEOUT_MS = 600_000;
 
@@ -66,7 +68,9 @@ function loadCases(filter) {
 // Median wall time in seconds of one batch, each ended by a context synchronize.
 function timeBatches(cuda, batch, reps) {
   const sync = () => cuda.driver.Context.synchronize();
-  for (let i = 0; i < WARMUP; i++) {
+  // At least WARMUP batches and WARMUP_S seconds untimed (GPU clocks settle; peers do the same).
+  const end = process.hrtime.bigint() + BigInt(WARMUP_S * 1e9);
+  for (let i = 0; i < WARMUP || process.hrtime.bigint() < end; i++) {
     batch();
     sync();
   }

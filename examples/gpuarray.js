@@ -2,7 +2,7 @@
 // A short tour of GPUArray: creating arrays, arithmetic with broadcasting, views, comparisons
 // with where(), and tidy(). Run with `node examples/gpuarray.js`. Guide: docs/gpuarray.md.
 const { inspect } = require('node:util');
-const cuda = require('..');
+const cuda = require('nodecuda');
 const { gpuarray, slice } = cuda;
 
 if (!cuda.isAvailable()) {
@@ -58,4 +58,27 @@ console.log(`${'tidy(() => (x*x + 1) / 2)'.padEnd(32)} ${kept} new array kept`);
 show('y', y);
 console.log(`${'y.toArray()'.padEnd(32)} ${JSON.stringify(y.toArray())}`);
 console.log(`${'y.index(0).item()'.padEnd(32)} ${y.index(0).item()}`);
+const yValues = Array.from(y.get());
 y.dispose();
+
+// --- Checks against values computed in JavaScript ------------------------------------------------
+function expectArray(label, got, want) {
+  const g = JSON.stringify(got);
+  const w = JSON.stringify(want);
+  if (g !== w) {
+    console.error(`MISMATCH in ${label}: got ${g}, expected ${w}`);
+    process.exit(1);
+  }
+  console.log(`${label.padEnd(32)} OK`);
+}
+expectArray('a.add(row)', a.add(row).toArray(), [[11, 22, 33], [14, 25, 36]]);
+expectArray('a.add(col)', a.add(col).toArray(), [[101, 102, 103], [204, 205, 206]]);
+expectArray("a.index(':', '::-1')", a.index(':', '::-1').toArray(), [[3, 2, 1], [6, 5, 4]]);
+expectArray('a.T', a.T.toArray(), [[1, 4], [2, 5], [3, 6]]);
+expectArray('i8.add(10) wraps', Array.from(i8.add(10).get()), [-126, 5, 17]);
+expectArray('i8.floorDiv(-2)', Array.from(i8.floorDiv(-2).get()), [-60, 2, -4]);
+expectArray('b after b[0] = 0', b.toArray(), [[0, 0, 0], [4, 5, 6]]);
+// x was linspace(-2, 2, 5) negated in place; y = (x*x + 1) / 2.
+expectArray('x after x *= -1', Array.from(x.get()), [2, 1, -0, -1, -2]);
+expectArray('y = (x*x + 1) / 2', yValues, [2.5, 1, 0.5, 1, 2.5]);
+console.log('All checks passed.');

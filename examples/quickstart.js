@@ -1,7 +1,7 @@
 'use strict';
 // nodecuda quickstart: device info, then four small kernels, each checked against the CPU.
 // Run with `npm start` (after `npm install`).
-const cuda = require('..');
+const cuda = require('nodecuda');
 const { driver, SourceModule } = cuda;
 
 if (!cuda.isAvailable()) {
@@ -48,8 +48,8 @@ const launch = (n) => ({ block: [256], grid: [Math.ceil(n / 256)] });
 function check(what, got, want) {
   if (got.length !== want.length) fail(`${what}: length ${got.length}, expected ${want.length}`);
   const i = Array.from(want).findIndex((w, k) => got[k] !== w);
-  if (i >= 0) fail(`${what}: WRONG at index ${i}: got ${got[i]}, expected ${want[i]}`);
-  console.log(`${what}: ok`);
+  if (i >= 0) fail(`${what}: MISMATCH at index ${i}: got ${got[i]}, expected ${want[i]}`);
+  console.log(`${what}: OK`);
 }
 function fail(message) {
   console.error(message);
@@ -90,4 +90,4 @@ const text = new TextDecoder().decode(bytes);
 console.log(`d. upper on a char* string with driver.InOut: "hello, nodecuda" -> "${text}"`);
 check('   result', text, 'HELLO, NODECUDA');
 
-console.log('All done.');
+console.log('All checks passed.');

@@ -106,6 +106,7 @@ function literalRange(r: RangeLike): [number, number, number, number] {
 interface Loaded { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }
 
 /** The call signature of an ElementwiseKernel. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface ElementwiseKernel {
   /** Runs the kernel: one value per declared argument, then optionally `{ range?, slice?, stream? }`. */
   (...args: unknown[]): void;
@@ -332,6 +333,7 @@ function readsOutput(op: string, name: string): boolean {
 type Bound = GPUArray | { value: number | bigint | boolean | Complex; strong?: DType } | null;
 
 /** The call signature of a GenericElementwiseKernel. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export interface GenericElementwiseKernel {
   /** Inputs, then optionally outputs (omitted or null: allocated), then optionally `{ stream?, size? }`. */
   (...args: unknown[]): GPUArray | GPUArray[];

@@ -106,7 +106,7 @@ export class GPUArray {
     return this;
   }
 
-  /** @internal Device memory for launches and copies. */
+  /** Device memory for launches and copies (the key is not exported from the package). */
   [DEVICE_VIEW](): { ptr: bigint; bytes: number } {
     return { ptr: this.ptr, bytes: this.alloc.size - this.offset };
   }

@@ -182,7 +182,7 @@ export interface Versions {
  */
 export function version(): Versions {
   let drv: string | null = null;
-  let nvrtc: string | null = null;
+  let nvrtc: string | null;
   try {
     if (native.driverStatus().found) {
       const v = native.driverVersion();

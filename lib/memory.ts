@@ -30,6 +30,7 @@ export class DeviceAllocation {
   /** @internal ptr modulo 16, for alignment checks without BigInt arithmetic. */
   readonly align16: number;
   #owning: boolean;
+  // eslint-disable-next-line no-unused-private-class-members -- holds the module alive, never read
   #owner: unknown;
   #freed = false;
   /**
@@ -76,8 +77,8 @@ export class DeviceAllocation {
 }
 
 /**
- * @internal Key of the method by which nodecuda's own device-memory views (GPUArray) expose their
- * memory. Not exported from the package, so a plain object cannot pose as device memory.
+ * Key of the method by which nodecuda's own device-memory views (GPUArray) expose their memory.
+ * Not exported from the package, so a plain object cannot pose as device memory.
  */
 export const DEVICE_VIEW: unique symbol = Symbol('nodecuda.deviceView');
 

@@ -43,20 +43,21 @@ const COUNTERS = 65536;
 const WAVES = Number(process.env.NODECUDA_RED_WAVES) || 1;
 const COLS_WAVES = Number(process.env.NODECUDA_RED_COLS_WAVES) || 1;
 const INT32_MAX = 2 ** 31 - 1;
-const kernelCache = new WeakMap<ReduceSpec, Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>>();
+const kernelCache = new WeakMap<ReduceSpec, Map<string, Kernel>>();
 const workspaces = new Map<string, DeviceAllocation>();
 const streamIds = new WeakMap<Stream, number>();
 let nextStreamId = 1;
 const smCounts = new Map<number, number>();
 
-function residentBlocks(): number {
+/** Blocks of `k` that fit on the device at once (SMs × blocks per SM at 256 threads). */
+function residentBlocks(k: Kernel): number {
   const [ordinal] = native.ctxInfo();
   let sms = smCounts.get(ordinal);
   if (sms === undefined) {
     sms = native.deviceAttribute(ordinal, 16); // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
     smCounts.set(ordinal, sms);
   }
-  return sms * (2048 / REDUCE_BLOCK);
+  return sms * k.perSM;
 }
 
 /** Zeroed counters for the current context and `stream` (kernels reset what they use). */
@@ -78,17 +79,22 @@ export function counters(stream: Stream | null | undefined): bigint {
   return ws.ptr;
 }
 
-function kernelFor(spec: ReduceSpec, v: ReduceVariant): NativeAddon.FunctionHandle {
+interface Kernel { generation: number; ctx: number; fn: NativeAddon.FunctionHandle; perSM: number }
+
+function kernelFor(spec: ReduceSpec, v: ReduceVariant): Kernel {
   const { generation, id: ctx } = currentContext();
   let perSpec = kernelCache.get(spec);
   if (!perSpec) kernelCache.set(spec, (perSpec = new Map()));
   const key = `${v.kind}${v.e}${v.nk}${v.nr}${v.wide}`;
   const hit = perSpec.get(key);
-  if (hit && hit.generation === generation && hit.ctx === ctx) return hit.fn;
+  if (hit && hit.generation === generation && hit.ctx === ctx) return hit;
   const { source, name } = reduceKernel(spec, v);
   const fn = generatedKernel(`${PREAMBLE}\n${REDUCE_PREAMBLE}\n${source}\n`, name);
-  perSpec.set(key, { generation, ctx, fn });
-  return fn;
+  // Occupancy decides how many blocks a single wave holds (registers may allow fewer than 8).
+  const perSM = Math.max(1, native.occupancyMaxActiveBlocks(fn, REDUCE_BLOCK, 0));
+  const k: Kernel = { generation, ctx, fn, perSM };
+  perSpec.set(key, k);
+  return k;
 }
 
 interface Dims { shape: number[]; strides: number[] }
@@ -190,19 +196,13 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   let span = Math.max(m, k);
   for (const d of [kept, red]) d.shape.forEach((n, j) => { span += Math.abs(d.strides[j]) * Math.max(n - 1, 0); });
   const wide = span > INT32_MAX;
-  const T = residentBlocks();
   const rUnit = red.shape.length === 1 && (red.strides[0] === 1 || k === 1);
   const keptUnit = kept.strides[kept.strides.length - 1] === 1 && kept.shape[kept.shape.length - 1] >= 32;
+  const nk = kept.shape.length, nr = red.shape.length;
   let v: ReduceVariant;
-  let G = 1;
-  let S = 1;
-  if (!rUnit && keptUnit && k > 1) {
-    const tiles = Math.ceil(m / 32);
-    S = tiles > COUNTERS ? 1 : Math.max(1, Math.min(Math.ceil((T * COLS_WAVES) / tiles), Math.floor(k / 64), 65535));
-    v = { kind: 'cols', nk: kept.shape.length, nr: red.shape.length, wide, e: 1 };
-  } else if (k < 1024 && m > 1) {
-    v = { kind: 'warp', nk: kept.shape.length, nr: red.shape.length, wide, e: 1 };
-  } else {
+  if (!rUnit && keptUnit && k > 1) v = { kind: 'cols', nk, nr, wide, e: 1 };
+  else if (k < 1024 && m > 1) v = { kind: 'warp', nk, nr, wide, e: 1 };
+  else {
     let e = 1;
     if (spec.vec && rUnit && run.vec) {
       const widest = Math.max(...run.vec.map((x) => x.bytes));
@@ -210,10 +210,19 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
       const ok = e > 1 && kept.strides.every((s) => s % e === 0) && run.vec.every((x) => x.align16 % (e * x.bytes) === 0);
       if (!ok) e = 1;
     }
-    if (m < T && m <= COUNTERS) G = Math.max(1, Math.min(Math.ceil((T * WAVES) / m), Math.ceil(k / (REDUCE_BLOCK * e * 4))));
-    v = { kind: 'rows', nk: kept.shape.length, nr: red.shape.length, wide, e };
+    v = { kind: 'rows', nk, nr, wide, e };
   }
-  const fn = kernelFor(spec, v);
+  const kern = kernelFor(spec, v);
+  const fn = kern.fn;
+  const T = residentBlocks(kern);
+  let G = 1;
+  let S = 1;
+  if (v.kind === 'cols') {
+    const tiles = Math.ceil(m / 32);
+    S = tiles > COUNTERS ? 1 : Math.max(1, Math.min(Math.ceil((T * COLS_WAVES) / tiles), Math.floor(k / 64), 65535));
+  } else if (v.kind === 'rows' && m < T && m <= COUNTERS) {
+    G = Math.max(1, Math.min(Math.ceil((T * WAVES) / m), Math.ceil(k / (REDUCE_BLOCK * v.e * 4))));
+  }
   const partialCount = v.kind === 'cols' ? (S > 1 ? S * m : 0) : G > 1 ? G * m : 0;
   const stream = run.stream ?? null;
   const partials = partialCount ? new DeviceAllocation(partialCount * run.accBytes, stream) : null;

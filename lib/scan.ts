@@ -15,7 +15,7 @@ import { canCast } from './promote';
 import { normalizeAxis } from './shape';
 import { PREAMBLE } from './templates/preamble';
 import { REDUCE_PREAMBLE } from './templates/reduction';
-import { SCAN_BLOCK, ScanSpec, scanItems, scanKernel } from './templates/scan';
+import { SCAN_BLOCK, ScanSpec, scanItems, scanKernel, scanPacked } from './templates/scan';
 import { computeType, storageType } from './templates/elementwise';
 import { ParamValue, Params, UNSIGNED_C, accBytes, accType } from './reduce_engine';
 import { UserArgs, isOptions, parseArguments } from './user_args';
@@ -27,7 +27,7 @@ let nextStreamId = 1;
 const MAX_ACC = 32;
 
 /** Status/aggregate/inclusive arrays for `tiles` tiles on `stream` (per context), grown on demand. */
-function workspace(tiles: number, stream: Stream | null | undefined): { ws: Workspace; status: bigint; aggs: bigint; incls: bigint; ticket: bigint } {
+function workspace(tiles: number, stream: Stream | null | undefined): { ws: Workspace; status: bigint; aggs: bigint; incls: bigint; ticket: bigint; packed8: bigint; packed16: bigint } {
   const { generation, id } = currentContext();
   let sid = 0;
   if (stream) {
@@ -37,9 +37,11 @@ function workspace(tiles: number, stream: Stream | null | undefined): { ws: Work
   const key = `${id}:${generation}:${sid}`;
   let ws = workspaces.get(key);
   if (!ws || ws.alloc.freed || ws.tiles < tiles) {
-    const cap = Math.max(1024, tiles, (ws?.tiles ?? 0) * 2);
+    const cap = Math.ceil(Math.max(1024, tiles, (ws?.tiles ?? 0) * 2) / 4) * 4; // keeps every region 16-byte aligned
     ws?.alloc.free(stream ?? null);
-    const bytes = 16 + cap * (4 + 2 * MAX_ACC);
+    // ticket | status (4 B) | aggregates | inclusive prefixes (MAX_ACC B each) | packed 8-byte | packed 16-byte words.
+    // Each layout has its own region, so a stale word is only ever read as the same kind of word.
+    const bytes = 16 + cap * (4 + 2 * MAX_ACC + 8 + 16);
     const alloc = new DeviceAllocation(bytes, stream ?? null);
     workspaceAllocations.add(alloc);
     native.memset(alloc.ptr, 0, bytes / 4, 4, null, false);
@@ -49,7 +51,9 @@ function workspace(tiles: number, stream: Stream | null | undefined): { ws: Work
   ws.epoch = (ws.epoch + 1) & 0x3fffffff || 1;
   const p = ws.alloc.ptr;
   const cap = BigInt(ws.tiles);
-  return { ws, ticket: p, status: p + 16n, aggs: p + 16n + 4n * cap, incls: p + 16n + 4n * cap + BigInt(MAX_ACC) * cap };
+  const incls = p + 16n + 4n * cap + BigInt(MAX_ACC) * cap;
+  const packed8 = incls + BigInt(MAX_ACC) * cap;
+  return { ws, ticket: p, status: p + 16n, aggs: p + 16n + 4n * cap, incls, packed8, packed16: packed8 + 8n * cap };
 }
 
 const kernels = new WeakMap<ScanSpec, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>();
@@ -75,7 +79,8 @@ export function runScan(spec: ScanSpec, n: number, args: ParamValue[], stream?: 
   const w = workspace(tiles, stream);
   P.reset();
   for (const a of args) P.value(a);
-  P.value({ dtype: DTYPES.int64, value: BigInt(n) }).ptr(w.status).ptr(w.aggs).ptr(w.incls).ptr(w.ticket).u32(w.ws.epoch);
+  const aggs = !scanPacked(spec.accBytes) ? w.aggs : spec.accBytes === 4 ? w.packed8 : w.packed16;
+  P.value({ dtype: DTYPES.int64, value: BigInt(n) }).ptr(w.status).ptr(aggs).ptr(w.incls).ptr(w.ticket).u32(w.ws.epoch);
   P.launch(fn, stream, [tiles], [SCAN_BLOCK]);
 }
 
@@ -137,7 +142,7 @@ function cumulative(op: 'cumsum' | 'cumprod') {
       if (!src.flags.cContiguous) temps.push((src = src.copy()));
       const len = flat ? a.size : a.shape[axis];
       const segmented = !flat && len !== a.size;
-      let out = opts.out;
+      const out = opts.out;
       if (out !== undefined) {
         if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${op}: out must be a GPUArray`);
         out.check();

@@ -9,6 +9,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { NvrtcError, compiler } from '../lib';
 import { expectCode } from './helpers';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Number } = globalThis;
 
 const DIST = path.resolve(__dirname, '..', 'dist');
 const tag = () => randomBytes(6).toString('hex');

@@ -6,6 +6,8 @@ import { randomFillSync } from 'crypto';
 import * as cuda from '../lib';
 import { CudaError, SourceModule, driver } from '../lib';
 import { collect, describeGpu, expectCode } from './helpers';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, Number, BigInt } = globalThis;
 
 type DeviceAllocation = ReturnType<typeof driver.memAlloc>;
 type Host = ArrayBuffer | ArrayBufferView;
@@ -116,7 +118,7 @@ describeGpu('driver', () => {
     test('makeContext() pushes a usable context; pop() returns to the primary one', () => {
       const ctx = new driver.Device(0).makeContext();
       expect(ctx).toBeInstanceOf(driver.Context);
-      let popped: InstanceType<typeof driver.Context> | null = null;
+      let popped: InstanceType<typeof driver.Context> | null;
       try {
         const a = driver.memAlloc(64);
         const src = randomize(new Uint8Array(64)), dst = new Uint8Array(64);

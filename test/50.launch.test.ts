@@ -12,6 +12,8 @@ import {
 } from '../lib';
 import type { DTypeName, ScalarFactory } from '../lib';
 import { collect, describeGpu, expectCode } from './helpers';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, BigInt } = globalThis;
 
 type DeviceAllocation = ReturnType<typeof driver.memAlloc>;
 type Fn = ReturnType<SourceModule['getFunction']>;

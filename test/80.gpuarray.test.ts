@@ -9,6 +9,8 @@ import { GPUArray, ellipsis, gpuarray, slice } from '../lib';
 import type { DTypeName } from '../lib';
 import { collect, describeGpu, expectCode } from './helpers';
 import { C, download, expectArray, softly, upload, viewOf } from './reference';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, BigInt } = globalThis;
 
 const live = (): number => cuda.memory().liveAllocations;
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);

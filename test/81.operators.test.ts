@@ -13,6 +13,8 @@ import {
   C, COMPLEX_POW, DTYPE_NAMES, OPS, OpRef, V, broadcast2, download, expectArray, expectSame, halfOf, kind, nonzero, pairs,
   pool, scalarFor, show, softly, store, upload, viewOf,
 } from './reference';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, Number } = globalThis;
 
 type Fn = (...args: unknown[]) => GPUArray;
 const method = (a: GPUArray, name: string, ...args: unknown[]): GPUArray => (a as unknown as Record<string, Fn>)[name](...args);

@@ -5,6 +5,8 @@
  */
 import * as cuda from '../lib';
 import { collect, describeGpu } from './helpers';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math } = globalThis;
 
 const { gpuarray } = cuda;
 

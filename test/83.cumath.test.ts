@@ -19,6 +19,8 @@ import { GPUArray, cumath, driver, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
 import { collect, describeGpu, expectCode } from './helpers';
 import { C, DTYPE_NAMES, V, broadcast2, download, expectArray, expectSame, halfOf, kind, pool, show, store, upload, viewOf } from './reference';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, Number, BigInt } = globalThis;
 
 type Fn = (...args: unknown[]) => GPUArray;
 const call = (name: string, ...args: unknown[]): GPUArray => (cumath as unknown as Record<string, Fn>)[name](...args);

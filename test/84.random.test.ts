@@ -7,6 +7,8 @@
 import { DTYPES, DTypeName, GPUArray, driver, gpuarray, random } from '../lib';
 import { describeGpu, expectCode } from './helpers';
 import { decode, half } from './reference';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, Number, BigInt } = globalThis;
 
 jest.setTimeout(600_000);
 

@@ -16,6 +16,8 @@ import {
   Expect, RED_NAMES, RedName, UNIT, axesOf, chain, expectClose, fsum, groups, randomValues, reduceRef, resultDtype, rng,
   roundTo, smallInts, sumRef,
 } from './reduce-reference';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, Number, BigInt } = globalThis;
 
 type Opts = Record<string, unknown>;
 type Red = (a: GPUArray, opts?: Opts) => GPUArray;

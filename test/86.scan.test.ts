@@ -14,6 +14,8 @@ import type { DTypeName } from '../lib';
 import { collect, describeGpu } from './helpers';
 import { DTYPE_NAMES, V, download, kind, softly, upload, viewOf, wrap } from './reference';
 import { Expect, cumprodRef, cumsumRef, expectClose, randomValues, rng, scanAlong, sumDtype } from './reduce-reference';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, Number, BigInt } = globalThis;
 
 type Opts = Record<string, unknown>;
 type Fn = (a: GPUArray, opts?: Opts) => GPUArray;

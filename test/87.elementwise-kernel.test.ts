@@ -11,6 +11,8 @@ import { DTypeName, ElementwiseKernel, GPUArray, Scalar, dtype, gpuarray, slice 
 import { native } from '../lib/native';
 import { describeGpu, expectCode } from './helpers';
 import { C, DTYPE_NAMES, V, download, expectArray, expectSame, half, kind, nonzero, store, upload, viewOf, wrap } from './reference';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, BigInt } = globalThis;
 
 const C_NAMES: Record<string, string> = {
   bool: 'bool', int8: 'signed char', uint8: 'unsigned char', int16: 'short', uint16: 'unsigned short', int32: 'int',

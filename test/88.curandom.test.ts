@@ -13,6 +13,8 @@ import {
   XORWOWRandomNumberGenerator, curandTable, generateDirectionVectors32, seedGetterUniform, seedGetterUnique,
 } from '../lib/curandom';
 import { describeGpu, expectCode } from './helpers';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, BigInt } = globalThis;
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'curand.json');
 type Seq = number[];

@@ -17,6 +17,8 @@ import { DTYPES, checkStorable } from '../lib/dtype';
 import { hostInput } from '../lib/gpuarray';
 import { collect, describeGpu, expectCode } from './helpers';
 import { DTYPE_NAMES, expectArray, kind, softly, upload } from './reference';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Number, BigInt } = globalThis;
 
 const INT_DTYPES = DTYPE_NAMES.filter((d) => kind(d) === 'i' || kind(d) === 'u');
 const live = (): number => cuda.memory().liveAllocations;

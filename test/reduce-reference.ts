@@ -16,6 +16,8 @@
  */
 import type { DTypeName } from '../lib';
 import { C, V, halfOf, kind, wrap } from './reference';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, Number, BigInt } = globalThis;
 
 export type RedName = 'sum' | 'prod' | 'mean' | 'var' | 'std' | 'min' | 'max' | 'argmin' | 'argmax' | 'any' | 'all';
 export const RED_NAMES: RedName[] = ['sum', 'prod', 'mean', 'var', 'std', 'min', 'max', 'argmin', 'argmax', 'any', 'all'];

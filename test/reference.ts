@@ -6,6 +6,8 @@
  */
 import { GPUArray, floatToHalfBits, gpuarray, halfBitsToFloat } from '../lib';
 import type { DTypeName } from '../lib';
+// Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
+const { Math, Number, BigInt } = globalThis;
 
 export const DTYPE_NAMES: DTypeName[] = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64',
   'uint64', 'float16', 'float32', 'float64', 'complex64', 'complex128'];

@@ -55,6 +55,9 @@ export interface ReduceVariant {
 /** Threads per block of the rows/warp variants (cols uses 32x8). */
 export const REDUCE_BLOCK = 256;
 
+/** Vector loads in flight per thread in the rows variant (tuning: NODECUDA_RED_UNROLL). */
+const REDUCE_UNROLL = Math.max(1, Math.min(8, Number(process.env.NODECUDA_RED_UNROLL) || 2));
+
 /** Device helpers shared by every reduction and scan kernel (once per module). */
 export const REDUCE_PREAMBLE = String.raw`
 #ifndef NC_REDUCE_HELPERS
@@ -177,17 +180,30 @@ function rows(spec: ReduceSpec, v: ReduceVariant, name: string): string {
   const E = v.e;
   let loop: string;
   if (E > 1 && spec.vec) {
-    const loads = spec.vec.arrays.map((a, j) =>
-      `const nc_vec<${a.storage}, ${E}> nc_v${j} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${a.name} + nc_obase + nc_b);`);
-    const xs = spec.vec.arrays.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(nc_v${j}.v[nc_q]));`);
-    const xt = spec.vec.arrays.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(${a.name}[nc_obase + nc_r]));`);
+    const vec = spec.vec;
+    const vecs = vec.arrays;
+    // U vector loads in flight per thread, then the U*E values are combined in order.
+    const body = (u: number) => {
+      const loads: string[] = [];
+      const uses: string[] = [];
+      for (let w = 0; w < u; w++) {
+        vecs.forEach((a, j) => loads.push(`const nc_vec<${a.storage}, ${E}> nc_v${j}_${w} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${a.name} + nc_obase + nc_b + ${w} * nc_step);`));
+        const xs = vecs.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(nc_v${j}_${w}.v[nc_q]));`);
+        uses.push(`#pragma unroll
+    for (int nc_q = 0; nc_q < ${E}; nc_q++) { const ${idx} nc_r = nc_b + ${w} * nc_step + nc_q; (void)nc_r; ${xs.join(' ')} nc_acc = nc_red(nc_acc, (${vec.map})); }`);
+      }
+      return `${loads.join('\n    ')}\n    ${uses.join('\n    ')}`;
+    };
+    const xt = vecs.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(${a.name}[nc_obase + nc_r]));`);
+    const U = REDUCE_UNROLL;
     loop = `
   ${idx} nc_b = ((${idx})nc_g * ${B} + threadIdx.x) * ${E};
-  const ${idx} nc_step = (${idx})nc_G * ${B} * ${E};
+  const ${idx} nc_step = (${idx})nc_G * ${B} * ${E};${U > 1 ? `
+  for (; nc_b + ${U - 1} * nc_step + ${E} <= nc_k; nc_b += ${U} * nc_step) {
+    ${body(U)}
+  }` : ''}
   for (; nc_b + ${E} <= nc_k; nc_b += nc_step) {
-    ${loads.join('\n    ')}
-    #pragma unroll
-    for (int nc_q = 0; nc_q < ${E}; nc_q++) { const ${idx} nc_r = nc_b + nc_q; (void)nc_r; ${xs.join(' ')} nc_acc = nc_red(nc_acc, (${spec.vec.map})); }
+    ${body(1)}
   }
   if (nc_b < nc_k) for (${idx} nc_r = nc_b; nc_r < nc_k; nc_r++) { ${xt.join(' ')} nc_acc = nc_red(nc_acc, (${spec.vec.map})); }`;
   } else {

@@ -40,12 +40,43 @@ export function scanItems(accBytes: number): number {
   return Math.max(1, Math.min(16, Math.floor(16384 / (SCAN_BLOCK * accBytes))));
 }
 
+/**
+ * Whether tiles publish (status, value) as one 8- or 16-byte word (values of 4 or 8 bytes): one
+ * store and one load, no fences. Wider values use separate status and value arrays with fences.
+ */
+export function scanPacked(accBytes: number): boolean {
+  return accBytes === 4 || accBytes === 8;
+}
+
+function packedHelpers(accBytes: number): string {
+  const pw = accBytes === 4 ? 2 : 4;
+  const regs = Array.from({ length: pw }, (_, j) => `%${j + 1}`).join(', ');
+  const outs = Array.from({ length: pw }, (_, j) => `"=r"(w[${j}])`).join(', ');
+  const ins = Array.from({ length: pw }, (_, j) => `"r"(w[${j}])`).join(', ');
+  return `
+constexpr int NC_PW = ${pw};
+// Word 0: status (epoch << 2 | 1 aggregate / 2 inclusive); the value in the last ${accBytes / 4} word(s).
+__device__ __forceinline__ void nc_pub(unsigned int* p, unsigned int st, nc_acc_t v) {
+  unsigned int w[${pw}] = {};
+  w[0] = st;
+  memcpy(&w[${pw - accBytes / 4}], &v, ${accBytes});
+  asm volatile("st.volatile.global.v${pw}.u32 [%0], {${regs}};" :: "l"(p), ${ins} : "memory");
+}
+__device__ __forceinline__ unsigned int nc_peek(const unsigned int* p, nc_acc_t& v) {
+  unsigned int w[${pw}];
+  asm volatile("ld.volatile.global.v${pw}.u32 {${Array.from({ length: pw }, (_, j) => `%${j}`).join(', ')}}, [%${pw}];" : ${outs} : "l"(p) : "memory");
+  memcpy(&v, &w[${pw - accBytes / 4}], ${accBytes});
+  return w[0];
+}`;
+}
+
 /** Kernel source (needs PREAMBLE and REDUCE_PREAMBLE before it). */
 export function scanKernel(spec: ScanSpec): { source: string; name: string } {
   const name = spec.name;
   const IT = scanItems(spec.accBytes);
   const B = SCAN_BLOCK;
   const seg = spec.segment ? `(${spec.segment})` : 'false';
+  const packed = scanPacked(spec.accBytes);
   const source = `
 ${spec.preamble ?? ''}
 namespace ${name}_ns {
@@ -57,12 +88,13 @@ __device__ __forceinline__ void nc_combine(int nc_lf, nc_acc_t nc_lv, int& nc_rf
   if (!(nc_lf & 1) || (nc_rf & 2)) { nc_rf |= nc_lf & 2; return; }
   nc_rv = nc_op(nc_lv, nc_rv);
   nc_rf |= nc_lf;
-}
+}${packed ? packedHelpers(spec.accBytes) : ''}
 }
 extern "C" __global__ void __launch_bounds__(${B}) ${name}(${spec.params}${spec.params ? ', ' : ''}const long long n,
     unsigned int *__restrict__ nc_status, ${name}_ns::nc_acc_t *__restrict__ nc_aggs, ${name}_ns::nc_acc_t *__restrict__ nc_incls,
     unsigned int *__restrict__ nc_ticket, const unsigned int nc_epoch) {
-  using namespace ${name}_ns;
+  using namespace ${name}_ns;${packed ? `
+  unsigned int* nc_desc = reinterpret_cast<unsigned int*>(nc_aggs);  // packed (status, value) words` : ''}
   constexpr int nc_IT = ${IT}, nc_TILE = ${B} * nc_IT;
   __shared__ __align__(16) unsigned char nc_raw[(nc_TILE + nc_TILE / 32) * sizeof(nc_acc_t)];
   nc_acc_t* nc_sv = reinterpret_cast<nc_acc_t*>(nc_raw);
@@ -135,10 +167,11 @@ extern "C" __global__ void __launch_bounds__(${B}) ${name}(${spec.params}${spec.
     nc_av = nc_shfl(nc_av, 0);
     const unsigned int nc_e = (nc_epoch & 0x3fffffffu) << 2;
     // Publish: the inclusive prefix when known now (first tile, or a segment starts here).
-    if (nc_lane == 0) {
+    if (nc_lane == 0) {${packed ? `
+      nc_pub(nc_desc + (long long)nc_tile * NC_PW, nc_e | ((nc_tile == 0 || (nc_af & 2)) ? 2u : 1u), nc_av);` : `
       if (nc_tile == 0 || (nc_af & 2)) nc_st_cg(&nc_incls[nc_tile], nc_av); else nc_st_cg(&nc_aggs[nc_tile], nc_av);
       __threadfence();
-      *(volatile unsigned int*)&nc_status[nc_tile] = nc_e | ((nc_tile == 0 || (nc_af & 2)) ? 2u : 1u);
+      *(volatile unsigned int*)&nc_status[nc_tile] = nc_e | ((nc_tile == 0 || (nc_af & 2)) ? 2u : 1u);`}
     }
     // Look back 32 predecessors at a time: lane l reads tile - 1 - l - 32k.
     int nc_pf = 0;
@@ -146,17 +179,21 @@ extern "C" __global__ void __launch_bounds__(${B}) ${name}(${spec.params}${spec.
     if (nc_tile > 0) {
       long long nc_j = (long long)nc_tile - 1 - nc_lane;
       while (true) {
-        unsigned int nc_st = nc_e | 2u;
+        unsigned int nc_st = nc_e | 2u;${packed ? `
+        nc_acc_t nc_got;
+        if (nc_j >= 0) {
+          do { nc_st = nc_peek(nc_desc + nc_j * NC_PW, nc_got); } while ((nc_st & ~3u) != nc_e || (nc_st & 3u) == 0);
+        }` : `
         if (nc_j >= 0) {
           do { nc_st = *(volatile unsigned int*)&nc_status[nc_j]; } while ((nc_st & ~3u) != nc_e || (nc_st & 3u) == 0);
         }
-        __threadfence();
+        __threadfence();`}
         const bool nc_incl = (nc_st & 3u) == 2u;
         const unsigned int nc_stop_mask = __ballot_sync(0xffffffffu, nc_incl);
         const int nc_stop = nc_stop_mask ? __ffs(nc_stop_mask) - 1 : 31;
         int nc_xf = 0;
         nc_acc_t nc_xv;
-        if (nc_lane <= nc_stop && nc_j >= 0) { nc_xf = 1; nc_xv = nc_incl ? nc_ld_cg(&nc_incls[nc_j]) : nc_ld_cg(&nc_aggs[nc_j]); }
+        if (nc_lane <= nc_stop && nc_j >= 0) { nc_xf = 1; nc_xv = ${packed ? 'nc_got' : 'nc_incl ? nc_ld_cg(&nc_incls[nc_j]) : nc_ld_cg(&nc_aggs[nc_j])'}; }
         // Ordered combination: higher lanes are earlier tiles (on the left).
         #pragma unroll
         for (int nc_d = 1; nc_d < 32; nc_d <<= 1) {
@@ -172,9 +209,9 @@ extern "C" __global__ void __launch_bounds__(${B}) ${name}(${spec.params}${spec.
         int nc_xf = nc_af;
         nc_acc_t nc_xv = nc_av;
         nc_combine(nc_pf, nc_pv, nc_xf, nc_xv);
-        nc_st_cg(&nc_incls[nc_tile], nc_xv);
+${packed ? `        nc_pub(nc_desc + (long long)nc_tile * NC_PW, nc_e | 2u, nc_xv);` : `        nc_st_cg(&nc_incls[nc_tile], nc_xv);
         __threadfence();
-        *(volatile unsigned int*)&nc_status[nc_tile] = nc_e | 2u;
+        *(volatile unsigned int*)&nc_status[nc_tile] = nc_e | 2u;`}
       }
     }
     if (nc_lane == 0) {
