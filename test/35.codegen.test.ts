@@ -4,6 +4,7 @@
  * sm_90. One module per dtype keeps it fast.
  */
 import { DTYPES, DType, compiler } from '../lib';
+import { compileBoth, expectEntries, startAll } from './helpers';
 import { ElementwiseSpec, Variant, elementwiseKernel } from '../lib/templates/elementwise';
 import { PREAMBLE } from '../lib/templates/preamble';
 import { UFUNCS, UFUNC_PREAMBLE } from '../lib/ufunc';
@@ -63,14 +64,15 @@ function moduleSource(d: DType): { source: string; names: string[] } {
 
 describe('generated elementwise kernels compile (NVRTC, no GPU)', () => {
   const dtypes = Object.values(DTYPES);
-  test.each(dtypes.map((d) => [d.name, d] as const))('%s: every operator and cast, all variants', (_n, d) => {
+  // sm_75 as PTX (entry points listed), sm_90 all the way to CUBIN (ptxas runs too); all at once.
+  const built = startAll(dtypes, async (d) => {
     const { source, names } = moduleSource(d);
+    return { names, r: await compileBoth(source) };
+  });
+  test.each(dtypes.map((d) => [d.name, d] as const))('%s: every operator and cast, all variants', async (_n, d) => {
+    const { names, r } = await built(d);
     expect(new Set(names).size).toBe(names.length); // kernel names are unique
-    // sm_75 as PTX (entry points listed), sm_90 all the way to CUBIN (ptxas runs too).
-    const ptx = Buffer.from(compiler.compile(source, { arch: 'sm_75', noExternC: true, options: ['--std=c++17'], target: 'ptx' }).image).toString('utf8');
-    for (const name of names) expect(ptx).toContain(`.entry ${name}(`);
-    const cubin = Buffer.from(compiler.compile(source, { arch: 'sm_90', noExternC: true, options: ['--std=c++17'] }).image);
-    for (const name of names) expect(cubin.includes(Buffer.from(`${name}\0`))).toBe(true);
+    expectEntries(r, names);
   });
 });
 

@@ -3,7 +3,8 @@
  * dtype it supports, every variant (rows scalar/vector, warp, cols; 32- and 64-bit offsets), for
  * sm_75 (PTX) and sm_90 (CUBIN). One module per input dtype.
  */
-import { DTYPES, DType, compiler } from '../lib';
+import { DTYPES, DType } from '../lib';
+import { compileBoth, expectEntries, startAll } from './helpers';
 import { builtinSpec } from '../lib/reductions';
 import { PREAMBLE } from '../lib/templates/preamble';
 import { REDUCE_PREAMBLE, ReduceSpec, ReduceVariant, reduceKernel } from '../lib/templates/reduction';
@@ -43,7 +44,7 @@ function specs(d: DType): ReduceSpec[] {
 }
 
 describe('generated reduction kernels compile (NVRTC, no GPU)', () => {
-  test.each(Object.values(DTYPES).map((d) => [d.name, d] as const))('%s: every reduction, all variants', (_n, d) => {
+  const built = startAll(Object.values(DTYPES), async (d) => {
     const parts = [PREAMBLE, REDUCE_PREAMBLE];
     const names: string[] = [];
     for (const spec of specs(d)) {
@@ -54,11 +55,11 @@ describe('generated reduction kernels compile (NVRTC, no GPU)', () => {
         names.push(name);
       }
     }
-    const source = parts.join('\n');
+    return { names, r: await compileBoth(parts.join('\n')) };
+  });
+  test.each(Object.values(DTYPES).map((d) => [d.name, d] as const))('%s: every reduction, all variants', async (_n, d) => {
+    const { names, r } = await built(d);
     expect(new Set(names).size).toBe(names.length);
-    const ptx = Buffer.from(compiler.compile(source, { arch: 'sm_75', noExternC: true, options: ['--std=c++17'], target: 'ptx' }).image).toString('utf8');
-    for (const name of names) expect(ptx).toContain(`.entry ${name}(`);
-    const cubin = Buffer.from(compiler.compile(source, { arch: 'sm_90', noExternC: true, options: ['--std=c++17'] }).image);
-    for (const name of names) expect(cubin.includes(Buffer.from(`${name}\0`))).toBe(true);
+    expectEntries(r, names);
   });
 });

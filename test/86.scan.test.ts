@@ -303,7 +303,7 @@ describeGpu('scans', () => {
         const xs = Array.from({ length: n }, (_, i) => i % 5);
         const want: number[] = [];
         let acc = 0;
-        for (const x of xs) want.push((acc = wrap('int32', BigInt(acc + 3 * x + 511)) as number));
+        for (const x of xs) want.push((acc = wrap('int32', BigInt(acc + 3 * x + 510)) as number)); // 2 + 4 + ... + 256
         const v = gpuarray.full([n], -1, 'int32');
         g(upload('int32', xs), v, 3, 1, 1, 1, 1, 1, 1, 1, 1);
         expectClose(download(v), exact(want), `n=${n}`);

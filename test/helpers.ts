@@ -2,7 +2,8 @@
  * Test helpers. GPU suites use `describeGpu`: on a machine without a CUDA GPU they are skipped
  * with one visible line saying why (CI has no GPU; the GPU machine runs everything).
  */
-import { isAvailable } from '../lib';
+import { compiler, isAvailable } from '../lib';
+import type { CompileOptions } from '../lib';
 
 export const hasGpu = isAvailable();
 
@@ -43,4 +44,38 @@ export function expectCode(fn: () => unknown, cls: new (...args: never[]) => Err
   expect(caught).toBeInstanceOf(cls);
   expect((caught as { code?: string }).code).toBe(code);
   return caught as Error;
+}
+
+/** PTX for sm_75 and CUBIN for sm_90 of one source. */
+export interface BothArchs { ptx: string; cubin: Buffer }
+
+/**
+ * Compiles `source` for sm_75 (PTX) and sm_90 (CUBIN, so ptxas runs too) with NVRTC off the main
+ * thread; no GPU needed. Codegen suites start every module at collection time (`startAll`), so
+ * the compiles run concurrently on libuv's pool while the tests await their own.
+ */
+export async function compileBoth(source: string, opts: CompileOptions = {}): Promise<BothArchs> {
+  const base: CompileOptions = { noExternC: true, options: ['--std=c++17'], ...opts };
+  const [p, c] = await Promise.all([
+    compiler.compileAsync(source, { ...base, arch: 'sm_75', target: 'ptx' }),
+    compiler.compileAsync(source, { ...base, arch: 'sm_90' }),
+  ]);
+  return { ptx: Buffer.from(p.image).toString('utf8'), cubin: Buffer.from(c.image) };
+}
+
+/** Every name is a kernel entry of both images. */
+export function expectEntries(r: BothArchs, names: readonly string[]): void {
+  for (const name of names) expect(r.ptx).toContain(`.entry ${name}(`);
+  for (const name of names) expect(r.cubin.includes(Buffer.from(`${name}\0`))).toBe(true);
+}
+
+/** Starts job(k) for every key now; returns the lookup (rejections are kept for the awaiting test). */
+export function startAll<K, T>(keys: readonly K[], job: (k: K) => Promise<T>): (k: K) => Promise<T> {
+  const jobs = new Map<K, Promise<T>>();
+  for (const k of keys) {
+    const p = Promise.resolve().then(() => job(k));
+    p.catch(() => undefined); // handled by the test that awaits it
+    jobs.set(k, p);
+  }
+  return (k) => jobs.get(k)!;
 }
