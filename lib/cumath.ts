@@ -410,8 +410,10 @@ export function modf(x: GPUArray, opts?: SplitOptions): [GPUArray, GPUArray] {
   return split('modf', x, opts);
 }
 
-type Unary = (x: GPUArray, opts?: MathOptions) => GPUArray;
-type Binary = (x: Operand, y: Operand, opts?: MathOptions) => GPUArray;
+/** A one-operand cumath function. */
+export type Unary = (x: GPUArray, opts?: MathOptions) => GPUArray;
+/** A two-operand cumath function. */
+export type Binary = (x: Operand, y: Operand, opts?: MathOptions) => GPUArray;
 
 /** The cumath namespace's functions (each documented with an example). */
 export interface CumathFunctions {

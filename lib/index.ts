@@ -45,6 +45,20 @@ export type { IndexItem } from './indexing';
 export type { Operand, OpOptions } from './operators';
 export type { CreateOptions } from './creation';
 export { resultType, promoteTypes, canCast } from './promote';
+// Types the public API refers to (for TypeScript users and the typedoc reference; no runtime names).
+export type { Device, Context, Stream, Event } from './driver';
+export type { DeviceAllocation, AnyTypedArray, DeviceLike, DeviceView } from './memory';
+export type { Generator } from './random';
+export type {
+  XORWOWRandomNumberGenerator, MRG32k3aRandomNumberGenerator, Sobol32RandomNumberGenerator, ScrambledSobol32RandomNumberGenerator,
+} from './curandom';
+export type { TypedArrayConstructor } from './dtype';
+export type { Unary as CumathUnary, Binary as CumathBinary } from './cumath';
+export type { ElementwiseSpec, InputSpec, OutputSpec } from './templates/elementwise';
+export type { Element, NestedArray } from './host';
+export type { Casting, Operand as PromoteOperand } from './promote';
+export type { LoopMode } from './templates/elementwise_kernel';
+export type { HostArg } from './launch';
 
 /** pycuda.gpuarray: creating arrays and the operators as functions. */
 export const gpuarray = Object.freeze({

@@ -344,7 +344,8 @@ export function memsetD32Async(dst: DeviceLike, value: number, count: number,
 
 // ---- page-locked host memory -------------------------------------------------------------
 
-type AnyTypedArray = InstanceType<TypedArrayConstructor>;
+/** Any of the TypedArrays nodecuda uses for host data. */
+export type AnyTypedArray = InstanceType<TypedArrayConstructor>;
 
 // Unregisters when the TypedArray is collected; the held value keeps the buffer alive until then.
 const unpin = new FinalizationRegistry<{ reg: NativeAddon.HostRegHandle; buffer: ArrayBuffer | SharedArrayBuffer }>(

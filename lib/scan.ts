@@ -17,24 +17,16 @@ import { PREAMBLE } from './templates/preamble';
 import { REDUCE_PREAMBLE } from './templates/reduction';
 import { SCAN_BLOCK, ScanSpec, scanItems, scanKernel, scanPacked } from './templates/scan';
 import { computeType, storageType } from './templates/elementwise';
-import { ParamValue, Params, UNSIGNED_C, accBytes, accType } from './reduce_engine';
+import { ParamValue, Params, UNSIGNED_C, accBytes, accType, workspaceKey } from './reduce_engine';
 import { UserArgs, isOptions, parseArguments } from './user_args';
 
 interface Workspace { alloc: DeviceAllocation; tiles: number; epoch: number }
 const workspaces = new Map<string, Workspace>();
-const streamIds = new WeakMap<Stream, number>();
-let nextStreamId = 1;
 const MAX_ACC = 32;
 
 /** Status/aggregate/inclusive arrays for `tiles` tiles on `stream` (per context), grown on demand. */
 function workspace(tiles: number, stream: Stream | null | undefined): { ws: Workspace; status: bigint; aggs: bigint; incls: bigint; ticket: bigint; packed8: bigint; packed16: bigint } {
-  const { generation, id } = currentContext();
-  let sid = 0;
-  if (stream) {
-    sid = streamIds.get(stream) ?? 0;
-    if (!sid) streamIds.set(stream, (sid = nextStreamId++));
-  }
-  const key = `${id}:${generation}:${sid}`;
+  const key = workspaceKey(stream);
   let ws = workspaces.get(key);
   if (!ws || ws.alloc.freed || ws.tiles < tiles) {
     const cap = Math.ceil(Math.max(1024, tiles, (ws?.tiles ?? 0) * 2) / 4) * 4; // keeps every region 16-byte aligned

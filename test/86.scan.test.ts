@@ -28,7 +28,7 @@ const exact = (vals: V[]): Expect[] => vals.map((value) => ({ value, tol: 0 }));
 const num = (v: V): number => Number(v);
 /** Small integer x as a value of dtype d. */
 const k = (d: DTypeName, x: number): V => (kind(d) === 'c' ? { re: x, im: 0 } : d.endsWith('int64') ? BigInt(x) : kind(d) === 'b' ? (x ? 1 : 0) : x);
-/** Sizes around multiples of a 4096-element tile, up to k = 300, and 2^20 + 3. */
+/** Sizes around multiples of 4096 elements (the tile of 8-byte values; 4-byte values use 8192, 16-byte 2048), up to k = 300, and 2^20 + 3. */
 const TILE_SIZES = [...new Set([1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 255, 256, 257, 299, 300]
   .flatMap((m) => [4096 * m - 1, 4096 * m, 4096 * m + 1])), 2 ** 20 + 3];
 
