@@ -6,116 +6,29 @@
  * curand_init(seed[i], i, offset) (pseudo-random) or with direction vectors i mod 20000 (Sobol).
  * A fill writes element i from generator i mod generatorCount, as PyCUDA does.
  */
-import * as fs from 'fs';
-import * as path from 'path';
 import { randomInt } from 'crypto';
 import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES } from './attributes';
-import { SourceModule } from './compiler';
+import { Params, checkArray, checkUnsigned, kernel, launch, moduleOf } from './curand_sequence';
 import { DTypeLike, dtype as toDType } from './dtype';
 import { describe, rangeError, typeError } from './errors';
-import { Stream, currentContext, streamHandle } from './driver';
+import { Stream, currentContext } from './driver';
 import { GPUArray } from './gpuarray';
 import { DeviceAllocation } from './memory';
 import { native } from './native';
 import { assign } from './operators';
 import { normalizeShape } from './shape';
-import { CURAND_STATES, CurandKind, curandKernelName, curandSource } from './templates/curand';
+import { CURAND_STATES, CurandKind, curandSource } from './templates/curand';
 
-// ---- headers, modules and launches ----------------------------------------------------------
-
-/**
- * @internal The toolkit include directory holding curand_kernel.h: the first of $CUDA_HOME,
- * $CUDA_PATH, /usr/local/cuda (or `roots`) with include/curand_kernel.h. Throws an Error with
- * code ERR_CURAND_HEADERS naming the directories searched when none has it.
- */
-export function curandIncludeDir(roots?: readonly string[]): string {
-  const list = roots ?? [process.env.CUDA_HOME, process.env.CUDA_PATH, '/usr/local/cuda'].filter((r): r is string => !!r);
-  const dirs = list.map((r) => path.join(r, 'include'));
-  for (const d of dirs) if (fs.existsSync(path.join(d, 'curand_kernel.h'))) return d;
-  const e = new Error(`cuRAND's device headers (curand_kernel.h) were not found; searched: ${dirs.join(', ')}. ` +
-    'Install the CUDA toolkit (or its cuda-curand-dev package) or set CUDA_HOME to its root.');
-  (e as Error & { code: string }).code = 'ERR_CURAND_HEADERS';
-  throw e;
-}
-
-/**
- * @internal Include directories for curand_kernel.h: the toolkit's include directory and, where
- * present (CUDA 13), its cccl/ directory (curand_kernel.h includes <cuda/std/type_traits>).
- */
-export function curandIncludeDirs(roots?: readonly string[]): string[] {
-  const dir = curandIncludeDir(roots);
-  const cccl = path.join(dir, 'cccl');
-  return fs.existsSync(path.join(cccl, 'cuda', 'std')) ? [dir, cccl] : [dir];
-}
-
-let includeDirs: string[] | null = null;
-const modules = new Map<CurandKind, { generation: number; ctx: number; mod: SourceModule; fns: Map<string, NativeAddon.FunctionHandle> }>();
-
-/** The compiled module of `kind` for the current context (NVRTC once per process, then cached). */
-function moduleOf(kind: CurandKind): { mod: SourceModule; fns: Map<string, NativeAddon.FunctionHandle> } {
-  const { generation, id } = currentContext();
-  const hit = modules.get(kind);
-  if (hit && hit.generation === generation && hit.ctx === id) return hit;
-  includeDirs ??= curandIncludeDirs();
-  const mod = new SourceModule(curandSource(kind).source, { noExternC: true, options: ['--std=c++17'], includeDirs });
-  const entry = { generation, ctx: id, mod, fns: new Map<string, NativeAddon.FunctionHandle>() };
-  modules.set(kind, entry);
-  return entry;
-}
-
-function kernel(kind: CurandKind, what: string): NativeAddon.FunctionHandle {
-  const m = moduleOf(kind);
-  let fn = m.fns.get(what);
-  if (!fn) {
-    fn = native.moduleFunction(m.mod.handle, curandKernelName(kind, what));
-    m.fns.set(what, fn);
-  }
-  return fn;
-}
-
-/** Packs kernel parameters C-ABI style. */
-class Params {
-  readonly bytes = new Uint8Array(128);
-  readonly view = new DataView(this.bytes.buffer);
-  off = 0;
-  private at(a: number): number { this.off = (this.off + a - 1) & -a; const o = this.off; this.off += a; return o; }
-  ptr(p: bigint): this { this.view.setBigUint64(this.at(8), p, true); return this; }
-  i64(v: number): this { this.view.setBigInt64(this.at(8), BigInt(v), true); return this; }
-  u64(v: bigint): this { this.view.setBigUint64(this.at(8), v, true); return this; }
-  u32(v: number): this { this.view.setUint32(this.at(4), v, true); return this; }
-  f32(v: number): this { this.view.setFloat32(this.at(4), v, true); return this; }
-  f64(v: number): this { this.view.setFloat64(this.at(8), v, true); return this; }
-}
-
-const cfg = new Uint32Array(7);
-
-function launch(fn: NativeAddon.FunctionHandle, blocks: number, threads: number, p: Params, stream?: Stream | null): void {
-  cfg[0] = blocks; cfg[1] = 1; cfg[2] = 1; cfg[3] = threads; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
-  native.launch(fn, streamHandle(stream), cfg, p.bytes, p.off);
-}
+// The headers, modules, launches and CurandSequence (random.Generator's xorwow/mrg32k3a) live in
+// lib/curand_sequence.ts; re-exported here for the tests and existing imports.
+export { CurandSequence, curandIncludeDir, curandIncludeDirs } from './curand_sequence';
 
 // ---- argument checks --------------------------------------------------------------------------
-
-function checkArray(a: unknown, name: string): GPUArray {
-  if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a GPUArray. Received ${describe(a)}`);
-  return a.check();
-}
 
 function checkReal(v: unknown, name: string, min = -Infinity): number {
   if (typeof v !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a number. Received ${describe(v)}`);
   if (!Number.isFinite(v) || v < min) throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be a finite number >= ${min}. Received ${v}`);
   return v;
-}
-
-/** An unsigned integer below 2^bits (number or bigint) as a bigint. */
-function checkUnsigned(v: unknown, name: string, bits: 32 | 64): bigint {
-  if (typeof v !== 'number' && typeof v !== 'bigint') {
-    throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a number or bigint. Received ${describe(v)}`);
-  }
-  if (typeof v === 'number' && (!Number.isSafeInteger(v))) throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be an integer. Received ${v}`);
-  const b = BigInt(v);
-  if (b < 0n || b >= 1n << BigInt(bits)) throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be in [0, 2^${bits}). Received ${v}`);
-  return b;
 }
 
 function checkGeneratorArray(a: unknown, name: string, dtypes: string[], shape: number[]): GPUArray {
@@ -610,60 +523,4 @@ export class ScrambledSobol32RandomNumberGenerator extends SobolGenerator {
   constructor(dirVectors?: GPUArray, scrambleVector?: GPUArray, offset: number = 0, layout?: GeneratorLayout) {
     super('scrambledSobol32', dirVectors, scrambleVector, offset, layout);
   }
-}
-
-// ---- for random.Generator({ algorithm: 'xorwow' | 'mrg32k3a' }) --------------------------------
-
-/**
- * @internal A split-invariant stream of XORWOW or MRG32k3a numbers for random.Generator: a fixed
- * 65536 generators (256 blocks of 256, so the same numbers on any GPU), generator t initialised by
- * curand_init(seed, t, 0). Value e of the stream (counted across calls, `position`) comes from
- * generator e mod 65536, so any split of a request into calls gives the same numbers as one call
- * (per distribution: uniform is curand_uniform(_double) in (0, 1] or raw curand() for uint32/int32,
- * normal is curand_normal(_double), standard).
- */
-export class CurandSequence {
-  static readonly BLOCKS = 256;
-  static readonly THREADS = 256;
-  /** Values produced so far. */
-  position = 0;
-  readonly algorithm: 'xorwow' | 'mrg32k3a';
-  #state: DeviceAllocation;
-
-  constructor(algorithm: 'xorwow' | 'mrg32k3a', seed: number | bigint, stream?: Stream | null) {
-    if (algorithm !== 'xorwow' && algorithm !== 'mrg32k3a') {
-      throw typeError('ERR_INVALID_ARG_VALUE', `algorithm must be 'xorwow' or 'mrg32k3a'. Received ${describe(algorithm)}`);
-    }
-    this.algorithm = algorithm;
-    const s = checkUnsigned(seed, 'seed', 64);
-    const n = CurandSequence.BLOCKS * CurandSequence.THREADS;
-    this.#state = new DeviceAllocation(n * CURAND_STATES[algorithm].bytes, stream ?? null);
-    const p = new Params().ptr(this.#state.ptr).u64(s).u64(0n).i64(n);
-    launch(kernel(algorithm, 'init_seed'), CurandSequence.BLOCKS, CurandSequence.THREADS, p, stream);
-  }
-
-  /** Fills `a` with the next a.size values of `distribution`. */
-  fill(a: GPUArray, distribution: 'uniform' | 'normal', stream?: Stream | null): void {
-    const arr = checkArray(a, 'a');
-    const d = arr.dtype.name;
-    const gen = distribution === 'uniform' ? { float32: 'float', float64: 'double', uint32: 'uint', int32: 'uint' }[d as string]
-      : distribution === 'normal' ? { float32: 'normal_float', float64: 'normal_double' }[d as string] : undefined;
-    if (!gen) throw typeError('ERR_INVALID_DTYPE', `No ${String(distribution)} values for ${d} arrays`);
-    const n = arr.size;
-    if (n === 0) return;
-    const g = CurandSequence.BLOCKS * CurandSequence.THREADS;
-    const direct = arr.flags.cContiguous;
-    const out = direct ? arr : GPUArray.allocate(arr.shape, arr.dtype, stream);
-    try {
-      const p = new Params().ptr(this.#state.ptr).ptr(out.ptr).i64(n).i64(this.position % g);
-      launch(kernel(this.algorithm, gen), CurandSequence.BLOCKS, CurandSequence.THREADS, p, stream);
-      if (!direct) assign(arr, out, stream);
-    } finally {
-      if (!direct) out.alloc.free(stream);
-    }
-    this.position += n;
-  }
-
-  /** Frees the states; idempotent. */
-  dispose(): void { this.#state.free(); }
 }

@@ -35,6 +35,19 @@ export function contextChanged(): void {
   currentCtx = null;
 }
 
+const smCounts = new Map<number, number>();
+
+/** @internal Multiprocessors of the current context's device (cached per ordinal). */
+export function multiprocessorCount(): number {
+  const [ordinal] = native.ctxInfo();
+  let sms = smCounts.get(ordinal);
+  if (sms === undefined) {
+    sms = native.deviceAttribute(ordinal, 16); // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+    smCounts.set(ordinal, sms);
+  }
+  return sms;
+}
+
 /** @internal The current context's id and generation (cached). */
 export function currentContext(): { generation: number; id: number } {
   if (!currentCtx) {

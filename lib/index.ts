@@ -123,7 +123,7 @@ export const random = Object.freeze({
   generateDirectionVectors32: curandomNs.generateDirectionVectors32,
   generateScrambleConstants32: curandomNs.generateScrambleConstants32,
 });
-export type { GeneratorOptions, RandomState, DrawOptions } from './random';
+export type { Algorithm as RandomAlgorithm, GeneratorOptions, RandomState, DrawOptions } from './random';
 
 /** pycuda.cumath: elementwise math functions (NumPy 2 types; `{ out, stream, fastMath }`). */
 export const cumath = Object.freeze({ ...cumathNs.cumathFunctions, apply: cumathNs.apply });

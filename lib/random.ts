@@ -11,28 +11,43 @@
 import { randomBytes } from 'crypto';
 import { DTYPES, DType, DTypeLike, dtype as toDType } from './dtype';
 import { describe, rangeError, typeError } from './errors';
-import { Stream, currentContext, streamHandle } from './driver';
+import { Stream, currentContext, multiprocessorCount, streamHandle } from './driver';
 import { GPUArray } from './gpuarray';
 import { generatedKernel } from './compiler';
 import { native } from './native';
 import { assign } from './operators';
 import { normalizeShape } from './shape';
-import { Distribution, dtypesOf, elementsPerThread, randomKernel, wordsPerElement } from './templates/philox';
+import { CurandSequence, fillFromSequence } from './curand_sequence';
+import { Distribution, RANDOM_CHUNK, dtypesOf, elementsPerThread, randomKernel, wordsPerElement } from './templates/philox';
 
-/** Options of `new random.Generator()`. */
+/**
+ * The bit generator of a random.Generator: 'philox' (Philox4x32-10, our kernels, every
+ * distribution) or cuRAND's 'xorwow' / 'mrg32k3a' (uniform, normal, logNormal, exponential).
+ */
+export type Algorithm = 'philox' | 'xorwow' | 'mrg32k3a';
+
+/**
+ * Options of `new random.Generator()`.
+ * @example
+ * const g = new random.Generator({ seed: 7, algorithm: 'mrg32k3a' });
+ */
 export interface GeneratorOptions {
   /** 64-bit seed: a non-negative integer or bigint (default: 64 random bits from the OS). */
   seed?: number | bigint;
-  /** Only 'philox' here; XORWOW/MRG32k3a are the cuRAND generator classes. */
-  algorithm?: 'philox';
+  /** 'philox' (default), 'xorwow' or 'mrg32k3a' (see {@link Algorithm}). */
+  algorithm?: Algorithm;
 }
 
-/** A generator's reproducible state. */
+/**
+ * A generator's reproducible state.
+ * @example
+ * const s = g.state; // { seed: 42n, offset: 1024, algorithm: 'philox' }
+ */
 export interface RandomState {
   seed: bigint;
-  /** 32-bit words of the stream already used. */
+  /** philox: 32-bit words of the stream already used; xorwow/mrg32k3a: values already drawn. */
   offset: number;
-  algorithm: 'philox';
+  algorithm: Algorithm;
 }
 
 /** Options shared by every draw. */
@@ -42,22 +57,29 @@ export interface DrawOptions {
 
 const BLOCK = 256;
 const U64 = 2n ** 64n;
-const kernels = new Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>();
+// Grid-stride over WAVES × the blocks the device holds at once (NODECUDA_RANDOM_WAVES). Measured
+// on an H200 (float32, 2^28, TB/s written): one thread per 16 bytes, 3.27 (uniform) / 2.37
+// (normal); grid-stride with 32-bit indices, 2 waves 3.94 / 2.63, 4 waves 3.98 / 2.62, 8 waves 4.14 / 2.63.
+const WAVES = Number(process.env.NODECUDA_RANDOM_WAVES) || 8;
+interface RandomKernel { generation: number; ctx: number; fn: NativeAddon.FunctionHandle; maxBlocks: number }
+const kernels = new Map<string, RandomKernel>();
 const params = new Uint8Array(64);
 const view = new DataView(params.buffer);
 const cfg = new Uint32Array(7);
 // NumPy's POISSON_LAM_MAX: above it, the result would not fit in int64.
 const POISSON_LAM_MAX = 9.223372006484771e18;
 
-function kernelFor(dist: Distribution, d: DType, vec: boolean): NativeAddon.FunctionHandle {
+function kernelFor(dist: Distribution, d: DType, vec: boolean): RandomKernel {
   const key = `${dist}:${d.name}:${vec ? 'v' : 's'}`;
   const { generation, id: ctx } = currentContext();
   const hit = kernels.get(key);
-  if (hit && hit.generation === generation && hit.ctx === ctx) return hit.fn;
+  if (hit && hit.generation === generation && hit.ctx === ctx) return hit;
   const { source, name } = randomKernel(dist, d, vec);
   const fn = generatedKernel(source, name);
-  kernels.set(key, { generation, ctx, fn });
-  return fn;
+  const perSM = Math.max(1, native.occupancyMaxActiveBlocks(fn, BLOCK, 0));
+  const k = { generation, ctx, fn, maxBlocks: WAVES * perSM * multiprocessorCount() };
+  kernels.set(key, k);
+  return k;
 }
 
 function seedOf(seed: unknown): bigint {
@@ -112,47 +134,67 @@ function intArg(v: unknown, name: string): bigint {
 interface Params { a: number; b: number; ia: bigint; ib: bigint }
 
 /**
- * A Philox4x32-10 generator (NumPy's Generator API on the GPU; PyCUDA's curandom defaults).
+ * NumPy's Generator API on the GPU over a Philox4x32-10 stream (default; PyCUDA's curandom
+ * defaults) or cuRAND's XORWOW / MRG32k3a (`algorithm`). The cuRAND algorithms draw from 65536
+ * generators (generator t = curand_init(seed, t, 0); value e of the stream from generator
+ * e mod 65536, so any split of a request gives the same numbers), created on the first draw.
+ * They offer uniform (cuRAND's (0, 1] mapped to (low, high]), normal, logNormal and exponential
+ * for float16/32/64 (float16 through float32); integers and poisson need 'philox'.
  * @example
  * const g = new random.Generator({ seed: 42 });
  * const x = g.normal([1024], { mean: 0, std: 1, dtype: 'float32' });
  * const again = new random.Generator({ seed: 42 }).normal([1024], { dtype: 'float32' }); // same numbers
+ * const m = new random.Generator({ seed: 42, algorithm: 'mrg32k3a' }).uniform([1024], { dtype: 'float32' });
  */
 export class Generator {
   #seed: bigint;
   #k0: number;
   #k1: number;
   #offset = 0;
+  readonly #alg: Algorithm;
+  /** xorwow/mrg32k3a: the cuRAND states (null until the first draw or after setState) and their stream. */
+  #seq: CurandSequence | null = null;
+  #seqStream: Stream | null | undefined = null;
 
   constructor(options: GeneratorOptions = {}) {
     const o = opts(options);
-    if (o.algorithm !== undefined && o.algorithm !== 'philox') {
-      throw rangeError('ERR_INVALID_ARG_VALUE', `Generator algorithm ${describe(o.algorithm)} is not available here: ` +
-        "use 'philox', or random.XORWOWRandomNumberGenerator / random.MRG32k3aRandomNumberGenerator for cuRAND's");
+    if (o.algorithm !== undefined && o.algorithm !== 'philox' && o.algorithm !== 'xorwow' && o.algorithm !== 'mrg32k3a') {
+      throw rangeError('ERR_INVALID_ARG_VALUE', `Generator algorithm ${describe(o.algorithm)} is not available: ` +
+        "use 'philox', 'xorwow' or 'mrg32k3a'");
     }
+    this.#alg = o.algorithm ?? 'philox';
     this.#seed = seedOf(o.seed);
     this.#k0 = Number(this.#seed & 0xffffffffn);
     this.#k1 = Number(this.#seed >> 32n);
   }
 
+  /** The bit generator: 'philox', 'xorwow' or 'mrg32k3a'. */
+  get algorithm(): Algorithm { return this.#alg; }
+
   /**
-   * The state (seed, words used, algorithm); `setState(g.state)` later replays from here.
+   * The state (seed, words used (philox) or values drawn (xorwow/mrg32k3a), algorithm);
+   * `setState(g.state)` later replays from here. For xorwow/mrg32k3a, setState re-seeds and skips
+   * `offset` single-draw values, which is where the stream stands after uniform draws (float16/32,
+   * and MRG32k3a float64) and exponential ones; after normal/logNormal (Box–Muller keeps a second
+   * value) or XORWOW float64 uniforms (two draws a value) it is a different, equally reproducible point.
    * @example
    * const s = g.state; const a = g.uniform(10); g.setState(s); const b = g.uniform(10); // a equals b
    */
   get state(): RandomState {
-    return { seed: this.#seed, offset: this.#offset, algorithm: 'philox' };
+    return { seed: this.#seed, offset: this.#offset, algorithm: this.#alg };
   }
 
   /**
-   * Restores a state from `state` (seed and offset).
+   * Restores a state from `state` (seed and offset; algorithm, when given, must be the generator's).
    * @example
    * g.setState({ seed: 42n, offset: 0, algorithm: 'philox' });
+   * new random.Generator({ algorithm: 'xorwow' }).setState({ seed: 1n, offset: 4096, algorithm: 'xorwow' });
    */
   setState(state: RandomState): this {
     const s = opts(state);
-    if (s.algorithm !== undefined && s.algorithm !== 'philox') {
-      throw rangeError('ERR_INVALID_ARG_VALUE', `setState: algorithm must be 'philox'. Received ${describe(s.algorithm)}`);
+    if (s.algorithm !== undefined && s.algorithm !== this.#alg) {
+      throw rangeError('ERR_INVALID_ARG_VALUE', `setState: algorithm must be '${this.#alg}' (this generator's). ` +
+        `Received ${describe(s.algorithm)}`);
     }
     const seed = seedOf(s.seed === undefined ? null : s.seed);
     const offset = s.offset;
@@ -163,11 +205,14 @@ export class Generator {
     this.#k0 = Number(seed & 0xffffffffn);
     this.#k1 = Number(seed >> 32n);
     this.#offset = offset;
+    this.#seq?.dispose(this.#seqStream); // re-created (seeded, then skipped to offset) on the next draw
+    this.#seq = null;
     return this;
   }
 
   /**
-   * Skips `n` 32-bit words of the stream (as if a float32 draw of n elements had been made).
+   * Skips `n` 32-bit words (philox) or `n` values (xorwow/mrg32k3a) of the stream: the same as a
+   * float32 uniform draw of n elements, discarded (cuRAND's skipahead on the next draw).
    * @example
    * g.skipAhead(1000);
    */
@@ -208,30 +253,61 @@ export class Generator {
     if (next > Number.MAX_SAFE_INTEGER) throw rangeError('ERR_OUT_OF_RANGE', 'The Philox stream offset would pass 2^53 words');
     const ept = elementsPerThread(dist, d);
     const vec = a.align16 % Math.min(16, ept * d.bytes) === 0;
-    const fn = kernelFor(dist, d, vec);
-    view.setBigUint64(0, a.ptr, true);
-    view.setUint32(8, n % 2 ** 32, true);
-    view.setUint32(12, Math.floor(n / 2 ** 32), true);
-    view.setUint32(16, e0 % 2 ** 32, true);
-    view.setUint32(20, Math.floor(e0 / 2 ** 32), true);
+    const k = kernelFor(dist, d, vec);
     view.setUint32(24, this.#k0, true);
     view.setUint32(28, this.#k1, true);
     view.setFloat64(32, p.a, true);
     view.setFloat64(40, p.b, true);
     view.setBigUint64(48, p.ia, true);
     view.setBigUint64(56, p.ib, true);
-    const threads = Math.ceil(n / ept);
-    cfg[0] = Math.ceil(threads / BLOCK); cfg[1] = 1; cfg[2] = 1;
-    cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
-    native.launch(fn, h, cfg, params, 64);
+    cfg[1] = 1; cfg[2] = 1; cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
+    // Chunks of RANDOM_CHUNK elements (a multiple of every vector width): element k is unit e0 + k.
+    for (let done = 0; done < n; done += RANDOM_CHUNK) {
+      const m = Math.min(RANDOM_CHUNK, n - done), e = e0 + done;
+      view.setBigUint64(0, a.ptr + BigInt(done * d.bytes), true);
+      view.setUint32(8, m, true);
+      view.setUint32(12, 0, true);
+      view.setUint32(16, e % 2 ** 32, true);
+      view.setUint32(20, Math.floor(e / 2 ** 32), true);
+      cfg[0] = Math.min(Math.ceil(m / ept / BLOCK), k.maxBlocks);
+      native.launch(k.fn, h, cfg, params, 64);
+    }
     this.#offset = next;
     return a;
   }
 
+  /** Fills `a` with `dist` from this generator's algorithm (philox: fill_). */
+  #fill(dist: Distribution, a: GPUArray, p: Params, stream: Stream | null | undefined): GPUArray {
+    if (this.#alg === 'philox') return this.fill_(dist, a, p, stream);
+    this.#philoxOnly(dist);
+    if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `Expected a GPUArray. Received ${describe(a)}`);
+    a.check();
+    if (!dtypesOf(dist).includes(a.dtype.name)) {
+      throw typeError('ERR_INVALID_DTYPE', `${dist} cannot fill a ${a.dtype.name} array; use one of ${dtypesOf(dist).join(', ')}`);
+    }
+    if (a.size === 0) return a;
+    if (this.#offset + a.size > Number.MAX_SAFE_INTEGER) {
+      throw rangeError('ERR_OUT_OF_RANGE', `The ${this.#alg} stream position would pass 2^53 values`);
+    }
+    this.#seq ??= new CurandSequence(this.#alg, this.#seed, stream);
+    this.#seqStream = stream;
+    fillFromSequence(this.#seq, this.#offset, dist as 'uniform' | 'normal' | 'lognormal' | 'exponential', a, p.a, p.b, stream);
+    this.#offset = this.#seq.position;
+    return a;
+  }
+
+  /** Throws for the distributions only Philox has (before any GPU work). */
+  #philoxOnly(dist: Distribution): void {
+    if (this.#alg !== 'philox' && (dist === 'integers' || dist === 'poisson')) {
+      throw typeError('ERR_INVALID_ARG_VALUE', `${dist} needs algorithm 'philox'; this generator uses '${this.#alg}'`);
+    }
+  }
+
   #draw(dist: Distribution, shape: number | readonly number[], d: DType, p: Params, stream: Stream | null | undefined): GPUArray {
+    this.#philoxOnly(dist);
     const out = GPUArray.allocate(normalizeShape(shape), d, stream);
     try {
-      return this.fill_(dist, out, p, stream);
+      return this.#fill(dist, out, p, stream);
     } catch (e) {
       out.dispose();
       throw e;
@@ -241,6 +317,7 @@ export class Generator {
   /**
    * Uniform in [low, high) (default [0, 1); float16/32/64, default float64 as NumPy).
    * float32 values are multiples of 2^-24, float16 of 2^-11, float64 of 2^-53 (before scaling).
+   * xorwow/mrg32k3a: cuRAND's curand_uniform(_double) u in (0, 1] as low + u·(high − low), in (low, high].
    * @example
    * const x = g.uniform([4, 4], { low: -1, high: 1, dtype: 'float32' });
    */
@@ -250,13 +327,13 @@ export class Generator {
   }
 
   /**
-   * Fills `a` (float16/32/64, any layout) with uniform values in [low, high).
+   * Fills `a` (float16/32/64, any layout) with uniform values in [low, high) ((low, high] for xorwow/mrg32k3a).
    * @example
    * g.fillUniform(a, { low: 0, high: 10 });
    */
   fillUniform(a: GPUArray, options?: { low?: number; high?: number } & DrawOptions): GPUArray {
     const o = opts(options);
-    return this.fill_('uniform', a, uniformParams(o), o.stream);
+    return this.#fill('uniform', a, uniformParams(o), o.stream);
   }
 
   /**
@@ -276,7 +353,7 @@ export class Generator {
    */
   fillNormal(a: GPUArray, options?: { mean?: number; std?: number } & DrawOptions): GPUArray {
     const o = opts(options);
-    return this.fill_('normal', a, normalParams(o), o.stream);
+    return this.#fill('normal', a, normalParams(o), o.stream);
   }
 
   /**
@@ -295,7 +372,7 @@ export class Generator {
    * g.fillLogNormal(a, 0, 0.5);
    */
   fillLogNormal(a: GPUArray, mean = 0, std = 1, options?: DrawOptions): GPUArray {
-    return this.fill_('lognormal', a, normalParams({ mean, std }), opts(options).stream);
+    return this.#fill('lognormal', a, normalParams({ mean, std }), opts(options).stream);
   }
 
   /**
@@ -315,15 +392,17 @@ export class Generator {
    */
   fillExponential(a: GPUArray, options?: { scale?: number } & DrawOptions): GPUArray {
     const o = opts(options);
-    return this.fill_('exponential', a, expParams(o), o.stream);
+    return this.#fill('exponential', a, expParams(o), o.stream);
   }
 
   /**
    * Poisson counts with mean `lambda` (default int64, as NumPy; any integer dtype or float32/64).
+   * Philox only: xorwow/mrg32k3a generators throw a TypeError (ERR_INVALID_ARG_VALUE).
    * @example
    * const k = g.poisson([1000], 4);
    */
   poisson(shape: number | readonly number[], lambda = 1, options?: { dtype?: DTypeLike } & DrawOptions): GPUArray {
+    this.#philoxOnly('poisson');
     const o = opts(options);
     return this.#draw('poisson', shape, dtypeFor('poisson', o.dtype, DTYPES.int64), poissonParams(lambda), o.stream);
   }
@@ -334,17 +413,19 @@ export class Generator {
    * g.fillPoisson(a, 3.5);
    */
   fillPoisson(a: GPUArray, lambda: number, options?: DrawOptions): GPUArray {
-    return this.fill_('poisson', a, poissonParams(lambda), opts(options).stream);
+    this.#philoxOnly('poisson');
+    return this.#fill('poisson', a, poissonParams(lambda), opts(options).stream);
   }
 
   /**
    * Integers uniform in [low, high) without bias (Lemire's method with rejection); with `high`
-   * omitted, [0, low). dtype int8..uint64 (default int64); bigints for 64-bit bounds.
+   * omitted, [0, low). dtype int8..uint64 (default int64); bigints for 64-bit bounds. Philox only.
    * @example
    * const dice = g.integers([100], 1, 7, 'int32');
    */
   integers(shape: number | readonly number[], low: number | bigint, high?: number | bigint, dtype: DTypeLike = 'int64',
     options?: DrawOptions): GPUArray {
+    this.#philoxOnly('integers');
     const d = dtypeFor('integers', dtype, DTYPES.int64);
     return this.#draw('integers', shape, d, integerParams(d, low, high), opts(options).stream);
   }
@@ -355,9 +436,10 @@ export class Generator {
    * g.fillIntegers(a, 0, 10);
    */
   fillIntegers(a: GPUArray, low: number | bigint, high?: number | bigint, options?: DrawOptions): GPUArray {
+    this.#philoxOnly('integers');
     if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `Expected a GPUArray. Received ${describe(a)}`);
     const d = dtypeFor('integers', a.dtype, DTYPES.int64);
-    return this.fill_('integers', a, integerParams(d, low, high), opts(options).stream);
+    return this.#fill('integers', a, integerParams(d, low, high), opts(options).stream);
   }
 }
 

@@ -7,7 +7,7 @@
  * kernels leave zeroed.
  */
 import { Complex, DType, writeScalar } from './dtype';
-import { Stream, currentContext, streamHandle } from './driver';
+import { Stream, currentContext, multiprocessorCount, streamHandle } from './driver';
 import { generatedKernel } from './compiler';
 import { DeviceAllocation, workspaceAllocations } from './memory';
 import { native } from './native';
@@ -43,23 +43,16 @@ const COUNTERS = 65536;
 // Measured on an H200 (float32, GB/s): sum of 2^28 4122 with 1 wave, 4164 with 2; sum over axis 0
 // of 16384² 3671 with 1, 3876 with 2, 3910 with 4.
 const WAVES = Number(process.env.NODECUDA_RED_WAVES) || 2;
-const COLS_WAVES = Number(process.env.NODECUDA_RED_COLS_WAVES) || 4;
+const COLS_WAVES = Number(process.env.NODECUDA_RED_COLS_WAVES) || 2;
 const INT32_MAX = 2 ** 31 - 1;
 const kernelCache = new WeakMap<ReduceSpec, Map<string, Kernel>>();
 const workspaces = new Map<string, DeviceAllocation>();
 const streamIds = new WeakMap<Stream, number>();
 let nextStreamId = 1;
-const smCounts = new Map<number, number>();
 
 /** Blocks of `k` that fit on the device at once (SMs × blocks per SM at 256 threads). */
 function residentBlocks(k: Kernel): number {
-  const [ordinal] = native.ctxInfo();
-  let sms = smCounts.get(ordinal);
-  if (sms === undefined) {
-    sms = native.deviceAttribute(ordinal, 16); // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
-    smCounts.set(ordinal, sms);
-  }
-  return sms * k.perSM;
+  return multiprocessorCount() * k.perSM;
 }
 
 /** Key of a per-(current context, stream) workspace: launches on one stream may share one. @internal */

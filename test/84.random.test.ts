@@ -371,6 +371,17 @@ describeGpu('random: reproducibility, splits, overlap', () => {
     const h = new random.Generator({ seed: 77 }).skipAhead(13);
     expect(bits(h.normal([100], { dtype: 'float64' }))).toEqual(bits(a));
   });
+  test('more than 2^30 elements (one launch per 2^30): the stream runs on across the launches', () => {
+    const n = 2 ** 30 + 40, seed = 5n, skip = 3;
+    const a = new random.Generator({ seed }).skipAhead(skip).integers(n, 0, 200, 'uint8');
+    const edge = a.index(`${2 ** 30 - 24}:`);
+    expectReference(values(edge), 'integers', 'uint8', seed, skip + 2 ** 30 - 24, { low: 0n, range: 200n });
+    const b = new random.Generator({ seed }).skipAhead(skip + 2 ** 30 - 24).integers(64, 0, 200, 'uint8');
+    expect(bits(b)).toEqual(bits(edge));
+    a.dispose();
+    b.dispose();
+  });
+
   test('sizes 0 and 1, 0-d shapes, streams', () => {
     const g = new random.Generator({ seed: 3 });
     const e = g.uniform([0, 4], { dtype: 'float32' });

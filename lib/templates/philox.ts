@@ -13,12 +13,16 @@
  * counter = (lo32(w), hi32(w), attempt, tag) with tag 1 (integers) or 2 (poisson), which never
  * meets the main stream (tag 0).
  *
- * Each thread writes U·G consecutive elements (G blocks, G+1 when e0 is not block-aligned) with
- * 16-byte stores where the output is 16-byte aligned ('v' kernels), element stores otherwise ('s').
+ * Each thread writes U·G consecutive elements per step (G blocks, G+1 when e0 is not block-aligned)
+ * with 16-byte stores where the output is 16-byte aligned ('v' kernels), element stores otherwise
+ * ('s'), stepping over the array by the grid's size (the grid holds a few waves of the device).
  */
 import { DType } from '../dtype';
 import { PREAMBLE } from './preamble';
 import { storageType } from './elementwise';
+
+/** Most elements one launch writes (the kernels index elements with 32-bit integers). */
+export const RANDOM_CHUNK = 2 ** 30;
 
 /** Distributions with a kernel. */
 export type Distribution = 'uniform' | 'normal' | 'lognormal' | 'exponential' | 'integers' | 'poisson';
@@ -158,7 +162,7 @@ __device__ __noinline__ long long nc_poisson(double lam, double enlam, nc_u64 w,
 }
 // One thread: U*G elements from blocks b0.. (one more block when the first unit is at lane SH).
 template <typename D, int SH, bool VEC>
-__device__ __forceinline__ void nc_rand_run(typename D::S* __restrict__ out, nc_u64 i0, nc_u64 n, nc_u64 b0, const nc_rp& p) {
+__device__ __forceinline__ void nc_rand_run(typename D::S* __restrict__ out, unsigned int i0, unsigned int n, nc_u64 b0, const nc_rp& p) {
   typename D::R v[D::U * (D::G + 1)];
 #pragma unroll
   for (int g = 0; g < D::G + (SH ? 1 : 0); g++) D::gen(b0 + g, p, v + g * D::U);
@@ -172,16 +176,24 @@ __device__ __forceinline__ void nc_rand_run(typename D::S* __restrict__ out, nc_
     for (int j = 0; j < D::U * D::G; j++) if (i0 + j < n) out[i0 + j] = NC_STORE(typename D::S, v[SH + j]);
   }
 }
+// Grid-stride: a grid sized to the device (not to n) writes U*G elements per thread and step.
+// 32-bit element indices (the host launches at most 2^30 elements at a time); since i0 is a
+// multiple of U, the first block of element i0 is e0 / U + i0 / U.
+template <typename D, int SH, bool VEC>
+__device__ __forceinline__ void nc_rand_loop(typename D::S* __restrict__ out, unsigned int n, nc_u64 e0, const nc_rp& p) {
+  const unsigned int step = gridDim.x * blockDim.x * (D::U * D::G);
+  const nc_u64 eb = e0 / D::U;
+  for (unsigned int i0 = (blockIdx.x * blockDim.x + threadIdx.x) * (D::U * D::G); i0 < n; i0 += step) {
+    nc_rand_run<D, SH, VEC>(out, i0, n, eb + i0 / D::U, p);
+  }
+}
 template <typename D, bool VEC>
 __device__ __forceinline__ void nc_rand(typename D::S* __restrict__ out, nc_u64 n, nc_u64 e0, const nc_rp& p) {
-  const nc_u64 i0 = ((nc_u64)blockIdx.x * blockDim.x + threadIdx.x) * (D::U * D::G);
-  if (i0 >= n) return;
-  const nc_u64 e = e0 + i0, b0 = e / D::U;
-  switch ((int)(e % D::U)) {  // the same in every thread (i0 is a multiple of U)
-    case 0: nc_rand_run<D, 0, VEC>(out, i0, n, b0, p); break;
-    case 1: nc_rand_run<D, 1, VEC>(out, i0, n, b0, p); break;
-    case 2: nc_rand_run<D, (2 < D::U ? 2 : 0), VEC>(out, i0, n, b0, p); break;
-    default: nc_rand_run<D, (3 < D::U ? 3 : 0), VEC>(out, i0, n, b0, p); break;
+  switch ((int)(e0 % D::U)) {  // the same for every element a thread starts at (multiples of U)
+    case 0: nc_rand_loop<D, 0, VEC>(out, (unsigned int)n, e0, p); break;
+    case 1: nc_rand_loop<D, 1, VEC>(out, (unsigned int)n, e0, p); break;
+    case 2: nc_rand_loop<D, (2 < D::U ? 2 : 0), VEC>(out, (unsigned int)n, e0, p); break;
+    default: nc_rand_loop<D, (3 < D::U ? 3 : 0), VEC>(out, (unsigned int)n, e0, p); break;
   }
 }
 `;
@@ -226,7 +238,8 @@ export function randomKernelName(dist: Distribution, d: DType, vec: boolean): st
 
 /**
  * The kernel for (distribution, dtype, vector stores?) without the shared device code, so that
- * several can share one module. Parameters: (out, n, e0, k0, k1, a, b, ia, ib) — 64 bytes.
+ * several can share one module. Parameters: (out, n, e0, k0, k1, a, b, ia, ib) — 64 bytes;
+ * n ≤ 2^30 (RANDOM_CHUNK) per launch.
  */
 export function randomKernelBody(dist: Distribution, d: DType, vec: boolean): { source: string; name: string } {
   if (!dtypesOf(dist).includes(d.name)) throw new Error(`no ${dist} kernel for ${d.name}`);
