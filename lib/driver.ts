@@ -8,7 +8,9 @@ import { checkSize, describe, typeError } from './errors';
 import { native } from './native';
 
 /**
- * Whether a CUDA driver and at least one device are present. Never throws.
+ * Whether a CUDA driver and at least one device are present. Never throws. It says nothing about
+ * the state of a context: after a sticky fault it is still true, while launches in the faulted
+ * context keep throwing (`err.poisoned`).
  * @example
  * if (!cuda.isAvailable()) console.log('no GPU: skipping');
  */
@@ -132,8 +134,12 @@ export class Device {
     return ctx;
   }
   /**
-   * Resets the device's primary context (cuDevicePrimaryCtxReset): frees everything in it and
-   * clears a sticky fault, so the process can use the device again.
+   * Resets the device's primary context (cuDevicePrimaryCtxReset): frees everything in it (every
+   * allocation, module, stream and event of the context is gone afterwards). It does not clear a
+   * sticky fault: after one (`err.poisoned`), the driver refuses the reset and only a new process
+   * can use the device (docs/errors.md, "Sticky faults").
+   * @example
+   * new driver.Device(0).reset();
    */
   reset(): void {
     contextChanged();

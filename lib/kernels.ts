@@ -64,11 +64,11 @@ function contiguousChoice(e: number, wide: boolean): Choice {
   return c;
 }
 
-function chooseVariant(arrays: ArrayOperand[], outs: number, shape: readonly number[], n: number): Choice {
+function chooseVariant(arrays: ArrayOperand[], outs: number, shape: readonly number[], n: number, vectors = VECTORS_PER_THREAD): Choice {
   let maxBytes = 1;
   for (const a of arrays) maxBytes = Math.max(maxBytes, a.dtype.bytes);
   // 16-byte vectors for the widest operand (two for 1-byte types: more bytes in flight per thread).
-  const e = Math.max(1, (16 * (maxBytes === 1 ? 2 : VECTORS_PER_THREAD)) / maxBytes);
+  const e = Math.max(1, (16 * (maxBytes === 1 ? 2 : vectors)) / maxBytes);
   let contiguous = true;
   for (const a of arrays) {
     if (!isContiguous(a, shape) || a.align16 % vecBytes(a.dtype, e) !== 0) {
@@ -176,7 +176,7 @@ export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], 
   if (n === 0) return;
   const arrays: ArrayOperand[] = outs.slice();
   for (const x of ins) if (!('scalar' in x)) arrays.push(x);
-  const { v, key, dims } = chooseVariant(arrays, outs.length, shape, n);
+  const { v, key, dims } = chooseVariant(arrays, outs.length, shape, n, spec.vectors);
   const fn = kernelFor(spec, v, key);
   ensure(64 + ins.length * 16 + outs.length * 8 + (dims ? dims.shape.length * (arrays.length + 1) * 8 : 0));
   let off = 0;

@@ -59,6 +59,11 @@ export interface ElementwiseSpec {
   preamble?: string;
   /** Extra NVRTC options (e.g. ElementwiseKernel's `options`). */
   options?: readonly string[];
+  /**
+   * 16-byte vectors per thread in the contiguous variant (default 1, NODECUDA_EW_VECTORS):
+   * 2 for long float64 math, whose latency one vector of two doubles does not hide.
+   */
+  vectors?: number;
 }
 
 export interface Variant {
