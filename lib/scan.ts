@@ -91,8 +91,10 @@ export function cumSpec(op: 'cumsum' | 'cumprod', inp: DType, acc: DType, out: D
   return memo(name, () => {
     const isInt = acc.kind === 'i' || acc.kind === 'u' || acc.kind === 'b';
     const c = isInt ? UNSIGNED_C[acc.name] : accType(acc);
-    const input = isInt ? `(${c})NC_TO(${computeType(acc)}, nc_load(in0[i]))` : `NC_TO(${c}, nc_load(in0[i]))`;
+    const conv = (x: string) => (isInt ? `(${c})NC_TO(${computeType(acc)}, nc_load(${x}))` : `NC_TO(${c}, nc_load(${x}))`);
+    const input = conv('in0[i]');
     return {
+      vector: segmented ? undefined : { ptr: 'in0', storage: storageType(inp), bytes: inp.bytes, input: conv('nc_x') },
       name, acc: c, accBytes: accBytes(acc), scan: op === 'cumsum' ? 'a + b' : 'a * b', neutral: `(${c})${op === 'cumsum' ? 0 : 1}`,
       params: `${storageType(out)} *__restrict__ out0, const ${storageType(inp)} *__restrict__ in0${segmented ? ', const long long seglen' : ''}`,
       input, output: `out0[i] = NC_STORE(${storageType(out)}, item);`,
@@ -219,6 +221,7 @@ function builderSpec(dt: DType, scanExpr: string, neutral: string | undefined, e
     params: `${storageType(dt)} *__restrict__ out0, const ${storageType(dt)} *__restrict__ in0`,
     input: `NC_TO(${c}, nc_load(in0[i]))`, output: `out0[i] = NC_STORE(${storageType(dt)}, ${exclusive ? 'prev_item' : 'item'});`,
     preamble,
+    vector: { ptr: 'in0', storage: storageType(dt), bytes: dt.bytes, input: `NC_TO(${c}, nc_load(nc_x))` },
   };
 }
 

@@ -31,6 +31,11 @@ export interface ScanSpec {
   segment?: string;
   /** Device code before the kernel. */
   preamble?: string;
+  /**
+   * When `input` reads one contiguous array `ptr` (element type `storage`, `bytes` each): the
+   * same input as an expression of `nc_x`, the loaded element, so full tiles load 16-byte vectors.
+   */
+  vector?: { ptr: string; storage: string; bytes: number; input: string };
 }
 
 export const SCAN_BLOCK = 256;
@@ -41,6 +46,9 @@ export const SCAN_BLOCK = 256;
 // full tiles loaded without bounds checks (NODECUDA_SCAN_FULL=0 turns it off): 2256 → 2363.
 const TILE_BYTES = Math.min(45056, Number(process.env.NODECUDA_SCAN_TILE_BYTES) || 32768);
 const FULL_TILES = process.env.NODECUDA_SCAN_FULL !== '0';
+// Full tiles of cumsum/cumprod and the scan builders load 16-byte vectors (NODECUDA_SCAN_VECTOR=0:
+// off). H200, cumsum 2^28 float32 / int32: 2338 / 2411 GB/s without, 2410-2480 / 2480-2520 with.
+const VECTOR_LOADS = process.env.NODECUDA_SCAN_VECTOR !== '0';
 const MIN_BLOCKS = process.env.NODECUDA_SCAN_MIN_BLOCKS === undefined ? 6 : Number(process.env.NODECUDA_SCAN_MIN_BLOCKS) || 0;
 
 /** Items per thread for an accumulator size (tiles of ~32 KiB of shared memory). */
@@ -76,6 +84,26 @@ __device__ __forceinline__ unsigned int nc_peek(const unsigned int* p, nc_acc_t&
   memcpy(&v, &w[${pw - accBytes / 4}], ${accBytes});
   return w[0];
 }`;
+}
+
+/** Full-tile loads of 16-byte vectors (thread t takes vectors t, t + B, ...) when `ptr` is aligned. */
+function vectorLoads(spec: ScanSpec, it: number): string {
+  const vl = spec.vector;
+  const v = vl ? 16 / vl.bytes : 0;
+  if (!vl || !VECTOR_LOADS || v < 2 || it % v !== 0) return '';
+  return `
+    if ((reinterpret_cast<unsigned long long>(${vl.ptr}) & 15) == 0) {
+      #pragma unroll
+      for (int nc_k = 0; nc_k < nc_IT / ${v}; nc_k++) {
+        const int nc_s0 = (nc_k * ${SCAN_BLOCK} + nc_t) * ${v};
+        const nc_vec<${vl.storage}, ${v}> nc_vv = *reinterpret_cast<const nc_vec<${vl.storage}, ${v}>*>(${vl.ptr} + nc_base + nc_s0);
+        #pragma unroll
+        for (int nc_q = 0; nc_q < ${v}; nc_q++) {
+          const ${vl.storage} nc_x = nc_vv.v[nc_q];
+          nc_sv[NC_PAD(nc_s0 + nc_q)] = (nc_acc_t)(${vl.input});
+        }
+      }
+    } else`;
 }
 
 /** Kernel source (needs PREAMBLE and REDUCE_PREAMBLE before it). */
@@ -123,7 +151,7 @@ extern "C" __global__ void __launch_bounds__(${B}${MIN_BLOCKS ? `, ${MIN_BLOCKS}
   const long long nc_base = (long long)nc_tile * nc_TILE;
   #define NC_PAD(nc_s) ((nc_s) + ((nc_s) >> 5))
   const bool nc_full = nc_base + nc_TILE <= n;${FULL_TILES ? `
-  if (nc_full) {  // no bounds checks: every load of the tile can be in flight at once
+  if (nc_full) {  // no bounds checks: every load of the tile can be in flight at once${vectorLoads(spec, IT)}
     #pragma unroll
     for (int nc_j = 0; nc_j < nc_IT; nc_j++) {
       const int nc_s = nc_j * ${B} + nc_t;
