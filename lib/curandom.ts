@@ -20,8 +20,7 @@ import { normalizeShape } from './shape';
 import { CURAND_STATES, CurandKind, curandSource } from './templates/curand';
 
 // The headers, modules, launches and CurandSequence (random.Generator's xorwow/mrg32k3a) live in
-// lib/curand_sequence.ts; re-exported here for the tests and existing imports.
-export { CurandSequence, curandIncludeDir, curandIncludeDirs } from './curand_sequence';
+// lib/curand_sequence.ts (internal: not re-exported, so the published declarations stay whole).
 
 // ---- argument checks --------------------------------------------------------------------------
 

@@ -10,7 +10,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { compiler } from '../lib';
-import { curandIncludeDir, curandIncludeDirs, curandTable, sobolRows } from '../lib/curandom';
+import { curandTable, sobolRows } from '../lib/curandom';
+import { curandIncludeDir, curandIncludeDirs } from '../lib/curand_sequence';
 import { CURAND_FILLS, CURAND_STATES, CurandKind, curandKernelName, curandSource } from '../lib/templates/curand';
 
 const KINDS = Object.keys(CURAND_STATES) as CurandKind[];

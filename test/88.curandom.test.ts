@@ -8,8 +8,9 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { GPUArray, driver, gpuarray } from '../lib';
+import { CurandSequence } from '../lib/curand_sequence';
 import {
-  CurandSequence, MRG32k3aRandomNumberGenerator, ScrambledSobol32RandomNumberGenerator, Sobol32RandomNumberGenerator,
+  MRG32k3aRandomNumberGenerator, ScrambledSobol32RandomNumberGenerator, Sobol32RandomNumberGenerator,
   XORWOWRandomNumberGenerator, curandTable, generateDirectionVectors32, seedGetterUniform, seedGetterUnique,
 } from '../lib/curandom';
 import { describeGpu, expectCode } from './helpers';

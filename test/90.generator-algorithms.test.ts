@@ -7,7 +7,7 @@
  * need no GPU: construction is lazy).
  */
 import { DTypeName, GPUArray, driver, gpuarray, random } from '../lib';
-import { CurandSequence } from '../lib/curandom';
+import { CurandSequence } from '../lib/curand_sequence';
 import { describeGpu, expectCode } from './helpers';
 import { decode, half } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
