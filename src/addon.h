@@ -30,6 +30,9 @@ struct AddonData {
   int64_t live_allocations = 0;
   int64_t live_bytes = 0;
   int64_t collect_at = int64_t(256) << 20;  // live bytes at which memAlloc scans for garbage
+  // Addresses of allocations in the order made, which memAlloc checks a few at a time for owners
+  // the collector found dead (memory.cc Reap); live ones go to the back again.
+  std::deque<CUdeviceptr> recent;
   ~AddonData();
 };
 

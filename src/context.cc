@@ -43,6 +43,10 @@ Context::~Context() {
   if (staging_generation == generation.load() && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS) {
     for (void* p : staging) cu.cuMemFreeHost(p);
   }
+  if (!blocks.empty() && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS) {
+    for (auto& [cls, list] : blocks)
+      for (CUdeviceptr p : list) cu.cuMemFreeAsync(p, nullptr);
+  }
   if (primary) {
     cu.cuDevicePrimaryCtxRelease(dev);
   } else {
@@ -61,6 +65,59 @@ CUmemoryPool Context::Pool() {
   CU_CHECK(cu.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
   pool_generation = gen;
   return pool;
+}
+
+constexpr size_t kBlockMin = 512, kBlockMax = size_t(1) << 20;
+constexpr size_t kBlockCacheBytes = size_t(64) << 20;  // per context
+
+size_t BlockClass(size_t bytes) {
+  if (bytes == 0 || bytes > kBlockMax) return 0;
+  size_t c = kBlockMin;
+  while (c < bytes) c <<= 1;
+  return c;
+}
+
+// Pool memory belongs to the device and outlives a reset, so blocks cached before one are still
+// freed (by the next TakeBlock or FlushBlocks), never reused.
+bool Context::KeepBlock(size_t cls, CUdeviceptr p, uint64_t gen) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (gen != generation.load()) return false;
+  if (blocks_generation != gen) {
+    if (!blocks.empty()) return false;  // stale blocks still to free
+    blocks_generation = gen;
+  }
+  if (blocks_bytes + cls > kBlockCacheBytes) return false;
+  blocks[cls].push_back(p);
+  blocks_bytes += cls;
+  return true;
+}
+
+CUdeviceptr Context::TakeBlock(size_t cls) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (blocks_generation == generation.load()) {
+      auto it = blocks.find(cls);
+      if (it == blocks.end() || it->second.empty()) return 0;
+      CUdeviceptr p = it->second.back();
+      it->second.pop_back();
+      blocks_bytes -= cls;
+      return p;
+    }
+  }
+  FlushBlocks();
+  return 0;
+}
+
+void Context::FlushBlocks() {
+  std::vector<CUdeviceptr> all;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (auto& [cls, list] : blocks) all.insert(all.end(), list.begin(), list.end());
+    blocks.clear();
+    blocks_bytes = 0;
+    blocks_generation = generation.load();
+  }
+  for (CUdeviceptr p : all) Cu_Unchecked().cuMemFreeAsync(p, nullptr);
 }
 
 ContextPtr PrimaryContext(int ordinal) {
@@ -180,6 +237,9 @@ size_t DeviceMem::Release(CUstream s) {
   if (freed) return 0;
   CUstream on = s ? s : (stream && stream->stream && stream->Live() ? stream->stream : nullptr);
   freed = true;
+  // A block of the cache's sizes freed on the legacy stream, where it was made: kept for reuse
+  // there, in the same stream order as the pool would give.
+  if (pooled && cls && !on && !stream && ctx->KeepBlock(cls, ptr, generation)) return size;
   // Pool memory belongs to the device, not the context, so it outlives a reset: free it anyway.
   if ((!pooled && !Live()) || !TryMakeCurrent(*ctx)) return size;
   const DriverApi& cu = Cu_Unchecked();

@@ -170,6 +170,24 @@ int64_t Collect(Napi::Env env, AddonData& data) {
   return before - data.live_bytes;
 }
 
+// Checks the `k` oldest entries of data.recent: memory of owners found dead goes back now (to the
+// block cache when small), so a synchronous loop of temporaries reuses it after each collection
+// instead of waiting for finalizers, which run only once the event loop turns.
+void Reap(Napi::Env env, AddonData& data, int k) {
+  for (int i = 0; i < k && !data.recent.empty(); i++) {
+    CUdeviceptr p = data.recent.front();
+    data.recent.pop_front();
+    auto it = data.allocations.find(p);
+    if (it == data.allocations.end()) continue;  // freed already
+    napi_value v = nullptr;
+    if (napi_get_reference_value(env, it->second->owner, &v) == napi_ok && v == nullptr) {
+      FreeMem(env, data, it->second, nullptr);  // the finalizer still runs later and deletes it
+    } else {
+      data.recent.push_back(p);
+    }
+  }
+}
+
 // memAlloc(bytes, stream|null, owner) -> bigint address.
 // CUresult cuMemAllocFromPoolAsync(CUdeviceptr* dptr, size_t bytesize, CUmemoryPool pool,
 //                                  CUstream hStream)
@@ -186,6 +204,7 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
     Collect(env, data);
     data.collect_at = std::max<int64_t>(int64_t(256) << 20, 2 * data.live_bytes);
   }
+  Reap(env, data, 2);
   auto m = std::make_unique<DeviceMem>(ctx);
   m->size = bytes;
   m->pooled = true;
@@ -194,7 +213,10 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
     m->freed = true;
     return Napi::BigInt::New(env, uint64_t(0));
   }
-  CU_CHECK(Cu().cuMemAllocFromPoolAsync(&m->ptr, bytes, ctx->Pool(), stream));
+  m->cls = stream ? 0 : BlockClass(bytes);
+  m->ptr = m->cls ? ctx->TakeBlock(m->cls) : 0;
+  if (!m->ptr)
+    CU_CHECK(Cu().cuMemAllocFromPoolAsync(&m->ptr, m->cls ? m->cls : bytes, ctx->Pool(), stream));
   DeviceMem* raw = m.get();
   if (napi_add_finalizer(env, info[2], raw, OwnerFinalized, nullptr, &raw->owner) != napi_ok) {
     raw->Release(stream);
@@ -202,6 +224,7 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
   }
   m.release();
   data.allocations[raw->ptr] = raw;
+  data.recent.push_back(raw->ptr);
   data.live_allocations++;
   data.live_bytes += static_cast<int64_t>(bytes);
   Napi::MemoryManagement::AdjustExternalMemory(env, static_cast<int64_t>(bytes));
@@ -253,10 +276,12 @@ Napi::Value PoolInfo(const Napi::CallbackInfo& info) {
   return a;
 }
 
-// poolTrim(): returns cached pool memory to the driver, after the device is idle.
+// poolTrim(): returns cached blocks to the pool and cached pool memory to the driver, after the
+// device is idle.
 // CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 Napi::Value PoolTrim(const Napi::CallbackInfo& info) {
   ContextPtr ctx = Enter();
+  ctx->FlushBlocks();
   CU_CHECK(Cu().cuCtxSynchronize());
   CU_CHECK(Cu().cuMemPoolTrimTo(ctx->Pool(), 0));
   return info.Env().Undefined();

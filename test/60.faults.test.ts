@@ -92,6 +92,7 @@ describeGpu('sticky faults', () => {
       const { driver, SourceModule } = cuda;
       const k = new SourceModule('__global__ void sq(int *p, int n) { int i = threadIdx.x; if (i < n) p[i] = i * i; }').getFunction('sq');
       const big = driver.memAlloc(1 << 30);
+      cuda.gpuarray.arange(0, 100, 1, 'float32').dispose(); // a block left in the small-block cache
       new driver.Device(0).reset();
       // Pool memory belongs to the device and outlives the reset: free() must still return it.
       const usedBefore = cuda.memory().poolUsedBytes;
@@ -103,13 +104,15 @@ describeGpu('sticky faults', () => {
       k2(driver.Out(h), 8, { block: [32] });
       let stale = null;
       try { k(driver.Out(h), 8, { block: [32] }); } catch (e) { stale = e.code; }
-      console.log(JSON.stringify({ values: Array.from(h), poolFreed, stale }));
+      const small = Array.from(cuda.gpuarray.arange(0, 100, 1, 'float32').mul(2).get()).slice(0, 4);
+      console.log(JSON.stringify({ values: Array.from(h), poolFreed, stale, small }));
     `;
     const { out, stderr } = runChild(script);
     if (!out.values) throw new Error(`child failed: ${stderr}`);
     expect(out.values).toEqual([0, 1, 4, 9, 16, 25, 36, 49]);
     expect(out.poolFreed).toBe(2 ** 30);
     expect(out.stale).toBe('CUDA_ERROR_CONTEXT_IS_DESTROYED'); // a function from before the reset
+    expect(out.small).toEqual([0, 2, 4, 6]); // allocations after the reset (cached blocks dropped)
   });
 });
 

@@ -59,6 +59,36 @@ describeGpu('GPUArray memory', () => {
     expect(after.liveBytes).toBe(before.liveBytes);
   });
 
+  test('small blocks freed on the legacy stream are reused there; freeCachedMemory returns them', () => {
+    const a = gpuarray.arange(0, 300, 1, 'float32'); // 1200 B: the 2 KiB class
+    const p = a.ptr;
+    a.dispose();
+    const b = gpuarray.empty([400], 'float32'); // 1600 B: the same class, the same block
+    expect(b.ptr).toBe(p);
+    b.set(new Float32Array(400).fill(7));
+    expect(Array.from(b.get() as Float32Array).every((v) => v === 7)).toBe(true);
+    b.dispose();
+    // Stream order: each reused block is written by a kernel queued after the last read of
+    // its previous owner, so a chain of temporaries computes the same as on the host.
+    let x = gpuarray.arange(0, 257, 1, 'float64');
+    for (let i = 0; i < 200; i++) {
+      const y = x.mul(1.5).sub(i);
+      x.dispose();
+      x = y;
+    }
+    let want = Array.from({ length: 257 }, (_, j) => j);
+    for (let i = 0; i < 200; i++) want = want.map((v) => v * 1.5 - i);
+    expect(Array.from(x.get() as Float64Array)).toEqual(want);
+    x.dispose();
+    // Many cached blocks, then freeCachedMemory: the pool's used bytes drop by at least them.
+    cuda.freeCachedMemory();
+    const many = Array.from({ length: 200 }, () => gpuarray.empty([64 * 1024], 'float32')); // 256 KiB each
+    for (const m of many) m.dispose();
+    const used = cuda.memory().poolUsedBytes;
+    cuda.freeCachedMemory();
+    expect(used - cuda.memory().poolUsedBytes).toBeGreaterThanOrEqual(200 * 256 * 1024);
+  });
+
   test('tidy disposes even when fn throws', () => {
     const before = cuda.memory().liveAllocations;
     expect(() => cuda.tidy(() => {

@@ -115,7 +115,7 @@ function tolerance(dist: Dist, d: DTypeName, want: number): number {
   if (d === 'float64') return 1e-12 * m;
   if (d === 'float16') return 2 ** -10 * m;
   if (dist === 'uniform') return 2 ** -22 * m;
-  return 1e-5 * m; // __sincosf: |error| <= 2^-21.41 times r <= 6.8; logf/expf ~1 ulp
+  return 1e-5 * m; // __sincosf: |error| <= 2^-21.41 times r <= 6.8; ln u and expf within a few ulp
 }
 
 function expectReference(got: ArrayLike<number | bigint>, dist: Dist, d: DTypeName, seed: bigint, e0: number, p: P, exact = false): void {
@@ -255,6 +255,22 @@ describeGpu('random: bit-exact against the JS reference', () => {
     expectReference(values(e), 'exponential', d, seed, 1001 + 64, { a: 3 });
     expect(g.state.offset).toBe(c * (1001 + 64 + 67));
     for (const x of [n, l, e]) x.dispose();
+  });
+  test('normal and exponential float32: ln u on both sides of its series branch (u within 2^-7 of 1)', () => {
+    // ln u takes the hardware log2 for u < 1 - 2^-7 and a series above: 2^18 draws put ~2000
+    // words in the series branch and many close to the switch; every value must match.
+    const g = new random.Generator({ seed: 0x5eed_1234n });
+    const k = keyOf(0x5eed_1234n), N = 2 ** 18;
+    const words = Array.from({ length: N / 4 }, (_, b) => philox(ctr(b), k)).flat();
+    const nearOne = words.filter((x) => 1 - u01fOc(x) < 2 ** -7).length;
+    const atSwitch = words.filter((x) => Math.abs(1 - u01fOc(x) - 2 ** -7) < 2 ** -10).length;
+    expect(nearOne).toBeGreaterThan(1500);
+    expect(atSwitch).toBeGreaterThan(100);
+    const n = g.normal([N], { dtype: 'float32' });
+    expectReference(values(n), 'normal', 'float32', 0x5eed_1234n, 0, { a: 0, b: 1 });
+    const e = new random.Generator({ seed: 0x5eed_1234n }).exponential([N], { dtype: 'float32' });
+    expectReference(values(e), 'exponential', 'float32', 0x5eed_1234n, 0, { a: 1 });
+    n.dispose(); e.dispose();
   });
   test.each(INTS)('integers %s (rejection path included)', (d) => {
     const bits = DTYPES[d].bytes * 8;
