@@ -22,6 +22,18 @@ const CREATE = Symbol('nodecuda.create');
 // tidy() scopes: arrays created inside are disposed when the scope ends unless returned.
 const scopes: GPUArray[][] = [];
 
+// Frozen C-contiguous strides by frozen shape (another array's) and itemsize, shared by arrays.
+const cStridesOf = new WeakMap<readonly number[], Map<number, readonly number[]>>();
+
+function cStrides(shape: readonly number[], itemsize: number): readonly number[] {
+  if (!Object.isFrozen(shape)) return Object.freeze(contiguousStrides(shape, itemsize));
+  let bySize = cStridesOf.get(shape);
+  if (!bySize) cStridesOf.set(shape, (bySize = new Map()));
+  let s = bySize.get(itemsize);
+  if (!s) bySize.set(itemsize, (s = Object.freeze(contiguousStrides(shape, itemsize))));
+  return s;
+}
+
 /** The context an array belongs to (id), so arrays of two devices are not mixed. */
 function currentContextId(): number {
   return currentContext().id;
@@ -61,8 +73,9 @@ export class GPUArray {
     dt: DType, offset: number, base: GPUArray | null, context: number) {
     if (token !== CREATE) throw typeError('ERR_ILLEGAL_CONSTRUCTOR', 'Use gpuarray.empty(), gpuarray.toGpu() and friends');
     this.alloc = alloc;
-    this.shape = Object.freeze(shape.slice());
-    this.strides = Object.freeze(strides.slice());
+    // Frozen arrays are shared as they are (another array's shape, cached contiguous strides).
+    this.shape = Object.isFrozen(shape) ? shape : Object.freeze(shape.slice());
+    this.strides = Object.isFrozen(strides) ? strides : Object.freeze(strides.slice());
     this.dtype = dt;
     this.offset = offset;
     this.base = base;
@@ -76,7 +89,7 @@ export class GPUArray {
   static allocate(shape: readonly number[], dt: DType, stream?: Stream | null): GPUArray {
     const n = sizeOf(shape);
     const alloc = new DeviceAllocation(n * dt.bytes, stream ?? null);
-    return new GPUArray(CREATE, alloc, shape, contiguousStrides(shape, dt.bytes), dt, 0, null, currentContextId());
+    return new GPUArray(CREATE, alloc, shape, cStrides(shape, dt.bytes), dt, 0, null, currentContextId());
   }
 
   /** @internal A view of this array's memory. */

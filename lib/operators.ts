@@ -99,29 +99,35 @@ function specFor(name: string, body: string, inputs: Parsed[], computes: DType[]
  */
 export function elementwise(name: string, body: string, inputs: Parsed[], computes: DType[], outCompute: DType,
   outDtype: DType, opts: OpOptions = {}, cache?: Map<string, ElementwiseSpec>): GPUArray {
+  // Plain loops (no closures): this is the path of every small operator call.
   const arrays: GPUArray[] = [];
   for (const p of inputs) if (p.arr) arrays.push(p.arr);
   const ctx = arrays.length ? arrays[0].context : undefined;
-  if (arrays.some((a) => a.context !== ctx) || (opts.out && ctx !== undefined && opts.out.context !== ctx)) {
-    throw typeError('ERR_DEVICE_MISMATCH', `${name}: arrays live on different devices/contexts; copy one over first`);
-  }
+  let mixed = opts.out !== undefined && ctx !== undefined && opts.out.context !== ctx;
+  for (const a of arrays) mixed ||= a.context !== ctx;
+  if (mixed) throw typeError('ERR_DEVICE_MISMATCH', `${name}: arrays live on different devices/contexts; copy one over first`);
   // Inputs broadcast against each other and against `out`, as in NumPy.
-  const shapes = arrays.map((a) => a.shape);
+  const shapes: Array<readonly number[]> = [];
+  for (const a of arrays) shapes.push(a.shape);
   if (opts.out instanceof GPUArray) shapes.push(opts.out.shape);
-  const shape = shapes.every((x) => sameShape(x, shapes[0])) ? shapes[0] : broadcastShapes(...shapes);
+  let same = true;
+  for (const x of shapes) same &&= sameShape(x, shapes[0]);
+  const shape = same ? shapes[0] : broadcastShapes(...shapes);
   let out = opts.out;
   let result: GPUArray;
   if (out !== undefined) {
     if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: out must be a GPUArray. Received ${describe(out)}`);
     out.check();
-    if (out.shape.length !== shape.length || out.shape.some((n, i) => n !== shape[i])) {
+    if (!sameShape(out.shape, shape)) {
       throw rangeError('ERR_SHAPE_MISMATCH', `${name}: out has shape (${out.shape.join(',')}); the result has shape (${shape.join(',')})`);
     }
     if (!canCast(outDtype, out.dtype, 'same_kind')) {
       throw typeError('ERR_INVALID_DTYPE', `${name}: cannot store a ${outDtype.name} result in a ${out.dtype.name} out array (same_kind casting)`);
     }
     result = out;
-    if (arrays.some((a) => overlaps(out!, a))) out = GPUArray.allocate(shape, out.dtype, opts.stream);
+    let overlap = false;
+    for (const a of arrays) overlap ||= overlaps(out, a);
+    if (overlap) out = GPUArray.allocate(shape, out.dtype, opts.stream);
   } else {
     out = GPUArray.allocate(shape, outDtype, opts.stream);
     result = out;
@@ -131,8 +137,8 @@ export function elementwise(name: string, body: string, inputs: Parsed[], comput
     spec = specFor(name, body, inputs, computes, out.dtype, outCompute);
     cache?.set(out.dtype.name, spec);
   }
-  const ins: Array<ArrayOperand | ScalarOperand> = inputs.map((p) =>
-    p.arr ? asOperand(p.arr, shape) : { scalar: true, value: p.value! });
+  const ins: Array<ArrayOperand | ScalarOperand> = [];
+  for (const p of inputs) ins.push(p.arr ? asOperand(p.arr, shape) : { scalar: true, value: p.value! });
   runElementwise(spec, shape, [asOperand(out, shape)], ins, streamHandle(opts.stream));
   if (out !== result) {
     assign(result, out, opts.stream);
@@ -174,8 +180,21 @@ interface Plan {
   specs: Map<string, ElementwiseSpec>;
 }
 
-// Type resolution per operator and operand types (dtype names, or the kind of weak scalar).
-const plans = new Map<string, Plan>();
+// Type resolution per operator and operand types (dtype names, or the kind of weak scalar): a
+// tree of maps keyed by the operator, then each operand's signature (no key string per call).
+interface PlanNode { next: Map<string, PlanNode>; plan?: Plan }
+const plans: PlanNode = { next: new Map() };
+
+function planNode(name: string, parsed: Parsed[]): PlanNode {
+  let node = plans;
+  for (let i = -1; i < parsed.length; i++) {
+    const k = i < 0 ? name : signature(parsed[i]);
+    let child = node.next.get(k);
+    if (!child) node.next.set(k, (child = { next: new Map() }));
+    node = child;
+  }
+  return node;
+}
 
 function signature(p: Parsed): string {
   if (p.arr) return p.arr.dtype.name;
@@ -186,9 +205,8 @@ function signature(p: Parsed): string {
 }
 
 function plan(name: string, parsed: Parsed[], uncached = false): Plan {
-  let key = name;
-  for (const p of parsed) key += `|${signature(p)}`;
-  let pl = uncached ? undefined : plans.get(key);
+  const node = uncached ? undefined : planNode(name, parsed);
+  let pl = node?.plan;
   if (!pl) {
     const def = ufunc(name);
     let computes: DType[], outDt: DType, body: string, promoted: DType;
@@ -204,11 +222,11 @@ function plan(name: string, parsed: Parsed[], uncached = false): Plan {
       outDt = out;
       body = def.body(compute);
     }
-    const checkRange = (promoted.kind === 'i' || promoted.kind === 'u') && key.includes('~i');
+    const checkRange = (promoted.kind === 'i' || promoted.kind === 'u') && parsed.some((p) => signature(p) === '~i');
     pl = { body, computes, outDt, checkRange, specs: new Map() };
-    if (!uncached) plans.set(key, pl);
+    if (node) node.plan = pl;
   } else if (pl.checkRange && promoteFor(name, parsed) !== pl.computes[pl.computes.length - 1]) {
-    return plan(`${name}`, parsed, true); // this weak integer needs another type: no cache
+    return plan(name, parsed, true); // this weak integer needs another type: no cache
   }
   return pl;
 }
