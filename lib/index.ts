@@ -239,7 +239,8 @@ export function memory(): {
 }
 
 /**
- * Returns cached pool memory to the driver (after waiting for the device).
+ * Returns nodecuda's cached small blocks to the pool, then the pool's cached memory to the driver
+ * (after waiting for the device).
  * @example
  * cuda.freeCachedMemory();
  */

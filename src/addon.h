@@ -33,6 +33,7 @@ struct AddonData {
   // Addresses of allocations in the order made, which memAlloc checks a few at a time for owners
   // the collector found dead (memory.cc Reap); live ones go to the back again.
   std::deque<CUdeviceptr> recent;
+  int64_t external_pending = 0;  // bytes not yet reported to V8 (memory.cc ReportExternal)
   ~AddonData();
 };
 

@@ -137,6 +137,17 @@ void Forget(AddonData& data, DeviceMem* m) {
   if (it != data.allocations.end() && it->second == m) data.allocations.erase(it);
 }
 
+// Device bytes are reported to V8 as external memory in steps of at least 1 MiB: small blocks
+// come and go by the million, and each report is a call into V8.
+void ReportExternal(Napi::Env env, AddonData& data, int64_t delta) {
+  constexpr int64_t kStep = int64_t(1) << 20;
+  data.external_pending += delta;
+  if (data.external_pending >= kStep || data.external_pending <= -kStep) {
+    Napi::MemoryManagement::AdjustExternalMemory(env, data.external_pending);
+    data.external_pending = 0;
+  }
+}
+
 // Frees the memory of `m` (idempotent) and updates the counters.
 void FreeMem(Napi::Env env, AddonData& data, DeviceMem* m, CUstream stream) {
   if (m->freed) return;
@@ -144,7 +155,7 @@ void FreeMem(Napi::Env env, AddonData& data, DeviceMem* m, CUstream stream) {
   Forget(data, m);
   data.live_allocations--;
   data.live_bytes -= static_cast<int64_t>(n);
-  Napi::MemoryManagement::AdjustExternalMemory(env, -static_cast<int64_t>(n));
+  ReportExternal(env, data, -static_cast<int64_t>(n));
 }
 
 void OwnerFinalized(napi_env env, void* raw, void*) {
@@ -170,9 +181,10 @@ int64_t Collect(Napi::Env env, AddonData& data) {
   return before - data.live_bytes;
 }
 
-// Checks the `k` oldest entries of data.recent: memory of owners found dead goes back now (to the
-// block cache when small), so a synchronous loop of temporaries reuses it after each collection
-// instead of waiting for finalizers, which run only once the event loop turns.
+// Checks up to `k` of the oldest entries of data.recent: memory of owners found dead goes back now
+// (to the block cache when small), so a synchronous loop of temporaries reuses it after each
+// collection instead of waiting for finalizers, which run only once the event loop turns. Stops at
+// the first live owner (sent to the back), so the usual cost is one check.
 void Reap(Napi::Env env, AddonData& data, int k) {
   for (int i = 0; i < k && !data.recent.empty(); i++) {
     CUdeviceptr p = data.recent.front();
@@ -184,6 +196,7 @@ void Reap(Napi::Env env, AddonData& data, int k) {
       FreeMem(env, data, it->second, nullptr);  // the finalizer still runs later and deletes it
     } else {
       data.recent.push_back(p);
+      return;
     }
   }
 }
@@ -204,7 +217,7 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
     Collect(env, data);
     data.collect_at = std::max<int64_t>(int64_t(256) << 20, 2 * data.live_bytes);
   }
-  Reap(env, data, 2);
+  Reap(env, data, 4);
   auto m = std::make_unique<DeviceMem>(ctx);
   m->size = bytes;
   m->pooled = true;
@@ -227,7 +240,7 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
   data.recent.push_back(raw->ptr);
   data.live_allocations++;
   data.live_bytes += static_cast<int64_t>(bytes);
-  Napi::MemoryManagement::AdjustExternalMemory(env, static_cast<int64_t>(bytes));
+  ReportExternal(env, data, static_cast<int64_t>(bytes));
   return Napi::BigInt::New(env, static_cast<uint64_t>(raw->ptr));
 }
 
