@@ -3,18 +3,9 @@
  * rest of the suite: a faulting kernel poisons the context (fast, clear errors) until
  * device.reset(); four worker_threads compile and launch at once.
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
-import { describeGpu } from './helpers';
-
-const DIST = path.resolve(__dirname, '..', 'dist');
-
-function runChild(script: string): { status: number | null; out: Record<string, unknown>; stderr: string } {
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120000, env: { ...process.env, NODECUDA_DIST: DIST } });
-  const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}';
-  return { status: r.status, out: JSON.parse(line), stderr: r.stderr };
-}
+import { DIST, describeGpu, runChild } from './helpers';
 
 beforeAll(() => {
   if (!fs.existsSync(path.join(DIST, 'index.js'))) throw new Error('dist/ is not built: run npm run build:ts');

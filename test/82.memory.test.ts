@@ -4,7 +4,7 @@
  * exactly, and out-of-memory recovers through garbage collection.
  */
 import * as cuda from '../lib';
-import { collect, describeGpu } from './helpers';
+import { collect, describeGpu, runChild } from './helpers';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math } = globalThis;
 
@@ -87,6 +87,26 @@ describeGpu('GPUArray memory', () => {
     const used = cuda.memory().poolUsedBytes;
     cuda.freeCachedMemory();
     expect(used - cuda.memory().poolUsedBytes).toBeGreaterThanOrEqual(200 * 256 * 1024);
+  });
+
+  test('a synchronous loop gets the memory of collected temporaries back without the event loop turning', () => {
+    // A fresh process: its list of recent allocations holds only this loop's.
+    const { out, stderr } = runChild(`
+      const cuda = require(process.env.NODECUDA_DIST);
+      const a = cuda.gpuarray.arange(0, 65536, 1, 'float32'); // 256 KiB
+      for (let i = 0; i < 100; i++) a.add(1);                  // 100 temporaries, unreachable at once
+      global.gc();                                              // found dead; finalizers wait for the loop
+      const dead = cuda.memory().liveBytes;
+      for (let i = 0; i < 100; i++) a.add(1);                  // each allocation reaps dead ones first
+      const after = cuda.memory().liveBytes;
+      console.log(JSON.stringify({ dead, after, values: Array.from(a.add(1).get().slice(0, 3)) }));
+    `, ['--expose-gc']);
+    if (out.dead === undefined) throw new Error(`child failed: ${stderr}`);
+    const block = 65536 * 4;
+    // 25 MiB: below the external memory that makes V8 collect, so nothing died in the first loop.
+    expect(out.dead).toBe(101 * block);
+    expect(out.after).toBeLessThanOrEqual(101 * block); // not 201: the second loop reused the first's memory
+    expect(out.values).toEqual([1, 2, 3]);
   });
 
   test('tidy disposes even when fn throws', () => {

@@ -2,6 +2,8 @@
  * Test helpers. GPU suites use `describeGpu`: on a machine without a CUDA GPU they are skipped
  * with one visible line saying why (CI has no GPU; the GPU machine runs everything).
  */
+import { spawnSync } from 'child_process';
+import * as path from 'path';
 import { compiler, isAvailable } from '../lib';
 import type { CompileOptions } from '../lib';
 
@@ -78,4 +80,17 @@ export function startAll<K, T>(keys: readonly K[], job: (k: K) => Promise<T>): (
     jobs.set(k, p);
   }
   return (k) => jobs.get(k)!;
+}
+
+/** The built package, for child processes (`require(process.env.NODECUDA_DIST)`). */
+export const DIST = path.resolve(__dirname, '..', 'dist');
+
+/**
+ * Runs `script` in a child Node process (with `flags`) and parses the last stdout line that
+ * starts with '{' as JSON.
+ */
+export function runChild(script: string, flags: string[] = []): { status: number | null; out: Record<string, unknown>; stderr: string } {
+  const r = spawnSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8', timeout: 120000, env: { ...process.env, NODECUDA_DIST: DIST } });
+  const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}';
+  return { status: r.status, out: JSON.parse(line), stderr: r.stderr };
 }

@@ -68,31 +68,22 @@ const REDUCE_UNROLL = Math.max(1, Math.min(8, Number(process.env.NODECUDA_RED_UN
 export const REDUCE_PREAMBLE = String.raw`
 #ifndef NC_REDUCE_HELPERS
 #define NC_REDUCE_HELPERS
-// Any trivially copyable type moved as 32-bit words (accumulators are multiples of 4 bytes).
-template <typename T> __device__ __forceinline__ T nc_shfl_down(T v, int d) {
+// Any trivially copyable type moved as 32-bit words (accumulators are multiples of 4 bytes), each
+// word by the shuffle f.
+template <typename T, typename F> __device__ __forceinline__ T nc_shfl_words(T v, F f) {
   unsigned int w[(sizeof(T) + 3) / 4];
   memcpy(w, &v, sizeof(T));
   #pragma unroll
-  for (int j = 0; j < (int)((sizeof(T) + 3) / 4); j++) w[j] = __shfl_down_sync(0xffffffffu, w[j], d);
+  for (int j = 0; j < (int)((sizeof(T) + 3) / 4); j++) w[j] = f(w[j]);
   memcpy(&v, w, sizeof(T));
   return v;
 }
-template <typename T> __device__ __forceinline__ T nc_shfl_up(T v, int d) {
-  unsigned int w[(sizeof(T) + 3) / 4];
-  memcpy(w, &v, sizeof(T));
-  #pragma unroll
-  for (int j = 0; j < (int)((sizeof(T) + 3) / 4); j++) w[j] = __shfl_up_sync(0xffffffffu, w[j], d);
-  memcpy(&v, w, sizeof(T));
-  return v;
-}
-template <typename T> __device__ __forceinline__ T nc_shfl(T v, int src) {
-  unsigned int w[(sizeof(T) + 3) / 4];
-  memcpy(w, &v, sizeof(T));
-  #pragma unroll
-  for (int j = 0; j < (int)((sizeof(T) + 3) / 4); j++) w[j] = __shfl_sync(0xffffffffu, w[j], src);
-  memcpy(&v, w, sizeof(T));
-  return v;
-}
+struct nc_down_f { int d; __device__ unsigned int operator()(unsigned int x) const { return __shfl_down_sync(0xffffffffu, x, d); } };
+struct nc_up_f { int d; __device__ unsigned int operator()(unsigned int x) const { return __shfl_up_sync(0xffffffffu, x, d); } };
+struct nc_idx_f { int s; __device__ unsigned int operator()(unsigned int x) const { return __shfl_sync(0xffffffffu, x, s); } };
+template <typename T> __device__ __forceinline__ T nc_shfl_down(T v, int d) { return nc_shfl_words(v, nc_down_f{d}); }
+template <typename T> __device__ __forceinline__ T nc_shfl_up(T v, int d) { return nc_shfl_words(v, nc_up_f{d}); }
+template <typename T> __device__ __forceinline__ T nc_shfl(T v, int src) { return nc_shfl_words(v, nc_idx_f{src}); }
 // Loads/stores that bypass L1 (data written by other blocks of the same launch).
 template <typename T> __device__ __forceinline__ T nc_ld_cg(const T* p) {
   unsigned int w[(sizeof(T) + 3) / 4];
