@@ -7,7 +7,7 @@ import { inspect } from 'util';
 import * as cuda from '../lib';
 import { GPUArray, ellipsis, gpuarray, slice } from '../lib';
 import type { DTypeName } from '../lib';
-import { collect, describeGpu, expectCode } from './helpers';
+import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import { C, download, expectArray, softly, upload, viewOf } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, BigInt } = globalThis;
@@ -20,7 +20,7 @@ describeGpu('GPUArray', () => {
   let baseline = 0;
   beforeAll(async () => {
     await collect();
-    baseline = live();
+    baseline = settledLive();
   });
 
   describe('creation', () => {
@@ -278,7 +278,7 @@ __global__ void spin(long long cycles, int *out, int n, int v) {
 
     test('dispose() of a reshape that had to copy frees its memory', () => {
       const m = upload('float64', range(12), [3, 4]);
-      const before = live();
+      const before = settledLive();
       const c = m.T.reshape(12);
       expect(live()).toBe(before + 1);
       c.dispose();
@@ -365,7 +365,7 @@ __global__ void spin(long long cycles, int *out, int n, int v) {
   describe('tidy and dispose', () => {
     test('tidy disposes temporaries and keeps the result (and what a returned view needs)', () => {
       const a = upload('float32', [1, 2, 3]), b = upload('float32', [4, 5, 6]);
-      const base = live();
+      const base = settledLive();
       const r = cuda.tidy(() => a.add(b).mul(2).sub(1));
       expect(live()).toBe(base + 1);
       expectArray(r, 'float32', [3], [9, 13, 17]);
@@ -389,7 +389,7 @@ __global__ void spin(long long cycles, int *out, int n, int v) {
     });
 
     test('tidy disposes what it created when fn throws', () => {
-      const base = live();
+      const base = settledLive();
       expect(() => cuda.tidy(() => {
         gpuarray.zeros(10);
         gpuarray.ones(10).add(1);
@@ -399,7 +399,7 @@ __global__ void spin(long long cycles, int *out, int n, int v) {
     });
 
     test('dispose(), Symbol.dispose, views, idempotence', () => {
-      const base = live();
+      const base = settledLive();
       const x = gpuarray.zeros(100);
       expect(live()).toBe(base + 1);
       const v = x.index('10:20');
@@ -440,7 +440,7 @@ __global__ void spin(long long cycles, int *out, int n, int v) {
   });
 
   test('bad input: right error class and code, no allocation survives the call, the process keeps working', () => {
-    const base = live();
+    const base = settledLive();
     const a = upload('float32', [1, 2, 3]), b = upload('float32', [1, 2, 3, 4]), m = upload('float32', range(6), [2, 3]);
     const x = upload('float32', range(15), [3, 1, 5]), y = upload('float32', range(8), [4, 2]);
     const c64 = upload('complex64', [cplx(1, 1)]), c128 = upload('complex128', [cplx(1, 0)]), i32 = upload('int32', [1]);
@@ -448,7 +448,7 @@ __global__ void spin(long long cycles, int *out, int n, int v) {
     const all = [a, b, m, x, y, c64, c128, i32, i8, o4, o3, o1];
     expect(live()).toBe(base + all.length);
     const bad = (fn: () => unknown, cls: new (...args: never[]) => Error, code?: string): Error => {
-      const before = live();
+      const before = settledLive();
       const e = code ? expectCode(fn, cls, code) : (() => { try { fn(); } catch (err) { return err as Error; } return null; })();
       expect(e).toBeInstanceOf(cls);
       expect(live()).toBe(before); // nothing allocated by the failed call is left (no GC needed)

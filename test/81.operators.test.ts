@@ -8,7 +8,7 @@
 import * as cuda from '../lib';
 import { GPUArray, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
-import { collect, describeGpu, expectCode } from './helpers';
+import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import {
   C, COMPLEX_POW, DTYPE_NAMES, OPS, OpRef, V, broadcast2, download, expectArray, expectSame, halfOf, kind, nonzero, pairs,
   pool, scalarFor, show, softly, store, upload, viewOf,
@@ -96,7 +96,7 @@ describeGpu('operators × dtypes (CPU reference, NumPy 2)', () => {
   let baseline = 0;
   beforeAll(async () => {
     await collect();
-    baseline = live();
+    baseline = settledLive();
   });
 
   for (const name of BINARY) {

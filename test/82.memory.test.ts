@@ -4,7 +4,7 @@
  * exactly, and out-of-memory recovers through garbage collection.
  */
 import * as cuda from '../lib';
-import { collect, describeGpu, runChild } from './helpers';
+import { collect, describeGpu, runChild, settledLive } from './helpers';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math } = globalThis;
 
@@ -110,7 +110,7 @@ describeGpu('GPUArray memory', () => {
   });
 
   test('tidy disposes even when fn throws', () => {
-    const before = cuda.memory().liveAllocations;
+    const before = settledLive();
     expect(() => cuda.tidy(() => {
       gpuarray.zeros([100]);
       throw new Error('boom');

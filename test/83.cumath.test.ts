@@ -17,7 +17,7 @@
 import * as cuda from '../lib';
 import { GPUArray, cumath, driver, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
-import { collect, describeGpu, expectCode } from './helpers';
+import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import { C, DTYPE_NAMES, V, broadcast2, download, expectArray, expectSame, halfOf, kind, pool, show, store, upload, viewOf } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, Number, BigInt } = globalThis;
@@ -240,7 +240,7 @@ describeGpu('cumath × dtypes (JS Math reference, NumPy 2 types)', () => {
   let baseline = 0;
   beforeAll(async () => {
     await collect();
-    baseline = live();
+    baseline = settledLive();
   });
 
   for (const name of UNARY) {

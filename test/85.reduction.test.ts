@@ -10,7 +10,7 @@
 import * as cuda from '../lib';
 import { GPUArray, NvrtcError, ReductionKernel, driver, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
-import { collect, describeGpu, expectCode } from './helpers';
+import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import { C, DTYPE_NAMES, V, download, kind, softly, upload, viewOf } from './reference';
 import {
   Expect, RED_NAMES, RedName, UNIT, axesOf, chain, expectClose, fsum, groups, randomValues, reduceRef, resultDtype, rng,
@@ -48,7 +48,7 @@ describeGpu('reductions', () => {
   let baseline = 0;
   beforeAll(async () => {
     await collect();
-    baseline = live();
+    baseline = settledLive();
   });
 
   describe('whole array', () => {
@@ -239,9 +239,9 @@ describeGpu('reductions', () => {
       const o3 = gpuarray.full([6], -1n, 'int64');
       expect(red('argmin', a, { axis: 1, out: o3 })).toBe(o3);
       expectClose(download(o3), groups(xs, [6, 7], [1]).groups.map((x) => reduceRef('argmin', 'float32', x)));
-      const before = live();
+      const before = settledLive();
       for (const bad of [gpuarray.empty([6], 'float32'), gpuarray.empty([7, 1], 'float32'), gpuarray.empty([2], 'float32')]) {
-        const n = live();
+        const n = settledLive();
         expectCode(() => red('sum', a, { axis: 0, out: bad }), RangeError, 'ERR_SHAPE_MISMATCH');
         expect(live()).toBe(n);
       }
@@ -474,7 +474,7 @@ describeGpu('reductions', () => {
   describe('bad input', () => {
     test('axis out of range or repeated → RangeError ERR_AXIS; bad operands → TypeError; nothing leaked', () => {
       const a = gpuarray.zeros([2, 3, 4], 'float32');
-      const before = live();
+      const before = settledLive();
       for (const axis of [3, -4, [0, 0], [1, -2], [0, 5]]) {
         for (const name of ['sum', 'max', 'mean', 'any']) expectCode(() => red(name, a, { axis }), RangeError, 'ERR_AXIS_OUT_OF_RANGE');
       }
@@ -570,7 +570,7 @@ describeGpu('reductions', () => {
     test('bad input: non-contiguous → ERR_NOT_CONTIGUOUS; wrong count/types → TypeError; nothing leaked', () => cuda.tidy(() => {
       const kd = new ReductionKernel('float32', { neutral: '0', reduceExpr: 'a+b', mapExpr: 'x[i]*y[i]', arguments: 'const float *x, const float *y' });
       const m = gpuarray.zeros([4, 5], 'float32'), v = gpuarray.zeros([20], 'float32');
-      const before = live();
+      const before = settledLive();
       expectCode(() => kd(m.T, m.T), TypeError, 'ERR_NOT_CONTIGUOUS');
       expectCode(() => kd(v.index('::2'), v.index('1::2')), TypeError, 'ERR_NOT_CONTIGUOUS');
       expect(() => kd(v)).toThrow(TypeError);

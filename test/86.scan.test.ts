@@ -11,7 +11,7 @@
 import * as cuda from '../lib';
 import { ExclusiveScanKernel, GPUArray, GenericScanKernel, InclusiveScanKernel, driver, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
-import { collect, describeGpu } from './helpers';
+import { collect, describeGpu, settledLive } from './helpers';
 import { DTYPE_NAMES, V, download, kind, softly, upload, viewOf, wrap } from './reference';
 import { Expect, cumprodRef, cumsumRef, expectClose, randomValues, rng, scanAlong, sumDtype } from './reduce-reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
@@ -36,7 +36,7 @@ describeGpu('scans', () => {
   let baseline = 0;
   beforeAll(async () => {
     await collect();
-    baseline = live();
+    baseline = settledLive();
   });
 
   describe('cumsum / cumprod', () => {

@@ -15,7 +15,7 @@ import { GPUArray, driver, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
 import { DTYPES, checkStorable } from '../lib/dtype';
 import { hostInput } from '../lib/gpuarray';
-import { collect, describeGpu, expectCode } from './helpers';
+import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import { DTYPE_NAMES, expectArray, kind, softly, upload } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Number, BigInt } = globalThis;
@@ -113,14 +113,14 @@ describeGpu('issue 3 gaps (GPU)', () => {
   let baseline = 0;
   beforeAll(async () => {
     await collect();
-    baseline = live();
+    baseline = settledLive();
   });
 
   describe('a) fill / full / toGpu / set with JS scalars out of an integer dtype', () => {
     test.each(INT_DTYPES)('%s: bounds stored exactly, fractions truncated; out of range / NaN / Inf → ERR_OUT_OF_RANGE, nothing leaked', (d) => {
       const check = softly();
       const [lo, hi] = bounds(d);
-      const base = live();
+      const base = settledLive();
       check(() => cuda.tidy(() => {
         expectArray(gpuarray.full([2], js(d, hi), d), d, [2], [val(d, hi), val(d, hi)]);
         expectArray(gpuarray.full([1], js(d, lo), d), d, [1], [val(d, lo)]);
@@ -193,7 +193,7 @@ describeGpu('issue 3 gaps (GPU)', () => {
         driver.Context.pop();
       }
       expect(b.context).not.toBe(a.context);
-      const before = live();
+      const before = settledLive();
       const bad = (fn: () => unknown): void => {
         const e = expectCode(fn, TypeError, 'ERR_DEVICE_MISMATCH');
         expect(e.message).toMatch(/context|device/);
@@ -221,7 +221,7 @@ describeGpu('issue 3 gaps (GPU)', () => {
   describe('c) tidy and returned views', () => {
     test('a view returned without its owner keeps the memory; disposing the view frees it', () => {
       const a = upload('float32', [1, 2, 3, 4, 5, 6], [2, 3]);
-      const base = live();
+      const base = settledLive();
       const v = cuda.tidy(() => a.mul(2).add(1).index('1:', '::2'));
       expect(live()).toBe(base + 1);
       expect(v.base).not.toBeNull();
@@ -235,7 +235,7 @@ describeGpu('issue 3 gaps (GPU)', () => {
 
     test('views of views, transposes, reshape views: the same', () => {
       const a = upload('int32', [1, 2, 3, 4, 5, 6], [2, 3]);
-      const base = live();
+      const base = settledLive();
       const v = cuda.tidy(() => a.add(10).T.index(1).reshape(1, 2).index(0));
       expect(live()).toBe(base + 1);
       expectArray(v, 'int32', [2], [12, 15]);
@@ -246,7 +246,7 @@ describeGpu('issue 3 gaps (GPU)', () => {
 
     test('several views of one owner: the memory lives until the last is disposed', () => {
       const a = upload('float64', [1, 2, 3, 4]);
-      const base = live();
+      const base = settledLive();
       const [v0, v1, v2] = cuda.tidy(() => {
         const t = a.neg();
         return [t.index('0:2'), t.index('2:'), t.index('::-1')];
@@ -264,7 +264,7 @@ describeGpu('issue 3 gaps (GPU)', () => {
     });
 
     test('owner returned with its view: the view\'s dispose only detaches; the owner frees', () => {
-      const base = live();
+      const base = settledLive();
       const { t, v } = cuda.tidy(() => {
         const x = gpuarray.arange(6, undefined, 1, 'int32');
         return { t: x, v: x.index('1:3') };
@@ -278,7 +278,7 @@ describeGpu('issue 3 gaps (GPU)', () => {
     });
 
     test('disposing the owner of a returned view frees it too (and the view reads as disposed)', () => {
-      const base = live();
+      const base = settledLive();
       const v = cuda.tidy(() => gpuarray.ones([4], 'float32').index('1:'));
       v.base!.dispose();
       expect(live()).toBe(base);
@@ -290,7 +290,7 @@ describeGpu('issue 3 gaps (GPU)', () => {
 
     test('a view of an array created outside the scope: returning or disposing it never frees that array', () => {
       const a = upload('float32', [1, 2, 3]);
-      const base = live();
+      const base = settledLive();
       const v = cuda.tidy(() => a.index('1:'));
       expect(live()).toBe(base);
       v.dispose();
@@ -300,7 +300,7 @@ describeGpu('issue 3 gaps (GPU)', () => {
     });
 
     test('nested scopes: the inner view passes to the outer scope; ownership follows what the outer returns', () => {
-      const base = live();
+      const base = settledLive();
       // Outer returns the inner view: disposing it frees the memory.
       const v = cuda.tidy(() => {
         const inner = cuda.tidy(() => gpuarray.arange(8, undefined, 1, 'float32').mul(3).index('::4'));
@@ -332,7 +332,7 @@ describeGpu('issue 3 gaps (GPU)', () => {
     });
 
     test('a view disposed inside fn and returned does not keep its owner', () => {
-      const base = live();
+      const base = settledLive();
       const v = cuda.tidy(() => {
         const x = gpuarray.zeros([4]).index('1:');
         x.dispose();
@@ -343,7 +343,7 @@ describeGpu('issue 3 gaps (GPU)', () => {
     });
 
     test('a Promise result: what fn created synchronously is disposed, TypeError', () => {
-      const base = live();
+      const base = settledLive();
       let made: GPUArray | undefined;
       expectCode(() => cuda.tidy(() => {
         made = gpuarray.zeros([8]);

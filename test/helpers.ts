@@ -4,7 +4,8 @@
  */
 import { spawnSync } from 'child_process';
 import * as path from 'path';
-import { compiler, isAvailable } from '../lib';
+import { compiler, isAvailable, memory } from '../lib';
+import { native } from '../lib/native';
 import type { CompileOptions } from '../lib';
 
 export const hasGpu = isAvailable();
@@ -93,4 +94,17 @@ export function runChild(script: string, flags: string[] = []): { status: number
   const r = spawnSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8', timeout: 120000, env: { ...process.env, NODECUDA_DIST: DIST } });
   const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop() ?? '{}';
   return { status: r.status, out: JSON.parse(line), stderr: r.stderr };
+}
+
+/**
+ * Live allocations after freeing every one whose owner is already garbage (gc, then memCollect):
+ * a baseline that allocations made after it cannot lower by reaping older garbage. Needs
+ * node --expose-gc (npm test).
+ */
+export function settledLive(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run Jest with node --expose-gc');
+  gc();
+  native.memCollect();
+  return memory().liveAllocations;
 }
