@@ -235,6 +235,10 @@ void ResetDevice(int ordinal) {
 
 size_t DeviceMem::Release(CUstream s) {
   if (freed) return 0;
+  if (!ptr) {  // a failed allocation: nothing to free or to cache
+    freed = true;
+    return 0;
+  }
   CUstream on = s ? s : (stream && stream->stream && stream->Live() ? stream->stream : nullptr);
   freed = true;
   // A block of the cache's sizes freed on the legacy stream, where it was made: kept for reuse

@@ -88,9 +88,9 @@ __device__ __forceinline__ float nc_u01f_oc(unsigned int x) { return fmaf((float
 // [0, 1) from 53 bits of two words (NumPy's next_double), and (0, 1].
 __device__ __forceinline__ double nc_u01d(unsigned int a, unsigned int b) { return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6)) * 1.1102230246251565e-16; }
 __device__ __forceinline__ double nc_u01d_oc(unsigned int a, unsigned int b) { return ((double)(a >> 5) * 67108864.0 + (double)(b >> 6) + 1.0) * 1.1102230246251565e-16; }
-// ln u for u = nc_u01f_oc(x), within a few ulp at about half logf's cost: the hardware log2
-// (absolute error ≤ 2^-22 on [0.5, 2]: small next to |ln u| ≥ 2^-7 there), and the series of
-// ln(1 - t) to t^3 for t = 1 - u < 2^-7 (t exact by Sterbenz; the rest of the series < 2^-23 t).
+// ln u for u = nc_u01f_oc(x) at about half logf's cost: the hardware log2 (a few ulp below 0.5;
+// absolute error ≤ 2^-22 on [0.5, 2], so relative ≤ 2^-15 down to |ln u| = 2^-7), and the series
+// of ln(1 - t) to t^3 for t = 1 - u < 2^-7 (t exact by Sterbenz; the rest of the series < 2^-23 t).
 __device__ __forceinline__ float nc_log_u01f(unsigned int x) {
   const float u = nc_u01f_oc(x), t = 1.0f - u;
   float l2;
