@@ -3,11 +3,9 @@
 // Declares the three entry points itself, so building needs no curand.h.
 #include <dlfcn.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <vector>
 
 #include "addon.h"
 
@@ -33,41 +31,25 @@ Curand g_curand;
 std::once_flag g_curand_once;
 
 void OpenCurand() {
-  std::vector<std::string> candidates;
-  const char* sonames[] = {"libcurand.so.10", "libcurand.so"};
-  const char* explicit_path = std::getenv("NODECUDA_CURAND");
-  if (explicit_path && *explicit_path) {
-    candidates.push_back(explicit_path);  // an explicit choice: no silent fallback
-  } else {
-    std::vector<std::string> roots;
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
-      if (const char* root = std::getenv(var); root && *root) roots.push_back(root);
-    roots.push_back("/usr/local/cuda");
-    for (const auto& root : roots)
-      for (const char* sub : {"/lib64/", "/lib/"})
-        for (const char* so : sonames) candidates.push_back(root + sub + so);
-    for (const char* so : sonames) candidates.push_back(so);  // the loader's search path
-  }
   std::string tried;
-  for (const auto& c : candidates) {
-    void* lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      tried += "\n  " + c;
-      continue;
-    }
-    auto v = reinterpret_cast<GetDirectionVectors32Fn>(dlsym(lib, "curandGetDirectionVectors32"));
-    auto s = reinterpret_cast<GetScrambleConstants32Fn>(dlsym(lib, "curandGetScrambleConstants32"));
-    auto ver = reinterpret_cast<GetVersionFn>(dlsym(lib, "curandGetVersion"));
-    if (v && s && ver) {
-      g_curand = Curand{v, s, ver, c, ""};
-      return;
-    }
-    tried += "\n  " + c + " (missing symbols)";
-  }
-  g_curand.error =
-      "cuRAND (libcurand.so.10) was not found. Install the CUDA toolkit (or the cuda-curand "
-      "package), or point NODECUDA_CURAND at libcurand.so. Tried:" +
-      tried;
+  Curand found;
+  found.path = OpenToolkitLibrary(
+      "NODECUDA_CURAND", {"libcurand.so.10", "libcurand.so"},
+      [&found](void* lib) {
+        found.vectors =
+            reinterpret_cast<GetDirectionVectors32Fn>(dlsym(lib, "curandGetDirectionVectors32"));
+        found.scramble =
+            reinterpret_cast<GetScrambleConstants32Fn>(dlsym(lib, "curandGetScrambleConstants32"));
+        found.version = reinterpret_cast<GetVersionFn>(dlsym(lib, "curandGetVersion"));
+        return found.vectors && found.scramble && found.version;
+      },
+      tried);
+  if (found.path.empty())
+    found = Curand{nullptr, nullptr, nullptr, "",
+                   "cuRAND (libcurand.so.10) was not found. Install the CUDA toolkit (or the "
+                   "cuda-curand package), or point NODECUDA_CURAND at libcurand.so. Tried:" +
+                       tried};
+  g_curand = found;
 }
 
 // curandTable(which: 0 direction vectors | 1 scrambled direction vectors | 2 scramble constants)

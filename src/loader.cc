@@ -70,48 +70,55 @@ void OpenDriver() {
 }
 
 void OpenNvrtc() {
-  std::vector<std::string> candidates;
-  const char* explicit_path = std::getenv("NODECUDA_NVRTC");
-  const char* sonames[] = {"libnvrtc.so.13", "libnvrtc.so.12"};
-  if (explicit_path && *explicit_path) {
-    candidates.push_back(explicit_path);  // an explicit choice: no silent fallback
-  } else {
-    for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-      if (const char* root = std::getenv(var); root && *root) {
-        for (const char* sub : {"/lib64/", "/lib/"})
-          for (const char* so : sonames) candidates.push_back(std::string(root) + sub + so);
-      }
-    }
-    for (const char* sub : {"/usr/local/cuda/lib64/", "/usr/local/cuda/lib/"})
-      for (const char* so : sonames) candidates.push_back(std::string(sub) + so);
-    for (const char* so : sonames) candidates.push_back(so);
-    candidates.push_back("libnvrtc.so");
-  }
   std::string tried;
+  g_nvrtc_path = OpenToolkitLibrary(
+      "NODECUDA_NVRTC", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"},
+      [](void* lib) {
+        bool ok = true;
+#define NODECUDA_LOAD_NVRTC(name) ok = Resolve(lib, NODECUDA_STR(name), g_nvrtc.name) && ok;
+        NODECUDA_NVRTC_FUNCS(NODECUDA_LOAD_NVRTC)
+#undef NODECUDA_LOAD_NVRTC
+        return ok;
+      },
+      tried);
+  g_nvrtc_ok = !g_nvrtc_path.empty();
+  if (!g_nvrtc_ok)
+    g_nvrtc_error =
+        "NVRTC (libnvrtc.so.13 or .12) was not found. Install the CUDA toolkit (or the "
+        "cuda-nvrtc package), or point NODECUDA_NVRTC at libnvrtc.so. Tried:" +
+        tried;
+}
+
+}  // namespace
+
+std::string OpenToolkitLibrary(const char* env_var, std::initializer_list<const char*> sonames,
+                               const std::function<bool(void*)>& accept, std::string& tried) {
+  std::vector<std::string> candidates;
+  const char* explicit_path = std::getenv(env_var);
+  if (explicit_path && *explicit_path) {
+    candidates.push_back(explicit_path);
+  } else {
+    std::vector<std::string> roots;
+    for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
+      if (const char* root = std::getenv(var); root && *root) roots.push_back(root);
+    roots.push_back("/usr/local/cuda");
+    for (const auto& root : roots)
+      for (const char* sub : {"/lib64/", "/lib/"})
+        for (const char* so : sonames) candidates.push_back(root + sub + so);
+    for (const char* so : sonames) candidates.push_back(so);
+  }
   for (const auto& c : candidates) {
     void* lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
       tried += "\n  " + c;
-      continue;
+    } else if (accept(lib)) {
+      return c;
+    } else {
+      tried += "\n  " + c + " (missing symbols)";
     }
-    bool ok = true;
-#define NODECUDA_LOAD_NVRTC(name) ok = Resolve(lib, NODECUDA_STR(name), g_nvrtc.name) && ok;
-    NODECUDA_NVRTC_FUNCS(NODECUDA_LOAD_NVRTC)
-#undef NODECUDA_LOAD_NVRTC
-    if (ok) {
-      g_nvrtc_ok = true;
-      g_nvrtc_path = c;
-      return;
-    }
-    tried += "\n  " + c + " (missing symbols)";
   }
-  g_nvrtc_error =
-      "NVRTC (libnvrtc.so.13 or .12) was not found. Install the CUDA toolkit (or the "
-      "cuda-nvrtc package), or point NODECUDA_NVRTC at libnvrtc.so. Tried:" +
-      tried;
+  return "";
 }
-
-}  // namespace
 
 const DriverState& LoadDriver() {
   std::call_once(g_driver_once, OpenDriver);

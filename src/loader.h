@@ -6,6 +6,8 @@
 #include <cuda.h>
 #include <nvrtc.h>
 
+#include <functional>
+#include <initializer_list>
 #include <string>
 
 namespace nodecuda {
@@ -62,5 +64,12 @@ const DriverApi& Cu_Unchecked();
 const NvrtcApi& Nvrtc();
 // Where NVRTC was found ("" when not loaded).
 std::string NvrtcPath();
+
+// Opens a CUDA toolkit library with dlopen: $<env_var> alone when it is set (an explicit choice:
+// no silent fallback), else each soname under $CUDA_HOME, $CUDA_PATH and /usr/local/cuda (lib64/,
+// lib/), then on the loader's search path. The first library that `accept` takes (it resolves
+// the symbols it needs) wins; returns its path, or "" with every attempt listed in `tried`.
+std::string OpenToolkitLibrary(const char* env_var, std::initializer_list<const char*> sonames,
+                               const std::function<bool(void*)>& accept, std::string& tried);
 
 }  // namespace nodecuda

@@ -301,31 +301,20 @@ Napi::Value PoolTrim(const Napi::CallbackInfo& info) {
 }
 
 // memcpyHtod(dstPtr, host, byteOffset, byteLength, pinned)
-// CUresult cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t bytes)
-Napi::Value MemcpyHtod(const Napi::CallbackInfo& info) {
-  CUdeviceptr dst = PtrArg(info, 0, "dst");
-  HostRange h = HostArg(info, 1, "src");
-  bool pinned = info[4].ToBoolean();
-  ContextPtr ctx = Enter();
-  if (!pinned && h.bytes >= kStagedMin) {
-    StagedCopy(ctx, true, dst, h.data, h.bytes);
-  } else if (h.bytes) {
-    CU_CHECK(Cu().cuMemcpyHtoD(dst, h.data, h.bytes));
-  }
-  return info.Env().Undefined();
-}
-
 // memcpyDtoh(host, byteOffset, byteLength, srcPtr, pinned)
+// CUresult cuMemcpyHtoD(CUdeviceptr dst, const void* src, size_t bytes)
 // CUresult cuMemcpyDtoH(void* dst, CUdeviceptr src, size_t bytes)
-Napi::Value MemcpyDtoh(const Napi::CallbackInfo& info) {
-  HostRange h = HostArg(info, 0, "dst");
-  CUdeviceptr src = PtrArg(info, 3, "src");
+template <bool kToDevice>
+Napi::Value MemcpySync(const Napi::CallbackInfo& info) {
+  CUdeviceptr dev = PtrArg(info, kToDevice ? 0 : 3, kToDevice ? "dst" : "src");
+  HostRange h = HostArg(info, kToDevice ? 1 : 0, kToDevice ? "src" : "dst");
   bool pinned = info[4].ToBoolean();
   ContextPtr ctx = Enter();
   if (!pinned && h.bytes >= kStagedMin) {
-    StagedCopy(ctx, false, src, h.data, h.bytes);
+    StagedCopy(ctx, kToDevice, dev, h.data, h.bytes);
   } else if (h.bytes) {
-    CU_CHECK(Cu().cuMemcpyDtoH(h.data, src, h.bytes));
+    CU_CHECK(kToDevice ? Cu().cuMemcpyHtoD(dev, h.data, h.bytes)
+                       : Cu().cuMemcpyDtoH(h.data, dev, h.bytes));
   }
   return info.Env().Undefined();
 }
@@ -451,8 +440,8 @@ void InitMemory(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "memLive", MemLive);
   NODECUDA_EXPORT(env, exports, "poolInfo", PoolInfo);
   NODECUDA_EXPORT(env, exports, "poolTrim", PoolTrim);
-  NODECUDA_EXPORT(env, exports, "memcpyHtod", MemcpyHtod);
-  NODECUDA_EXPORT(env, exports, "memcpyDtoh", MemcpyDtoh);
+  NODECUDA_EXPORT(env, exports, "memcpyHtod", MemcpySync<true>);
+  NODECUDA_EXPORT(env, exports, "memcpyDtoh", MemcpySync<false>);
   NODECUDA_EXPORT(env, exports, "memcpyDtod", MemcpyDtod);
   NODECUDA_EXPORT(env, exports, "memcpyHtodAsync", MemcpyHtodAsync);
   NODECUDA_EXPORT(env, exports, "memcpyDtohAsync", MemcpyDtohAsync);
