@@ -177,7 +177,10 @@ export class GPUArray {
    * the runtime has it, else Uint16Array bits; complex interleaved re/im), or into `out`.
    * @example
    * const host = a.get();
+   * const f = a.get(new Float32Array(a.size)); // Float32Array: `out` itself comes back
    */
+  get<T extends ArrayBufferView>(out: T): T;
+  get(out?: ArrayBufferView): ArrayBufferView;
   get(out?: ArrayBufferView): ArrayBufferView {
     this.check();
     const h = this.#hostOut(out);
@@ -195,6 +198,8 @@ export class GPUArray {
    * @example
    * const host = await a.getAsync();
    */
+  getAsync<T extends ArrayBufferView>(out: T, opts?: { stream?: Stream | null }): Promise<T>;
+  getAsync(out?: ArrayBufferView, opts?: { stream?: Stream | null }): Promise<ArrayBufferView>;
   async getAsync(out?: ArrayBufferView, opts: { stream?: Stream | null } = {}): Promise<ArrayBufferView> {
     this.check();
     const h = this.#hostOut(out);

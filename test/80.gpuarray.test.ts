@@ -156,10 +156,12 @@ describeGpu('GPUArray', () => {
     test('get(out), getAsync(out), wrong out size', async () => {
       const a = upload('float32', [1, 2, 3, 4], [2, 2]);
       const out = new Float32Array(4);
-      expect(a.get(out)).toBe(out);
+      const got: Float32Array = a.get(out); // typed as `out`'s own type
+      expect(got).toBe(out);
       expect(Array.from(out)).toEqual([1, 2, 3, 4]);
       const out2 = new Float32Array(4);
-      expect(await a.getAsync(out2)).toBe(out2);
+      const got2: Float32Array = await a.getAsync(out2);
+      expect(got2).toBe(out2);
       expect(Array.from(out2)).toEqual([1, 2, 3, 4]);
       expect(Array.from(await a.T.getAsync() as Float32Array)).toEqual([1, 3, 2, 4]);
       expectCode(() => a.get(new Float32Array(3)), RangeError, 'ERR_OUT_OF_RANGE');
