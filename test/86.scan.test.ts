@@ -28,7 +28,7 @@ const exact = (vals: V[]): Expect[] => vals.map((value) => ({ value, tol: 0 }));
 const num = (v: V): number => Number(v);
 /** Small integer x as a value of dtype d. */
 const k = (d: DTypeName, x: number): V => (kind(d) === 'c' ? { re: x, im: 0 } : d.endsWith('int64') ? BigInt(x) : kind(d) === 'b' ? (x ? 1 : 0) : x);
-/** Sizes around multiples of 4096 elements (the tile of 8-byte values; 4-byte values use 8192, 16-byte 2048), up to k = 300, and 2^20 + 3. */
+/** Sizes around multiples of 4096 elements (the tile of 4-byte values; 8-byte values use 2048, 16-byte 1024), up to k = 300, and 2^20 + 3. */
 const TILE_SIZES = [...new Set([1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 255, 256, 257, 299, 300]
   .flatMap((m) => [4096 * m - 1, 4096 * m, 4096 * m + 1])), 2 ** 20 + 3];
 
@@ -77,6 +77,26 @@ describeGpu('scans', () => {
       }
       check.done();
     }, 300000);
+
+    test('thousands of tiles (launches of 500+ tiles sleep in the look-back): int32 wraps exactly, float64 integers exact', () => cuda.tidy(() => {
+      const n = 2 ** 24 + 5; // 4097 tiles of 4-byte values
+      const r = rng(77);
+      const xs = new Int32Array(n);
+      for (let i = 0; i < n; i++) xs[i] = Math.floor(r() * 2 ** 31) - 2 ** 30;
+      const got = gpuarray.cumsum(gpuarray.toGpu(xs), { dtype: 'int32' }).get() as Int32Array;
+      let s = 0;
+      let bad = -1;
+      for (let i = 0; i < n && bad < 0; i++) { s = (s + xs[i]) | 0; if (got[i] !== s) bad = i; }
+      expect([got.length, bad]).toEqual([n, -1]);
+      const m = 2 ** 23 + 3; // 4097 tiles of 8-byte values; integer sums stay exact in float64
+      const xd = new Float64Array(m);
+      for (let i = 0; i < m; i++) xd[i] = Math.floor(r() * 2001) - 1000;
+      const gd = gpuarray.cumsum(gpuarray.toGpu(xd)).get() as Float64Array;
+      let t = 0;
+      bad = -1;
+      for (let i = 0; i < m && bad < 0; i++) { t += xd[i]; if (gd[i] !== t) bad = i; }
+      expect([gd.length, bad]).toEqual([m, -1]);
+    }), 120000);
 
     test('float32 and float16 cumsum across tile boundaries (positive data: relative tolerance)', () => cuda.tidy(() => {
       const check = softly();

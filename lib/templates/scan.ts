@@ -1,5 +1,5 @@
 /**
- * The scan kernel family: single-pass prefix scan with decoupled look-back. Tiles of 256 threads
+ * The scan kernel family: single-pass prefix scan with decoupled look-back. Tiles of SCAN_BLOCK threads
  * × IT items are taken in ticket order (an atomic counter, so every predecessor is running);
  * each tile loads its input coalesced into shared memory, scans it (thread-local, then warp
  * shuffles, then the warp totals), publishes its aggregate, looks back over its predecessors'
@@ -38,20 +38,34 @@ export interface ScanSpec {
   vector?: { ptr: string; storage: string; bytes: number; input: string };
 }
 
-export const SCAN_BLOCK = 256;
-
-// Tuning (NODECUDA_SCAN_TILE_BYTES: shared memory per tile, at most ~44 KiB; NODECUDA_SCAN_MIN_BLOCKS:
-// resident blocks per SM asked of the register allocator, 0 = no bound). Measured on an H200
-// (cumsum float32, 2^28, GB/s r+w): 16 KiB tiles 1784, 32 KiB 2141, 32 KiB with 6 blocks 2286;
-// full tiles loaded without bounds checks (NODECUDA_SCAN_FULL=0 turns it off): 2256 → 2363.
-const TILE_BYTES = Math.min(45056, Number(process.env.NODECUDA_SCAN_TILE_BYTES) || 32768);
+// Tuning (environment overrides for sweeps): threads per tile (NODECUDA_SCAN_BLOCK), shared memory
+// per tile (NODECUDA_SCAN_TILE_BYTES, at most ~44 KiB), resident blocks per SM asked of the register
+// allocator (NODECUDA_SCAN_MIN_BLOCKS, 0 = no bound), and the look-back's sleeps (below).
+// H200, cumsum 2^28 float32, GB/s r+w: 256 threads × 32 KiB tiles, 6 blocks, no sleeps 2380-2480;
+// the same with sleeps 2540-2590; 128 × 16 KiB, 6 blocks, sleeps 2900-3010 (float64 3290 vs 3095);
+// 128 × 12 KiB 2640-2790; 192 × 24 KiB 2380; 64 × 8 KiB 2480; without the first sleep 2785.
+// Full tiles are loaded without bounds checks (NODECUDA_SCAN_FULL=0 turns it off: 2363 → 2256 at
+// 256 × 32 KiB).
+export const SCAN_BLOCK = Number(process.env.NODECUDA_SCAN_BLOCK) || 128;
+const TILE_BYTES = Math.min(45056, Number(process.env.NODECUDA_SCAN_TILE_BYTES) || 16384);
 const FULL_TILES = process.env.NODECUDA_SCAN_FULL !== '0';
 // Full tiles of cumsum/cumprod and the scan builders load 16-byte vectors (NODECUDA_SCAN_VECTOR=0:
 // off). H200, cumsum 2^28 float32 / int32: 2338 / 2411 GB/s without, 2410-2480 / 2480-2520 with.
 const VECTOR_LOADS = process.env.NODECUDA_SCAN_VECTOR !== '0';
 const MIN_BLOCKS = process.env.NODECUDA_SCAN_MIN_BLOCKS === undefined ? 6 : Number(process.env.NODECUDA_SCAN_MIN_BLOCKS) || 0;
+// Look-back sleeps, as CUB's fixed delay (its sm_90 values for float sums): __nanosleep before a
+// tile starts looking back (ns, NODECUDA_SCAN_SLEEP_FIRST) and before each poll of a predecessor's
+// status (NODECUDA_SCAN_SLEEP), in launches of at least 500 tiles. Spinning without them takes
+// memory-system bandwidth from the tiles still loading and storing.
+const SLEEP_FIRST = Number(process.env.NODECUDA_SCAN_SLEEP_FIRST ?? 1140) || 0;
+const SLEEP = Number(process.env.NODECUDA_SCAN_SLEEP ?? 688) || 0;
+const sleep = (ns: number): string => (ns ? `
+#if __CUDA_ARCH__ >= 700
+        if (gridDim.x >= 500) __nanosleep(${ns});
+#endif
+` : '');
 
-/** Items per thread for an accumulator size (tiles of ~32 KiB of shared memory). */
+/** Items per thread for an accumulator size (tiles of about TILE_BYTES of shared memory). */
 export function scanItems(accBytes: number): number {
   return Math.max(1, Math.min(32, Math.floor(TILE_BYTES / (SCAN_BLOCK * accBytes))));
 }
@@ -223,15 +237,15 @@ extern "C" __global__ void __launch_bounds__(${B}${MIN_BLOCKS ? `, ${MIN_BLOCKS}
     int nc_pf = 0;
     nc_acc_t nc_pv;
     if (nc_tile > 0) {
-      long long nc_j = (long long)nc_tile - 1 - nc_lane;
+      long long nc_j = (long long)nc_tile - 1 - nc_lane;${sleep(SLEEP_FIRST)}
       while (true) {
         unsigned int nc_st = nc_e | 2u;${packed ? `
         nc_acc_t nc_got;
         if (nc_j >= 0) {
-          do { nc_st = nc_peek(nc_desc + nc_j * NC_PW, nc_got); } while ((nc_st & ~3u) != nc_e || (nc_st & 3u) == 0);
+          do { ${sleep(SLEEP)} nc_st = nc_peek(nc_desc + nc_j * NC_PW, nc_got); } while ((nc_st & ~3u) != nc_e || (nc_st & 3u) == 0);
         }` : `
         if (nc_j >= 0) {
-          do { nc_st = *(volatile unsigned int*)&nc_status[nc_j]; } while ((nc_st & ~3u) != nc_e || (nc_st & 3u) == 0);
+          do { ${sleep(SLEEP)} nc_st = *(volatile unsigned int*)&nc_status[nc_j]; } while ((nc_st & ~3u) != nc_e || (nc_st & 3u) == 0);
         }
         __threadfence();`}
         const bool nc_incl = (nc_st & 3u) == 2u;
