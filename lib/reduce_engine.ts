@@ -45,7 +45,7 @@ const COUNTERS = 65536;
 const WAVES = Number(process.env.NODECUDA_RED_WAVES) || 2;
 const COLS_WAVES = Number(process.env.NODECUDA_RED_COLS_WAVES) || 2;
 const INT32_MAX = 2 ** 31 - 1;
-const kernelCache = new WeakMap<ReduceSpec, Map<string, Kernel>>();
+const kernelCache = new WeakMap<ReduceSpec, Map<number, Kernel>>();
 const workspaces = new Map<string, DeviceAllocation>();
 const streamIds = new WeakMap<Stream, number>();
 let nextStreamId = 1;
@@ -84,8 +84,8 @@ interface Kernel { generation: number; ctx: number; fn: NativeAddon.FunctionHand
 function kernelFor(spec: ReduceSpec, v: ReduceVariant): Kernel {
   const { generation, id: ctx } = currentContext();
   let perSpec = kernelCache.get(spec);
-  if (!perSpec) kernelCache.set(spec, (perSpec = new Map()));
-  const key = `${v.kind}${v.e}${v.nk}${v.nr}${v.wide}`;
+  if (!perSpec) kernelCache.set(spec, (perSpec = new Map<number, Kernel>()));
+  const key = ((v.kind === 'rows' ? 0 : v.kind === 'warp' ? 1 : 2) * 32 + v.e) * 4096 + (v.nk * 64 + v.nr) * 2 + (v.wide ? 1 : 0);
   const hit = perSpec.get(key);
   if (hit && hit.generation === generation && hit.ctx === ctx) return hit;
   const { source, name } = reduceKernel(spec, v);
@@ -99,7 +99,20 @@ function kernelFor(spec: ReduceSpec, v: ReduceVariant): Kernel {
 
 interface Dims { shape: number[]; strides: number[] }
 
+const NO_KEPT: Dims = Object.freeze({ shape: Object.freeze([1]) as number[], strides: Object.freeze([0]) as number[] });
+const UNIT_STRIDE = Object.freeze([1]) as number[];
+
 function split(run: ReduceRun): { kept: Dims; red: Dims; m: number; k: number } {
+  if (run.axes.length === run.shape.length) {
+    // Every dim reduced and the elements C-contiguous: one reduced run of k (the common case).
+    let k = 1;
+    let contiguous = true;
+    for (let d = run.shape.length - 1; d >= 0; d--) {
+      if (run.shape[d] !== 1 && run.strides[d] !== k) contiguous = false;
+      k *= run.shape[d];
+    }
+    if (contiguous) return { kept: NO_KEPT, red: { shape: [k], strides: UNIT_STRIDE }, m: 1, k };
+  }
   const axes = new Set(run.axes);
   const kept: Dims = { shape: [], strides: [] };
   let red: Array<[number, number]> = [];
@@ -189,12 +202,18 @@ export class Params {
 
 const P = new Params();
 
+/** Elements between the first and last element a dims' offsets reach. */
+function extent(d: Dims): number {
+  let e = 0;
+  for (let j = 0; j < d.shape.length; j++) e += Math.abs(d.strides[j]) * Math.max(d.shape[j] - 1, 0);
+  return e;
+}
+
 /** Runs one reduction (see ReduceRun); `m` outputs are written to run.out. */
 export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   const { kept, red, m, k } = split(run);
   if (m === 0) return;
-  let span = Math.max(m, k);
-  for (const d of [kept, red]) d.shape.forEach((n, j) => { span += Math.abs(d.strides[j]) * Math.max(n - 1, 0); });
+  const span = Math.max(m, k) + extent(kept) + extent(red);
   const wide = span > INT32_MAX;
   const rUnit = red.shape.length === 1 && (red.strides[0] === 1 || k === 1);
   const keptUnit = kept.strides[kept.strides.length - 1] === 1 && kept.shape[kept.shape.length - 1] >= 32;
@@ -205,7 +224,8 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   else {
     let e = 1;
     if (spec.vec && rUnit && run.vec) {
-      const widest = Math.max(...run.vec.map((x) => x.bytes));
+      let widest = 1;
+      for (const x of run.vec) widest = Math.max(widest, x.bytes);
       e = Math.max(1, 16 / widest);
       const ok = e > 1 && kept.strides.every((s) => s % e === 0) && run.vec.every((x) => x.align16 % (e * x.bytes) === 0);
       if (!ok) e = 1;
@@ -229,7 +249,10 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   try {
     P.reset().ptr(run.out);
     for (const x of run.args) P.value(x);
-    for (const x of [kept.shape, kept.strides, red.shape, red.strides]) for (const n of x) P.idx(n, wide);
+    for (const n of kept.shape) P.idx(n, wide);
+    for (const n of kept.strides) P.idx(n, wide);
+    for (const n of red.shape) P.idx(n, wide);
+    for (const n of red.strides) P.idx(n, wide);
     P.idx(m, wide).idx(k, wide).u32(v.kind === 'cols' ? S : G);
     P.ptr(partials ? partials.ptr : 0n).ptr(partialCount ? counters(stream) : 0n);
     if (v.kind === 'cols') P.launch(fn, stream, [Math.ceil(m / 32), S], [32, 8]);

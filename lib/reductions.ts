@@ -59,11 +59,19 @@ function realOf(d: DType): DType {
   return d.name === 'complex64' ? DTYPES.float32 : d.name === 'complex128' ? DTYPES.float64 : d;
 }
 
-const specs = new Map<string, ReduceSpec>();
+// Specs by op, then by the dtypes (acc, out, idx or null, inputs): nested maps, no key strings.
+const specs = new Map<unknown, unknown>();
 const accBytesOf = new Map<string, number>();
-function memo(key: string, build: () => ReduceSpec): ReduceSpec {
-  let s = specs.get(key);
-  if (!s) specs.set(key, (s = build()));
+function memo(keys: readonly unknown[], build: () => ReduceSpec): ReduceSpec {
+  let m = specs;
+  for (let j = 0; j < keys.length - 1; j++) {
+    let next = m.get(keys[j]) as Map<unknown, unknown> | undefined;
+    if (!next) m.set(keys[j], (next = new Map()));
+    m = next;
+  }
+  const last = keys[keys.length - 1];
+  let s = m.get(last) as ReduceSpec | undefined;
+  if (!s) m.set(last, (s = build()));
   return s;
 }
 
@@ -167,13 +175,9 @@ function kindOf(op: string, d: DType, acc: DType, name: string): Kind {
 
 /** The spec of a built-in reduction over `inputs` (dtypes), values read directly or through indices. @internal */
 export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType, idx?: DType): ReduceSpec {
-  let key = `${op}|${acc.name}|${out.name}|${idx ? idx.name : ''}`;
-  for (const d of inputs) key += `|${d.name}`;
-  const hit = specs.get(key);
-  if (hit) return hit;
-  const tag = (d: DType) => d.name.replace('complex', 'c').replace('float', 'f').replace('uint', 'u').replace('int', 'i');
-  const name = `nc_${op}_${inputs.map(tag).join('')}_${tag(acc)}_${tag(out)}${idx ? `_x${tag(idx)}` : ''}`;
-  return memo(key, () => {
+  return memo([op, acc, out, idx ?? null, inputs.length, ...inputs], () => {
+    const tag = (d: DType) => d.name.replace('complex', 'c').replace('float', 'f').replace('uint', 'u').replace('int', 'i');
+    const name = `nc_${op}_${inputs.map(tag).join('')}_${tag(acc)}_${tag(out)}${idx ? `_x${tag(idx)}` : ''}`;
     const d = inputs[0];
     const k = kindOf(op, d, acc, name);
     accBytesOf.set(name, k.accBytes);
@@ -203,8 +207,11 @@ export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType,
 }
 
 /** @internal */
+const ALL_AXES: number[][] = [];
+
 export function axesOf(axis: unknown, ndim: number): number[] {
-  if (axis === undefined || axis === null) return Array.from({ length: ndim }, (_, i) => i);
+  if (axis === undefined || axis === null) return (ALL_AXES[ndim] ??= Object.freeze(Array.from({ length: ndim }, (_, i) => i)) as number[]);
+  if (typeof axis === 'number') return [normalizeAxis(axis, ndim)];
   const list = typeof axis === 'number' ? [axis] : Array.isArray(axis) ? axis : null;
   if (!list) throw typeError('ERR_INVALID_ARG_TYPE', `axis must be an integer or a list of integers. Received ${describe(axis)}`);
   const out = list.map((a) => normalizeAxis(a as number, ndim));
@@ -262,12 +269,20 @@ interface Plan {
 function execute(p: Plan): GPUArray {
   const a = p.idx ?? p.arrays[0];
   const axes = p.axes;
-  const keep = new Set(axes);
-  const keptShape = a.shape.filter((_, d) => !keep.has(d));
-  const shape = p.opts.keepdims ? a.shape.map((n, d) => (keep.has(d) ? 1 : n)) : keptShape;
-  const k = axes.reduce((s, d) => s * a.shape[d], 1);
-  const m = keptShape.reduce((s, n) => s * n, 1);
-  if (k === 0 && m > 0 && ['min', 'max', 'argmin', 'argmax'].includes(p.op)) {
+  let keptShape: number[], shape: number[], k: number, m: number;
+  if (axes.length === a.ndim) { // the whole array
+    keptShape = [];
+    shape = p.opts.keepdims ? a.shape.map(() => 1) : keptShape;
+    k = a.size;
+    m = 1;
+  } else {
+    const keep = new Set(axes);
+    keptShape = a.shape.filter((_, d) => !keep.has(d));
+    shape = p.opts.keepdims ? a.shape.map((n, d) => (keep.has(d) ? 1 : n)) : keptShape;
+    k = axes.reduce((s, d) => s * a.shape[d], 1);
+    m = keptShape.reduce((s, n) => s * n, 1);
+  }
+  if (k === 0 && m > 0 && (p.op === 'min' || p.op === 'max' || p.op === 'argmin' || p.op === 'argmax')) {
     throw rangeError('ERR_EMPTY_REDUCTION', `zero-size array to reduction operation ${p.op} which has no identity`);
   }
   const t = target(shape, keptShape, p.out, p.opts, p.op);
