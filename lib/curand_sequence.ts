@@ -87,7 +87,7 @@ const cfg = new Uint32Array(7);
 /** @internal Launches `fn` on `blocks` × `threads` with the parameters packed in `p`. */
 export function launch(fn: NativeAddon.FunctionHandle, blocks: number, threads: number, p: Params, stream?: Stream | null): void {
   cfg[0] = blocks; cfg[1] = 1; cfg[2] = 1; cfg[3] = threads; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
-  native.launch(fn, streamHandle(stream), cfg, p.bytes, p.off);
+  native.launch(fn, streamHandle(stream), cfg, p.bytes, p.off, true);
 }
 // ---- argument checks --------------------------------------------------------------------------
 

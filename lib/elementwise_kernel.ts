@@ -282,7 +282,7 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
   const fn = loopKernel(k, mode);
   cfg[0] = Math.min(MAX_GRID, Math.ceil(count / BLOCK)); cfg[1] = 1; cfg[2] = 1;
   cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
-  native.launch(fn, stream, cfg, k.buf.bytes, off);
+  native.launch(fn, stream, cfg, k.buf.bytes, off, true); // 256 threads: always launchable
 }
 
 // ---- CuPy form --------------------------------------------------------------------------------

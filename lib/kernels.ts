@@ -220,5 +220,5 @@ export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], 
     cfg[0] = Math.ceil(threads / BLOCK); cfg[1] = 1; cfg[2] = 1;
     cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
   }
-  native.launch(fn, stream, cfg, params, off);
+  native.launch(fn, stream, cfg, params, off, true);
 }

@@ -119,6 +119,11 @@ interface FunctionState {
   cfg: Uint32Array;
   buf: Uint8Array;
   view: DataView;
+  /**
+   * Block shape and shared bytes of the last launch made in place (so checked by the driver);
+   * later launches with the same may be queued (launch_queue.cc). x = 0: none yet.
+   */
+  ok: [number, number, number, number];
 }
 
 function isOptions(v: unknown): v is LaunchOptions {
@@ -170,8 +175,10 @@ const methods = {
     return native.funcAttribute(state(this).handle, attributeNumber(FUNCTION_ATTRIBUTES, name, 'function'));
   },
   setAttribute(name: string | number, value: number): void {
-    native.funcSetAttribute(state(this).handle, attributeNumber(FUNCTION_ATTRIBUTES, name, 'function'),
+    const st = state(this);
+    native.funcSetAttribute(st.handle, attributeNumber(FUNCTION_ATTRIBUTES, name, 'function'),
       checkSize(value, 'value', 2 ** 31 - 1));
+    st.ok[0] = 0; // the driver checks the next launch again
   },
   prepare(letters: string): CudaFunction {
     if (typeof letters !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'prepare() takes a string of struct letters');
@@ -210,7 +217,7 @@ export function makeFunction(handle: NativeAddon.FunctionHandle, name: string, p
   const buf = new Uint8Array(256);
   const st: FunctionState = {
     handle, name, params, prepared: null, module, cfg: new Uint32Array(7), buf,
-    view: new DataView(buf.buffer),
+    view: new DataView(buf.buffer), ok: [0, 0, 0, 0],
   };
   const fn = function (...args: unknown[]): void {
     const last = args[args.length - 1];
@@ -323,7 +330,11 @@ function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared:
       native.streamWaitEvent(stream, ev);
       native.eventDestroy(ev);
     }
-    native.launch(st.handle, stream, c, st.buf, off);
+    // A configuration the driver accepted once may be queued: its errors would come later.
+    const ok = st.ok;
+    const queue = !temps.length && ok[0] === block[0] && ok[1] === block[1] && ok[2] === block[2] && ok[3] === shared;
+    native.launch(st.handle, stream, c, st.buf, off, queue);
+    if (!queue) { ok[0] = block[0]; ok[1] = block[1]; ok[2] = block[2]; ok[3] = shared; }
     if (stream && temps.some((t) => t.arg.copyOut)) native.streamSynchronize(stream);
     for (const t of temps) {
       if (t.arg.copyOut) {

@@ -270,7 +270,7 @@ export class Generator {
       view.setUint32(16, e % 2 ** 32, true);
       view.setUint32(20, Math.floor(e / 2 ** 32), true);
       cfg[0] = Math.min(Math.ceil(m / ept / BLOCK), k.maxBlocks);
-      native.launch(k.fn, h, cfg, params, 64);
+      native.launch(k.fn, h, cfg, params, 64, true);
     }
     this.#offset = next;
     return a;

@@ -196,7 +196,7 @@ export class Params {
     const c = this.cfg;
     c[0] = grid[0]; c[1] = grid[1] ?? 1; c[2] = grid[2] ?? 1;
     c[3] = block[0]; c[4] = block[1] ?? 1; c[5] = block[2] ?? 1; c[6] = 0;
-    native.launch(fn, streamHandle(stream ?? null), c, this.buf, this.off);
+    native.launch(fn, streamHandle(stream ?? null), c, this.buf, this.off, true);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "addon.h"
 #include "handles.h"
+#include "launch_queue.h"
 
 namespace nodecuda {
 
@@ -34,9 +35,17 @@ thread_local uint64_t t_current_generation = 0;
       p);
 }
 
+[[noreturn]] void ThrowDeferred(const Context& c) {
+  int s = const_cast<Context&>(c).deferred.exchange(0);
+  throw CuErr(s, "cuLaunchKernel",
+              "a kernel launch queued by an earlier operation failed (it is reported by the next "
+              "call, as CUDA reports asynchronous errors)");
+}
+
 }  // namespace
 
 Context::~Context() {
+  DrainLaunches();
   if (t_current == this) ForgetCurrent();
   if (!LoadDriver().found || !ctx) return;
   const DriverApi& cu = Cu_Unchecked();
@@ -55,10 +64,13 @@ Context::~Context() {
 }
 
 CUmemoryPool Context::Pool() {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (pool && pool_generation == generation.load()) return pool;
+  }
+  const DriverApi& cu = Cu();  // before the lock: it may submit queued launches (launch_queue.cc)
   std::lock_guard<std::mutex> lock(mu);
   uint64_t gen = generation.load();
-  if (pool && pool_generation == gen) return pool;
-  const DriverApi& cu = Cu();
   CU_CHECK(cu.cuDeviceGetDefaultMemPool(&pool, dev));
   // Keep freed blocks in the pool instead of returning them to the OS at each sync point.
   cuuint64_t threshold = UINT64_MAX;
@@ -121,10 +133,19 @@ void Context::FlushBlocks() {
 }
 
 ContextPtr PrimaryContext(int ordinal) {
+  auto known = [&]() -> ContextPtr {
+    if (ordinal >= 0 && static_cast<size_t>(ordinal) < g_primaries->size())
+      return (*g_primaries)[ordinal];
+    return nullptr;
+  };
+  {
+    // Without Cu() (a driver call, which would end a run of queued launches: launch_queue.cc).
+    std::lock_guard<std::mutex> lock(g_primary_mu);
+    if (ContextPtr c = known()) return c;
+  }
   const DriverApi& cu = Cu();
   std::lock_guard<std::mutex> lock(g_primary_mu);
-  if (ordinal >= 0 && static_cast<size_t>(ordinal) < g_primaries->size() && (*g_primaries)[ordinal])
-    return (*g_primaries)[ordinal];
+  if (ContextPtr c = known()) return c;
   int count = 0;
   CU_CHECK(cu.cuDeviceGetCount(&count));
   if (ordinal < 0 || ordinal >= count) {
@@ -143,6 +164,7 @@ ContextPtr PrimaryContext(int ordinal) {
 
 void MakeCurrent(const Context& c) {
   if (c.poison.load() != 0) ThrowPoisoned(c);
+  if (c.deferred.load(std::memory_order_relaxed) != 0) ThrowDeferred(c);
   if (t_current_id == c.id && t_current_generation == c.generation.load()) return;
   CU_CHECK(Cu().cuCtxSetCurrent(c.ctx));
   t_current = &c;
@@ -209,6 +231,7 @@ void ResetDevice(int ordinal) {
     c->generation++;
     c->poison.store(0);
     c->poison_call.clear();
+    c->deferred.store(0);
     c->pool = nullptr;
   }
   // The reset released the context object; retain it again so the handle we hold stays valid
@@ -257,12 +280,14 @@ size_t DeviceMem::Release(CUstream s) {
 }
 
 StreamRes::~StreamRes() {
+  DrainLaunches();
   if (stream && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuStreamDestroy(stream);
 }
 EventRes::~EventRes() {
   if (event && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuEventDestroy(event);
 }
 ModuleRes::~ModuleRes() {
+  DrainLaunches();
   if (module && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuModuleUnload(module);
 }
 void HostReg::Release() {

@@ -30,6 +30,9 @@ struct Context {
   // First sticky fault seen (0 = healthy). Later calls fail fast until reset.
   std::atomic<int> poison{0};
   std::string poison_call;
+  // Status of a queued launch that failed without a sticky fault (launch_queue.cc): thrown once
+  // by the next call that makes this context current.
+  std::atomic<int> deferred{0};
   std::mutex mu;
   CUmemoryPool pool = nullptr;
   uint64_t pool_generation = 0;

@@ -1,7 +1,9 @@
 // Kernel launch: one N-API call; the arguments arrive packed (C layout) in one byte buffer that
-// is handed to the driver through CU_LAUNCH_PARAM_BUFFER_POINTER.
+// is handed to the driver through CU_LAUNCH_PARAM_BUFFER_POINTER. nodecuda's own kernels may be
+// queued for the launcher thread instead (launch_queue.cc).
 #include "addon.h"
 #include "handles.h"
+#include "launch_queue.h"
 
 namespace nodecuda {
 
@@ -10,7 +12,7 @@ const std::shared_ptr<FunctionRes>& FunctionArg(const Napi::Value& v);
 namespace {
 
 // launch(fn, stream|null, config Uint32Array[7] = grid xyz, block xyz, shared, params Uint8Array,
-//        paramBytes)
+//        paramBytes, queue?: boolean)
 // CUresult cuLaunchKernel(CUfunction f, unsigned gridDimX, unsigned gridDimY, unsigned gridDimZ,
 //     unsigned blockDimX, unsigned blockDimY, unsigned blockDimZ, unsigned sharedMemBytes,
 //     CUstream hStream, void** kernelParams, void** extra)
@@ -27,15 +29,32 @@ Napi::Value Launch(const Napi::CallbackInfo& info) {
   const uint32_t* c = cfg.Data();
   void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, params.Data(), CU_LAUNCH_PARAM_BUFFER_SIZE,
                    &bytes, CU_LAUNCH_PARAM_END};
-  CU_CHECK(Cu().cuLaunchKernel(f->fn, c[0], c[1], c[2], c[3], c[4], c[5], c[6], stream, nullptr,
-                               bytes ? extra : nullptr));
+  bool direct = false;
+  if (info[5].IsBoolean() && info[5].As<Napi::Boolean>().Value()) {
+    QueueResult q = EnqueueLaunch(f->fn, stream, *f->module->ctx, c, params.Data(), bytes);
+    if (q == QueueResult::Queued) return info.Env().Undefined();
+    direct = q == QueueResult::Direct;
+  }
+  const DriverApi& cu = direct ? CuRaw() : Cu();
+  CU_CHECK(cu.cuLaunchKernel(f->fn, c[0], c[1], c[2], c[3], c[4], c[5], c[6], stream, nullptr,
+                             bytes ? extra : nullptr));
   return info.Env().Undefined();
 }
 
 }  // namespace
 
+// launchQueueStats() -> [queued, submitted by the launcher thread]
+Napi::Value LaunchStats(const Napi::CallbackInfo& info) {
+  auto [queued, by_launcher] = LaunchQueueStats();
+  Napi::Array a = Napi::Array::New(info.Env(), 2);
+  a.Set(0u, static_cast<double>(queued));
+  a.Set(1u, static_cast<double>(by_launcher));
+  return a;
+}
+
 void InitLaunch(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "launch", Launch);
+  NODECUDA_EXPORT(env, exports, "launchQueueStats", LaunchStats);
 }
 
 }  // namespace nodecuda

@@ -130,10 +130,16 @@ const DriverApi& Cu() {
   if (s.status != CUDA_SUCCESS) {
     throw CuErr(s.found ? s.status : kDriverNotFound, "cuInit", s.message);
   }
+  BeforeDriverCall();
   return g_cu;
 }
 
-const DriverApi& Cu_Unchecked() { return g_cu; }
+const DriverApi& Cu_Unchecked() {
+  BeforeDriverCall();
+  return g_cu;
+}
+
+const DriverApi& CuRaw() { return g_cu; }
 
 const NvrtcApi& Nvrtc() {
   std::call_once(g_nvrtc_once, OpenNvrtc);

@@ -228,8 +228,11 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
   }
   m->cls = stream ? 0 : BlockClass(bytes);
   m->ptr = m->cls ? ctx->TakeBlock(m->cls) : 0;
+  // Without submitting queued launches first (CuRaw): a stream-ordered allocation placed before
+  // them in the stream is still before its own first use, and every free was submitted in order.
   if (!m->ptr)
-    CU_CHECK(Cu().cuMemAllocFromPoolAsync(&m->ptr, m->cls ? m->cls : bytes, ctx->Pool(), stream));
+    CU_CHECK(
+        CuRaw().cuMemAllocFromPoolAsync(&m->ptr, m->cls ? m->cls : bytes, ctx->Pool(), stream));
   DeviceMem* raw = m.get();
   if (napi_add_finalizer(env, info[2], raw, OwnerFinalized, nullptr, &raw->owner) != napi_ok) {
     raw->Release(stream);

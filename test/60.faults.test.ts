@@ -59,6 +59,39 @@ describeGpu('sticky faults', () => {
     expect(reset.message).toMatch(/Restart the process/);
   });
 
+  test('a fault while a run of operations is queued: CudaErrors, no crash or hang', () => {
+    // The kernel faults after ~50 ms of spinning, while the launcher thread is submitting a run
+    // of additions: its launches fail, the JS thread's next call throws.
+    const script = `
+      const { driver, SourceModule, gpuarray } = require(process.env.NODECUDA_DIST);
+      const { native } = require(process.env.NODECUDA_DIST + '/native');
+      const a = gpuarray.arange(0, 64, 1, 'float32');
+      a.add(1).get();
+      const bad = new SourceModule(
+        '__global__ void bad(int *p, long long cycles) { long long t = clock64(); while (clock64() - t < cycles) {} p[threadIdx.x] = 1; }',
+      ).getFunction('bad');
+      const q0 = native.launchQueueStats()[0];
+      bad(0xdead0000n, 100000000, { block: [32] });
+      let ops = 0, first = null;
+      for (; ops < 1000000 && !first; ops++) {
+        try { a.add(1); } catch (e) { first = { name: e.name, code: e.code, poisoned: e.poisoned }; }
+      }
+      const queued = native.launchQueueStats()[0] - q0;
+      const capture = (f) => { try { f(); return null; } catch (e) { return { name: e.name, code: e.code, poisoned: e.poisoned }; } };
+      const sync = capture(() => driver.Context.synchronize());
+      const after = capture(() => a.add(1).get());
+      console.log(JSON.stringify({ ops, first, queued, sync, after, ok: true }));
+    `;
+    const { status, out, stderr } = runChild(script);
+    if (!out.ok) throw new Error(`child failed: ${stderr}`);
+    expect(status).toBe(0);
+    expect(out.queued as number).toBeGreaterThan(1000); // the run went through the queue
+    const fault = { name: 'CudaError', code: 'CUDA_ERROR_ILLEGAL_ADDRESS', poisoned: true };
+    expect(out.first).toEqual(fault); // a later operation reported the fault
+    expect(out.sync).toEqual(fault);
+    expect(out.after).toEqual(fault);
+  });
+
   test('a device-side trap is a sticky CudaError', () => {
     const script = `
       const { driver, SourceModule } = require(process.env.NODECUDA_DIST);

@@ -111,8 +111,14 @@ declare namespace NativeAddon {
     occupancyMaxPotentialBlockSize(fn: FunctionHandle, sharedBytes: number, blockSizeLimit: number): [number, number];
 
     // launch.cc
+    /**
+     * `queue`: the kernel is one of nodecuda's own (a launch configuration known to be valid); in a
+     * run of such launches a launcher thread submits it (launch_queue.cc).
+     */
     launch(fn: FunctionHandle, stream: StreamHandle | null, config: Uint32Array, params: Uint8Array,
-      paramBytes: number): void;
+      paramBytes: number, queue?: boolean): void;
+    /** [launches queued, of which the launcher thread submitted] since the process started. */
+    launchQueueStats(): [number, number];
 
     // curand.cc
     /**
