@@ -120,11 +120,15 @@ interface FunctionState {
   buf: Uint8Array;
   view: DataView;
   /**
-   * Block shape and shared bytes of the last launch made in place (so checked by the driver);
-   * later launches with the same may be queued (launch_queue.cc). x = 0: none yet.
+   * Block shape, shared bytes and attribute epoch of the last launch made in place (so checked by
+   * the driver), and its stream: later launches with the same may be queued (launch_queue.cc).
    */
-  ok: [number, number, number, number];
+  ok: [number, number, number, number, number];
+  okStream: unknown;
 }
+
+/** Bumped by every setAttribute (of any Function: two may share a native handle). */
+let attributeEpoch = 1;
 
 function isOptions(v: unknown): v is LaunchOptions {
   return typeof v === 'object' && v !== null && !isDeviceMemory(v) && !(v instanceof HostArg) &&
@@ -178,7 +182,7 @@ const methods = {
     const st = state(this);
     native.funcSetAttribute(st.handle, attributeNumber(FUNCTION_ATTRIBUTES, name, 'function'),
       checkSize(value, 'value', 2 ** 31 - 1));
-    st.ok[0] = 0; // the driver checks the next launch again
+    attributeEpoch++; // the driver checks the next launch of every Function again
   },
   prepare(letters: string): CudaFunction {
     if (typeof letters !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'prepare() takes a string of struct letters');
@@ -217,7 +221,7 @@ export function makeFunction(handle: NativeAddon.FunctionHandle, name: string, p
   const buf = new Uint8Array(256);
   const st: FunctionState = {
     handle, name, params, prepared: null, module, cfg: new Uint32Array(7), buf,
-    view: new DataView(buf.buffer), ok: [0, 0, 0, 0],
+    view: new DataView(buf.buffer), ok: [0, 0, 0, 0, 0], okStream: null,
   };
   const fn = function (...args: unknown[]): void {
     const last = args[args.length - 1];
@@ -332,9 +336,13 @@ function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared:
     }
     // A configuration the driver accepted once may be queued: its errors would come later.
     const ok = st.ok;
-    const queue = !temps.length && ok[0] === block[0] && ok[1] === block[1] && ok[2] === block[2] && ok[3] === shared;
+    const queue = !temps.length && ok[0] === block[0] && ok[1] === block[1] && ok[2] === block[2] &&
+      ok[3] === shared && ok[4] === attributeEpoch && st.okStream === stream;
     native.launch(st.handle, stream, c, st.buf, off, queue);
-    if (!queue) { ok[0] = block[0]; ok[1] = block[1]; ok[2] = block[2]; ok[3] = shared; }
+    if (!queue) {
+      ok[0] = block[0]; ok[1] = block[1]; ok[2] = block[2]; ok[3] = shared; ok[4] = attributeEpoch;
+      st.okStream = stream;
+    }
     if (stream && temps.some((t) => t.arg.copyOut)) native.streamSynchronize(stream);
     for (const t of temps) {
       if (t.arg.copyOut) {

@@ -206,13 +206,14 @@ export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType,
   });
 }
 
-/** @internal */
+/** All axes of an array of each rank, frozen and shared. */
 const ALL_AXES: number[][] = [];
 
+/** @internal */
 export function axesOf(axis: unknown, ndim: number): number[] {
   if (axis === undefined || axis === null) return (ALL_AXES[ndim] ??= Object.freeze(Array.from({ length: ndim }, (_, i) => i)) as number[]);
   if (typeof axis === 'number') return [normalizeAxis(axis, ndim)];
-  const list = typeof axis === 'number' ? [axis] : Array.isArray(axis) ? axis : null;
+  const list = Array.isArray(axis) ? axis : null;
   if (!list) throw typeError('ERR_INVALID_ARG_TYPE', `axis must be an integer or a list of integers. Received ${describe(axis)}`);
   const out = list.map((a) => normalizeAxis(a as number, ndim));
   if (new Set(out).size !== out.length) throw rangeError('ERR_AXIS_OUT_OF_RANGE', `repeated axis in [${list.join(', ')}]`);

@@ -35,13 +35,6 @@ thread_local uint64_t t_current_generation = 0;
       p);
 }
 
-[[noreturn]] void ThrowDeferred(const Context& c) {
-  int s = const_cast<Context&>(c).deferred.exchange(0);
-  throw CuErr(s, "cuLaunchKernel",
-              "a kernel launch queued by an earlier operation failed (it is reported by the next "
-              "call, as CUDA reports asynchronous errors)");
-}
-
 }  // namespace
 
 Context::~Context() {
@@ -164,12 +157,25 @@ ContextPtr PrimaryContext(int ordinal) {
 
 void MakeCurrent(const Context& c) {
   if (c.poison.load() != 0) ThrowPoisoned(c);
-  if (c.deferred.load(std::memory_order_relaxed) != 0) ThrowDeferred(c);
+  ReportLaunchFailure();
   if (t_current_id == c.id && t_current_generation == c.generation.load()) return;
   CU_CHECK(Cu().cuCtxSetCurrent(c.ctx));
   t_current = &c;
   t_current_id = c.id;
   t_current_generation = c.generation.load();
+}
+
+SavedCurrent SaveCurrent() {
+  SavedCurrent s{nullptr, t_current, t_current_id, t_current_generation};
+  CuRaw().cuCtxGetCurrent(&s.ctx);
+  return s;
+}
+
+void RestoreCurrent(const SavedCurrent& s) {
+  CuRaw().cuCtxSetCurrent(s.ctx);
+  t_current = s.c;
+  t_current_id = s.id;
+  t_current_generation = s.generation;
 }
 
 bool TryMakeCurrent(const Context& c) {
@@ -231,7 +237,6 @@ void ResetDevice(int ordinal) {
     c->generation++;
     c->poison.store(0);
     c->poison_call.clear();
-    c->deferred.store(0);
     c->pool = nullptr;
   }
   // The reset released the context object; retain it again so the handle we hold stays valid

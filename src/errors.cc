@@ -45,7 +45,7 @@ std::string CuStatusName(int status) {
   const DriverState& d = LoadDriver();
   if (d.found) {
     const char* name = nullptr;
-    if (Cu_Unchecked().cuGetErrorName(static_cast<CUresult>(status), &name) == CUDA_SUCCESS && name)
+    if (CuRaw().cuGetErrorName(static_cast<CUresult>(status), &name) == CUDA_SUCCESS && name)
       return name;
   }
   if (status == CUDA_ERROR_STUB_LIBRARY) return "CUDA_ERROR_STUB_LIBRARY";
@@ -59,7 +59,7 @@ std::string CuDescription(int status) {
   const DriverState& d = LoadDriver();
   const char* s = nullptr;
   if (d.found && status >= 0 &&
-      Cu_Unchecked().cuGetErrorString(static_cast<CUresult>(status), &s) == CUDA_SUCCESS && s)
+      CuRaw().cuGetErrorString(static_cast<CUresult>(status), &s) == CUDA_SUCCESS && s)
     return s;
   return "";
 }

@@ -30,9 +30,6 @@ struct Context {
   // First sticky fault seen (0 = healthy). Later calls fail fast until reset.
   std::atomic<int> poison{0};
   std::string poison_call;
-  // Status of a queued launch that failed without a sticky fault (launch_queue.cc): thrown once
-  // by the next call that makes this context current.
-  std::atomic<int> deferred{0};
   std::mutex mu;
   CUmemoryPool pool = nullptr;
   uint64_t pool_generation = 0;
@@ -73,6 +70,15 @@ ContextPtr PrimaryContext(int ordinal);
 ContextPtr Enter();
 // Makes `c` current on this thread (cheap when it already is); throws if it is poisoned.
 void MakeCurrent(const Context& c);
+// The calling thread's current context, and making it current again (launch_queue.cc: a drain
+// on this thread makes the queued launches' contexts current).
+struct SavedCurrent {
+  CUcontext ctx;
+  const Context* c;
+  uint64_t id, generation;
+};
+SavedCurrent SaveCurrent();
+void RestoreCurrent(const SavedCurrent& s);
 // Like MakeCurrent but never throws: false when the context is gone, poisoned or unusable
 // (used by finalizers and destructors).
 bool TryMakeCurrent(const Context& c);

@@ -5,15 +5,16 @@
 //
 // Order with everything else is kept by draining: every driver call made through Cu() or
 // Cu_Unchecked() (memory, copies, events, syncs, module and stream destruction…) first submits
-// what is queued, on the calling thread if the launcher has not got to it. A failed queued launch
-// is reported by the next call that makes its context current (Context::deferred), as CUDA reports
-// asynchronous errors; sticky faults poison the context as usual.
+// what is queued, on the calling thread if the launcher has not got to it (then restoring that
+// thread's current context). A failed queued launch is thrown by the next Cu() or MakeCurrent(),
+// as CUDA reports asynchronous errors; sticky faults poison the context as usual.
 #include "launch_queue.h"
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 #include <thread>
 
 namespace nodecuda {
@@ -61,7 +62,7 @@ class Queue {
     r.bytes = static_cast<uint32_t>(bytes);
     std::memcpy(r.params, params, bytes);
     used.store(true, std::memory_order_relaxed);
-    queued_++;
+    queued_.store(queued_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     tail_.store(t + 1);  // seq_cst: ordered before the read of sleeping_ (see Run)
     if (sleeping_.load()) {
       streak_ = 0;  // after the launcher sleeps, a new run must build up again
@@ -80,15 +81,27 @@ class Queue {
   void Drain() {
     if (t_no_drain) return;
     t_no_drain = true;
+    SavedCurrent saved = SaveCurrent();
+    uint64_t n;
     {
       std::lock_guard<std::mutex> lock(submit_mu_);
-      SubmitAll();
+      n = SubmitAll();
     }
+    if (n) RestoreCurrent(saved);
     t_no_drain = false;
   }
 
+  void ReportFailure() {
+    if (t_no_drain || failed_.load(std::memory_order_relaxed) == 0) return;
+    if (int s = failed_.exchange(0)) {
+      throw CuErr(s, "cuLaunchKernel",
+                  "a kernel launch queued by an earlier operation failed (reported by the next "
+                  "call, as CUDA reports asynchronous errors)");
+    }
+  }
+
   // [launches queued, of which the launcher thread submitted]: for tests.
-  std::pair<uint64_t, uint64_t> Stats() const { return {queued_, by_launcher_.load()}; }
+  std::pair<uint64_t, uint64_t> Stats() const { return {queued_.load(), by_launcher_.load()}; }
 
   // At exit: no launches after this returns (the driver is torn down next).
   void Shutdown() {
@@ -133,7 +146,7 @@ class Queue {
     return h - h0;
   }
 
-  static void Submit(Record& r) {
+  void Submit(Record& r) {
     Context& c = *r.ctx;
     if (!TryMakeCurrent(c)) return;  // poisoned: its error is reported already
     size_t bytes = r.bytes;
@@ -147,15 +160,20 @@ class Queue {
       NoteStickyFault(res, "cuLaunchKernel");
     } else {
       int none = 0;
-      c.deferred.compare_exchange_strong(none, static_cast<int>(res));
+      failed_.compare_exchange_strong(none, static_cast<int>(res));
     }
   }
 
   void Wake() {
     std::lock_guard<std::mutex> lock(sleep_mu_);
     if (!started_) {
+      try {
+        std::thread([this] { Run(); }).detach();
+      } catch (const std::system_error&) {
+        enabled_ = false;  // no thread: the next driver call submits what is queued
+        return;
+      }
       started_ = true;
-      std::thread([this] { Run(); }).detach();
       std::atexit([] { TheQueue().Shutdown(); });
     }
     cv_.notify_one();
@@ -182,16 +200,17 @@ class Queue {
   }
 
   bool enabled_ = true;
-  int streak_min_ = 3;   // launches in a run before the launcher takes over
-  int streak_ = 0;       // producer thread only
-  uint64_t queued_ = 0;  // producer thread only
+  int streak_min_ = 3;               // launches in a run before the launcher takes over
+  int streak_ = 0;                   // producer thread only
+  std::atomic<uint64_t> queued_{0};  // written by the producer thread only
+  std::atomic<int> failed_{0};       // status of a failed queued launch not reported yet
   std::atomic<uint64_t> by_launcher_{0};
   std::atomic<std::thread::id> producer_{};
   alignas(64) std::atomic<uint64_t> head_{0};  // next to submit
   alignas(64) std::atomic<uint64_t> tail_{0};  // next free slot
   alignas(64) std::atomic<bool> sleeping_{true};
   bool started_ = false;
-  bool stop_ = false;
+  std::atomic<bool> stop_{false};
   std::mutex submit_mu_;  // held while submitting (launcher or a draining thread)
   std::mutex sleep_mu_;
   std::condition_variable cv_;
@@ -211,9 +230,16 @@ QueueResult EnqueueLaunch(CUfunction fn, CUstream stream, const Context& ctx, co
   return Queue::TheQueue().Enqueue(fn, stream, ctx, cfg, params, bytes);
 }
 
-void BeforeDriverCall() {
+void BeforeDriverCall(bool report) {
   static Queue& q = Queue::TheQueue();
-  if (q.used.load(std::memory_order_relaxed)) q.Before();
+  if (!q.used.load(std::memory_order_relaxed)) return;
+  q.Before();
+  if (report) q.ReportFailure();
+}
+
+void ReportLaunchFailure() {
+  static Queue& q = Queue::TheQueue();
+  if (q.used.load(std::memory_order_relaxed)) q.ReportFailure();
 }
 
 std::pair<uint64_t, uint64_t> LaunchQueueStats() { return Queue::TheQueue().Stats(); }

@@ -21,6 +21,10 @@ QueueResult EnqueueLaunch(CUfunction fn, CUstream stream, const Context& ctx, co
 // a kernel's module, stream or context can go away.
 void DrainLaunches();
 
+// Throws (CudaError, call cuLaunchKernel) the failure of a queued launch not reported yet; on
+// the JS thread's next MakeCurrent or Cu(). Sticky faults are reported as poison instead.
+void ReportLaunchFailure();
+
 // [launches queued, of which the launcher thread submitted] since the process started.
 std::pair<uint64_t, uint64_t> LaunchQueueStats();
 

@@ -130,12 +130,12 @@ const DriverApi& Cu() {
   if (s.status != CUDA_SUCCESS) {
     throw CuErr(s.found ? s.status : kDriverNotFound, "cuInit", s.message);
   }
-  BeforeDriverCall();
+  BeforeDriverCall(true);
   return g_cu;
 }
 
 const DriverApi& Cu_Unchecked() {
-  BeforeDriverCall();
+  BeforeDriverCall(false);
   return g_cu;
 }
 

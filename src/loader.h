@@ -61,9 +61,10 @@ const DriverApi& Cu();
 // The driver table without the usability check (only after LoadDriver().found).
 const DriverApi& Cu_Unchecked();
 // Both of the above first submit kernel launches still queued (launch_queue.cc), so driver calls
-// keep their order with launches; CuRaw() does not (the queue's own calls).
+// keep their order with launches, and Cu() throws the failure of a queued launch; CuRaw() does
+// neither (the queue's own calls, error names).
 const DriverApi& CuRaw();
-void BeforeDriverCall();
+void BeforeDriverCall(bool report);
 // The NVRTC table; throws NvrtcErr NVRTC_NOT_FOUND when no libnvrtc could be opened.
 const NvrtcApi& Nvrtc();
 // Where NVRTC was found ("" when not loaded).

@@ -211,13 +211,14 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
   std::shared_ptr<StreamRes> stream_res;
   if (stream) stream_res = Unwrap<StreamRes>(info[1], Kind::Stream, "stream");
   if (!info[2].IsObject()) ThrowType("ERR_INVALID_ARG_TYPE", "memAlloc needs its owner object");
-  ContextPtr ctx = Enter();
   AddonData& data = Data(env);
+  // Frees first: freeing memory of another context makes that context current for a while.
   if (data.live_bytes + static_cast<int64_t>(bytes) > data.collect_at) {
     Collect(env, data);
     data.collect_at = std::max<int64_t>(int64_t(256) << 20, 2 * data.live_bytes);
   }
   Reap(env, data, 4);
+  ContextPtr ctx = Enter();
   auto m = std::make_unique<DeviceMem>(ctx);
   m->size = bytes;
   m->pooled = true;
