@@ -128,10 +128,14 @@ class Queue {
   }
 
   // The ring is full: wait until a quarter is free, looking at head_ rarely (every look takes
-  // its cache line from the launcher).
+  // its cache line from the launcher), and giving the core away while long kernels hold it up.
   void WaitForRoom(uint64_t t) {
-    while (t - head_.load(std::memory_order_acquire) > kSlots * 3 / 4) {
-      for (int i = 0; i < 64; i++) Pause();
+    for (int looks = 0; t - head_.load(std::memory_order_acquire) > kSlots * 3 / 4; looks++) {
+      if (looks < 256) {
+        for (int i = 0; i < 64; i++) Pause();
+      } else {
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+      }
     }
   }
 

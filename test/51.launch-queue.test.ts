@@ -90,6 +90,44 @@ describeGpu('launch queue', () => {
     expect(Array.from(a.get() as Int32Array)).toEqual(new Array(64).fill(4000));
   });
 
+  test('worker_threads: runs on two threads and two contexts at once give exact results', () => {
+    // The main thread owns the queue; the worker (in a context of its own) launches in place, and
+    // its driver calls submit the main thread's queued launches on the worker's thread.
+    const script = `
+      const { Worker } = require('worker_threads');
+      const cuda = require(process.env.NODECUDA_DIST);
+      const { native } = require(process.env.NODECUDA_DIST + '/native');
+      const run = (cuda, steps) => {
+        let x = cuda.gpuarray.arange(0, 33, 1, 'int32');
+        for (let s = 0; s < steps; s++) x = x.mul(3).add(s % 5);
+        return Array.from(x.get());
+      };
+      const body = \`
+        const { parentPort } = require('worker_threads');
+        const cuda = require(process.env.NODECUDA_DIST);
+        new cuda.driver.Device(0).makeContext();
+        const results = [];
+        for (let r = 0; r < 4; r++) results.push((\${run.toString()})(cuda, 1500));
+        cuda.driver.Context.pop();
+        parentPort.postMessage(results);
+      \`;
+      const w = new Worker(body, { eval: true });
+      const main = [];
+      const q0 = native.launchQueueStats()[0];
+      for (let r = 0; r < 4; r++) main.push(run(cuda, 1500));
+      const queued = native.launchQueueStats()[0] - q0;
+      w.on('message', (other) => { console.log(JSON.stringify({ main, other, queued })); w.terminate(); });
+      w.on('error', (e) => console.log(JSON.stringify({ error: String(e) })));
+    `;
+    const { status, out, stderr } = runChild(script);
+    if (!out.main) throw new Error(`child failed: ${JSON.stringify(out)} ${stderr}`);
+    expect(status).toBe(0);
+    const want = Array.from(chain(33, 1500));
+    expect(out.main).toEqual([want, want, want, want]);
+    expect(out.other).toEqual([want, want, want, want]);
+    expect(out.queued as number).toBeGreaterThan(1000);
+  });
+
   test('NODECUDA_LAUNCH_QUEUE=0: nothing is queued and the answers are the same', () => {
     const script = `
       process.env.NODECUDA_LAUNCH_QUEUE = '0';
