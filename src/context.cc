@@ -61,13 +61,17 @@ CUmemoryPool Context::Pool() {
     std::lock_guard<std::mutex> lock(mu);
     if (pool && pool_generation == generation.load()) return pool;
   }
-  const DriverApi& cu = Cu();  // before the lock: it may submit queued launches (launch_queue.cc)
-  std::lock_guard<std::mutex> lock(mu);
+  // The driver calls run outside the lock: Cu() may submit queued launches (launch_queue.cc) and
+  // a failing CU_CHECK may note a sticky fault, which takes `mu`.
+  const DriverApi& cu = Cu();
   uint64_t gen = generation.load();
-  CU_CHECK(cu.cuDeviceGetDefaultMemPool(&pool, dev));
+  CUmemoryPool p = nullptr;
+  CU_CHECK(cu.cuDeviceGetDefaultMemPool(&p, dev));
   // Keep freed blocks in the pool instead of returning them to the OS at each sync point.
   cuuint64_t threshold = UINT64_MAX;
-  CU_CHECK(cu.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
+  CU_CHECK(cu.cuMemPoolSetAttribute(p, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &threshold));
+  std::lock_guard<std::mutex> lock(mu);
+  pool = p;
   pool_generation = gen;
   return pool;
 }
