@@ -350,7 +350,7 @@ export function apply(name: string, operands: unknown[], opts: MathOptions = {})
 
 function operand(a: GPUArray, shape: readonly number[]): ArrayOperand {
   const same = a.shape.length === shape.length && a.shape.every((n, i) => n === shape[i]);
-  return { dtype: a.dtype, shape, strides: same ? a.strides : broadcastStrides(a.shape, a.strides, shape), ptr: a.address, align16: a.align16 };
+  return { dtype: a.dtype, shape, strides: same ? a.strides : broadcastStrides(a.shape, a.strides, shape), ptr: a.address, align16: a.align16, mem: a.alloc };
 }
 
 /** Two results from one kernel (frexp, modf); `out` may alias the input. */

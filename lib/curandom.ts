@@ -11,9 +11,9 @@ import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES } from './attributes';
 import { Params, checkArray, checkUnsigned, kernel, launch, moduleOf } from './curand_sequence';
 import { DTypeLike, dtype as toDType } from './dtype';
 import { describe, rangeError, typeError } from './errors';
-import { Stream, currentContext } from './driver';
+import { Stream, currentContext, streamHandle } from './driver';
 import { GPUArray } from './gpuarray';
-import { DeviceAllocation } from './memory';
+import { DeviceAllocation, useOn } from './memory';
 import { native } from './native';
 import { assign } from './operators';
 import { normalizeShape } from './shape';
@@ -179,6 +179,7 @@ abstract class CurandGenerator {
 
   /** @internal Launches `what` over all generators with the state pointer first. */
   protected run(what: string, p: Params, stream?: Stream | null): void {
+    useOn(this.#state, streamHandle(stream)); // the states: their free waits for this (memory.ts)
     launch(kernel(this.kind, what), this.blockCount, this.generatorsPerBlock, p, stream);
   }
 

@@ -10,6 +10,7 @@ import { describe, rangeError, typeError } from './errors';
 import { Stream, currentContext, streamHandle } from './driver';
 import { generatedKernel } from './compiler';
 import { GPUArray } from './gpuarray';
+import { useOn } from './memory';
 import { Slice } from './indexing';
 import { ArrayOperand, ScalarOperand, runElementwise } from './kernels';
 import { assign } from './operators';
@@ -279,6 +280,7 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
   }
   const stream = streamHandle(opts.stream);
   if (count === 0) return;
+  for (const v of a) if (v instanceof GPUArray && v.alloc.stream_ !== stream) useOn(v, stream);
   const fn = loopKernel(k, mode);
   cfg[0] = Math.min(MAX_GRID, Math.ceil(count / BLOCK)); cfg[1] = 1; cfg[2] = 1;
   cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
@@ -494,7 +496,7 @@ function resolve(k: GenericElementwiseKernel, ins: Bound[], outs: Bound[]): Reso
 
 function asOperand(a: GPUArray, shape: readonly number[]): ArrayOperand {
   const same = a.shape.length === shape.length && a.shape.every((s, d) => s === shape[d]);
-  return { dtype: a.dtype, shape, strides: same ? a.strides : broadcastStrides(a.shape, a.strides, shape), ptr: a.address, align16: a.align16 };
+  return { dtype: a.dtype, shape, strides: same ? a.strides : broadcastStrides(a.shape, a.strides, shape), ptr: a.address, align16: a.align16, mem: a.alloc };
 }
 
 function callGeneric(k: GenericElementwiseKernel, a: unknown[]): GPUArray | GPUArray[] {

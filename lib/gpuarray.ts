@@ -6,7 +6,7 @@ import { inspect, types } from 'util';
 import { DTypeLike, DType, dtype as toDType, dtypeOfArray } from './dtype';
 import { describe, rangeError, typeError } from './errors';
 import { Stream, currentContext, streamHandle } from './driver';
-import { DEVICE_VIEW, DeviceAllocation, hostRange } from './memory';
+import { DEVICE_VIEW, DeviceAllocation, hostRange, useOn } from './memory';
 import { native } from './native';
 import {
   Element, HostArray, NestedArray, flatten, format, getElement, hostArray, hostView, inferKind, inferShape,
@@ -205,8 +205,10 @@ export class GPUArray {
     const h = this.#hostOut(out);
     const src = this.contiguous();
     try {
+      const stream = streamHandle(opts.stream);
+      useOn(src, stream);
       await native.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, src.ptr, hostRange(h, 'out').pinned,
-        streamHandle(opts.stream));
+        stream);
     } finally {
       if (src !== this) src.dispose();
     }
@@ -254,6 +256,7 @@ export class GPUArray {
     const h = this.#hostIn(host);
     const pinned = hostRange(h, 'host').pinned;
     if (this.flags.cContiguous) {
+      useOn(this, null); // a small pageable copy may still be in flight when this returns
       native.memcpyHtod(this.ptr, h.buffer, h.byteOffset, h.byteLength, pinned);
     } else {
       const tmp = fromHost(h, this.shape, this.dtype);
@@ -267,8 +270,10 @@ export class GPUArray {
     this.check();
     const h = this.#hostIn(host);
     if (!this.flags.cContiguous) return this.set(h);
+    const stream = streamHandle(opts.stream);
+    useOn(this, stream);
     await native.memcpyHtodAsync(this.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
-      streamHandle(opts.stream));
+      stream);
     return this;
   }
 

@@ -5,6 +5,7 @@
 import { DTYPES } from './dtype';
 import { describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
+import { useOn } from './memory';
 import { GPUArray } from './gpuarray';
 import { generatedKernel } from './compiler';
 import { native } from './native';
@@ -117,7 +118,9 @@ function launchIndex(fn: NativeAddon.FunctionHandle, dst: GPUArray, src: GPUArra
     view.setBigUint64(48, BigInt(n), true);
     view.setBigUint64(56, err.ptr, true);
     cfg.set([Math.max(1, Math.ceil(n / 256)), 1, 1, 256, 1, 1, 0]);
-    if (n > 0) native.launch(fn, streamHandle(stream), cfg, params, 64);
+    const sh = streamHandle(stream);
+    for (const x of [dst, src, idx]) useOn(x, sh); // memory of another stream (memory.ts)
+    if (n > 0) native.launch(fn, sh, cfg, params, 64);
     if (err.item()) throw rangeError('ERR_INDEX_OUT_OF_RANGE', `index out of range for an axis of length ${axlen}`);
   } finally {
     err.dispose();

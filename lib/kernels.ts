@@ -10,6 +10,7 @@ import { collapseDims } from './shape';
 import { ElementwiseSpec, InnerMode, Variant, elementwiseSource } from './templates/elementwise';
 import { native } from './native';
 import { currentContext } from './driver';
+import type { DeviceAllocation } from './memory';
 
 /** An array operand as the engine sees it. */
 export interface ArrayOperand {
@@ -20,6 +21,8 @@ export interface ArrayOperand {
   ptr: bigint;
   /** ptr modulo 16. */
   align16: number;
+  /** The allocation `ptr` points into, when nodecuda owns it (recorded for other streams). */
+  mem?: DeviceAllocation;
 }
 
 /** A scalar operand: passed by value in its compute dtype. */
@@ -220,5 +223,7 @@ export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], 
     cfg[0] = Math.ceil(threads / BLOCK); cfg[1] = 1; cfg[2] = 1;
     cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
   }
+  // Memory of another stream than this one: its free must wait for this launch (memory.ts).
+  for (const a of arrays) if (a.mem !== undefined && a.mem.stream_ !== stream) a.mem.useOn_(stream);
   native.launch(fn, stream, cfg, params, off, true);
 }

@@ -6,7 +6,7 @@ import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
 import { DTYPES, DType, Scalar, coerce, writeScalar } from './dtype';
 import { checkSize, describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
-import { DeviceAllocation, DeviceLike, deviceRange, hostRange, isDeviceMemory } from './memory';
+import { DeviceAllocation, DeviceLike, deviceRange, hostRange, isDeviceMemory, useOn } from './memory';
 import { native } from './native';
 
 /** A kernel parameter: a pointer, a scalar of known dtype, or a type we cannot pack from a number. */
@@ -338,6 +338,7 @@ function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared:
     const ok = st.ok;
     const queue = !temps.length && ok[0] === block[0] && ok[1] === block[1] && ok[2] === block[2] &&
       ok[3] === shared && ok[4] === attributeEpoch && st.okStream === stream;
+    for (const a of args) useOn(a, stream); // memory of another stream: its free waits (memory.ts)
     native.launch(st.handle, stream, c, st.buf, off, queue);
     if (!queue) {
       ok[0] = block[0]; ok[1] = block[1]; ok[2] = block[2]; ok[3] = shared; ok[4] = attributeEpoch;

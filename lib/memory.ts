@@ -29,16 +29,21 @@ export class DeviceAllocation {
   readonly size: number;
   /** @internal ptr modulo 16, for alignment checks without BigInt arithmetic. */
   readonly align16: number;
+  /** @internal The stream it was allocated on (null: the legacy stream); frees go there. */
+  readonly stream_: NativeAddon.StreamHandle | null;
   #owning: boolean;
   // eslint-disable-next-line no-unused-private-class-members -- holds the module alive, never read
   #owner: unknown;
   #freed = false;
+  /** Other streams recorded with the native side (null: the legacy stream), so each goes once. */
+  #usedOn: Array<NativeAddon.StreamHandle | null> | null = null;
   /**
    * @internal Use driver.memAlloc(). With `bytes` a number, allocates from the pool (on
    * `stream`); with `view` set, wraps memory it does not own (a module global).
    */
   constructor(bytes: number, stream: Stream | null = null, view?: { ptr: bigint; owner: unknown }) {
     this.size = bytes;
+    this.stream_ = view ? null : streamHandle(stream);
     if (view) {
       this.ptr = view.ptr;
       this.#owning = false;
@@ -62,6 +67,27 @@ export class DeviceAllocation {
   }
   [Symbol.dispose](): void {
     this.free();
+  }
+  /**
+   * Declares that work queued on `stream` (null: the legacy stream) uses this memory, like
+   * PyTorch's `record_stream`: its free, on whatever stream, then waits for that work (on the
+   * GPU: no host synchronization), so the memory pool does not give it to a new owner while the
+   * work may still read or write it. nodecuda records this itself when it launches a kernel or
+   * queues a copy on a stream with this memory (or a GPUArray of it); call it for uses it cannot
+   * see (a raw `ptr` passed to a kernel, a CUDA library).
+   * @example
+   * fn(alloc.ptr, { block: [256], grid: [4], stream: s }); alloc.recordStream(s); alloc.free();
+   */
+  recordStream(stream: Stream | null): void {
+    this.useOn_(streamHandle(stream));
+  }
+  /** @internal recordStream with a native handle; a no-op for the stream it was allocated on. */
+  useOn_(stream: NativeAddon.StreamHandle | null): void {
+    if (stream === this.stream_ || this.#freed || !this.#owning) return;
+    const used = (this.#usedOn ??= []);
+    if (used.includes(stream)) return;
+    used.push(stream);
+    native.memRecordStream(this.ptr, stream);
   }
   /** Whether `v` is a DeviceAllocation (a brand check that cannot be spoofed). */
   static isDeviceAllocation(v: unknown): v is DeviceAllocation {
@@ -108,6 +134,17 @@ export function deviceRange(d: unknown, name: string): { ptr: bigint; bytes: num
   if (typeof d === 'object' && d !== null && DEVICE_VIEW in d) return (d as DeviceView)[DEVICE_VIEW]();
   throw typeError('ERR_INVALID_ARG_TYPE',
     `The "${name}" argument must be a DeviceAllocation, a GPUArray or a bigint address. Received ${describe(d)}`);
+}
+
+/**
+ * @internal Records that work queued on `stream` uses `d` when it is memory nodecuda owns (a
+ * DeviceAllocation or a GPUArray), so freeing it waits for that work; raw bigint addresses are
+ * the caller's to order (docs/memory.md). Cheap when `stream` is the memory's own stream.
+ */
+export function useOn(d: unknown, stream: NativeAddon.StreamHandle | null): void {
+  if (typeof d !== 'object' || d === null) return;
+  const a = DeviceAllocation.isDeviceAllocation(d) ? d : (d as { alloc?: unknown }).alloc;
+  if (DeviceAllocation.isDeviceAllocation(a) && a.stream_ !== stream) a.useOn_(stream);
 }
 
 /** A host byte range. */
@@ -232,6 +269,7 @@ export function memcpyHtod(dst: DeviceLike, src: ArrayBuffer | ArrayBufferView):
   const d = deviceRange(dst, 'dst');
   const h = hostRange(src, 'src');
   checkFits(h.byteLength, d.bytes, 'memcpyHtod: destination too small');
+  useOn(dst, null); // a small pageable copy may still be in flight when this returns
   native.memcpyHtod(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned);
 }
 
@@ -257,6 +295,8 @@ export function memcpyDtod(dst: DeviceLike,
   const d = deviceRange(dst, 'dst'), s = deviceRange(src, 'src');
   checkSize(bytes, 'bytes');
   checkFits(bytes, Math.min(d.bytes, s.bytes), 'memcpyDtod');
+  useOn(dst, null);
+  useOn(src, null);
   native.memcpyDtod(d.ptr, s.ptr, bytes, null, false);
 }
 
@@ -271,7 +311,9 @@ export function memcpyHtodAsync(dst: DeviceLike, src: ArrayBuffer | ArrayBufferV
   const d = deviceRange(dst, 'dst');
   const h = hostRange(src, 'src');
   checkFits(h.byteLength, d.bytes, 'memcpyHtodAsync: destination too small');
-  return native.memcpyHtodAsync(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned, streamHandle(stream));
+  const sh = streamHandle(stream);
+  useOn(dst, sh);
+  return native.memcpyHtodAsync(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned, sh);
 }
 
 /**
@@ -285,7 +327,9 @@ export function memcpyDtohAsync(dst: ArrayBuffer | ArrayBufferView, src: DeviceL
   const h = hostRange(dst, 'dst');
   const s = deviceRange(src, 'src');
   checkFits(h.byteLength, s.bytes, 'memcpyDtohAsync: source too small for the destination');
-  return native.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, s.ptr, h.pinned, streamHandle(stream));
+  const sh = streamHandle(stream);
+  useOn(src, sh);
+  return native.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, s.ptr, h.pinned, sh);
 }
 
 /**
@@ -298,7 +342,10 @@ export function memcpyDtodAsync(dst: DeviceLike,
   const d = deviceRange(dst, 'dst'), s = deviceRange(src, 'src');
   checkSize(bytes, 'bytes');
   checkFits(bytes, Math.min(d.bytes, s.bytes), 'memcpyDtodAsync');
-  return native.memcpyDtod(d.ptr, s.ptr, bytes, streamHandle(stream), true);
+  const sh = streamHandle(stream);
+  useOn(dst, sh);
+  useOn(src, sh);
+  return native.memcpyDtod(d.ptr, s.ptr, bytes, sh, true);
 }
 
 function memsetImpl(width: 1 | 2 | 4, dst: DeviceLike, value: number,
@@ -309,9 +356,11 @@ function memsetImpl(width: 1 | 2 | 4, dst: DeviceLike, value: number,
     throw rangeError('ERR_OUT_OF_RANGE', `memsetD${8 * width}: value must be an integer in [0, ${2 ** (8 * width) - 1}]`);
   }
   checkFits(count * width, d.bytes, `memsetD${8 * width}`);
+  const sh = streamHandle(stream);
+  useOn(dst, sh);
   return async
-    ? native.memset(d.ptr, value, count, width, streamHandle(stream), true)
-    : native.memset(d.ptr, value, count, width, streamHandle(stream), false);
+    ? native.memset(d.ptr, value, count, width, sh, true)
+    : native.memset(d.ptr, value, count, width, sh, false);
 }
 
 /** Sets `count` bytes to `value`. @example driver.memsetD8(alloc, 0, alloc.size); */

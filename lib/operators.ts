@@ -72,7 +72,7 @@ function sameShape(a: readonly number[], b: readonly number[]): boolean {
 
 function asOperand(a: GPUArray, shape: readonly number[]): ArrayOperand {
   const strides = sameShape(a.shape, shape) ? a.strides : broadcastStrides(a.shape, a.strides, shape);
-  return { dtype: a.dtype, shape, strides, ptr: a.address, align16: a.align16 };
+  return { dtype: a.dtype, shape, strides, ptr: a.address, align16: a.align16, mem: a.alloc };
 }
 
 // Specs are reused (the engine caches compiled kernels per spec object).

@@ -12,6 +12,7 @@ import { randomBytes } from 'crypto';
 import { DTYPES, DType, DTypeLike, dtype as toDType } from './dtype';
 import { describe, rangeError, typeError } from './errors';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from './driver';
+import { useOn } from './memory';
 import { GPUArray } from './gpuarray';
 import { generatedKernel } from './compiler';
 import { native } from './native';
@@ -236,6 +237,7 @@ export class Generator {
     const n = a.size;
     if (n === 0) return a;
     const h = streamHandle(stream);
+    useOn(a, h); // memory of another stream: its free waits for this fill (memory.ts)
     if (!a.flags.cContiguous) {
       // Generated in C order of the view, then scattered into it.
       const tmp = GPUArray.allocate(a.shape, d, stream);

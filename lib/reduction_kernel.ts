@@ -4,7 +4,8 @@
  */
 import { DTypeLike, dtype as toDType } from './dtype';
 import { rangeError, typeError } from './errors';
-import { Stream } from './driver';
+import { Stream, streamHandle } from './driver';
+import { useOn } from './memory';
 import { GPUArray } from './gpuarray';
 import { accBytes, accType, runReduction } from './reduce_engine';
 import { axesOf, finish, target } from './reductions';
@@ -83,6 +84,9 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
       strides[d] = s;
       s *= shape[d];
     }
+    const sh = streamHandle(opts.stream); // memory of another stream is recorded (memory.ts useOn)
+    for (const x of arrays) useOn(x, sh);
+    useOn(t.write, sh);
     runReduction(spec, {
       shape, strides, axes, orderFree: true, args: values, out: t.write.address,
       accBytes: out.kind === 'c' ? out.bytes : accBytes(out), stream: opts.stream,

@@ -6,7 +6,8 @@
  */
 import { DTYPES, DType, DTypeLike, dtype as toDType } from './dtype';
 import { describe, rangeError, typeError } from './errors';
-import { Stream } from './driver';
+import { Stream, streamHandle } from './driver';
+import { useOn } from './memory';
 import { GPUArray } from './gpuarray';
 import { assign } from './operators';
 import { canCast, resultType } from './promote';
@@ -293,6 +294,10 @@ function execute(p: Plan): GPUArray {
   for (const x of p.arrays) args.push({ ptr: x.address });
   if (p.idx) args.push({ dtype: DTYPES.int64, value: BigInt(p.arrays[0].size) });
   args.push(...(p.extra ?? []));
+  const sh = streamHandle(p.opts.stream); // memory of another stream is recorded (memory.ts useOn)
+  for (const x of p.arrays) useOn(x, sh);
+  useOn(p.idx, sh);
+  useOn(t.write, sh);
   runReduction(spec, {
     shape: a.shape, strides: elemStrides(a), axes, orderFree: !p.op.startsWith('arg'), args, out: t.write.address,
     accBytes: accBytesOf.get(spec.name)!,

@@ -5,10 +5,10 @@
  */
 import { DTYPES, DType, DTypeLike, dtype as toDType } from './dtype';
 import { describe, rangeError, typeError } from './errors';
-import { Stream, currentContext } from './driver';
+import { Stream, currentContext, streamHandle } from './driver';
 import { generatedKernel } from './compiler';
 import { GPUArray } from './gpuarray';
-import { DeviceAllocation, workspaceAllocations } from './memory';
+import { DeviceAllocation, useOn, workspaceAllocations } from './memory';
 import { native } from './native';
 import { assign } from './operators';
 import { canCast } from './promote';
@@ -63,8 +63,11 @@ function kernelFor(spec: ScanSpec): NativeAddon.FunctionHandle {
 const P = new Params();
 
 /** Runs a scan over n elements with the given parameter values. @internal */
-export function runScan(spec: ScanSpec, n: number, args: ParamValue[], stream?: Stream | null): void {
+export function runScan(spec: ScanSpec, n: number, args: ParamValue[], stream: Stream | null | undefined,
+  uses: readonly unknown[]): void {
   if (n === 0) return;
+  const sh = streamHandle(stream);
+  for (const u of uses) useOn(u, sh); // memory of another stream: memory.ts useOn
   const tile = SCAN_BLOCK * scanItems(spec.accBytes);
   const tiles = Math.ceil(n / tile);
   const fn = kernelFor(spec);
@@ -153,7 +156,7 @@ function cumulative(op: 'cumsum' | 'cumprod') {
       const spec = cumSpec(op, src.dtype, acc, acc, segmented);
       const args: ParamValue[] = [{ ptr: dst.address }, { ptr: src.address }];
       if (segmented) args.push({ dtype: DTYPES.int64, value: BigInt(len) });
-      runScan(spec, src.size, args, opts.stream);
+      runScan(spec, src.size, args, opts.stream, [dst, src]);
       if (direct) return out!;
       const result = out ?? GPUArray.allocate(shape, acc, opts.stream);
       let view = flat ? dst.reshape(shape) : dst;
@@ -207,7 +210,7 @@ function scanCall(spec: ScanSpec, dt: DType, what: string) {
     }
     const out = (output as GPUArray | undefined) ?? input;
     if (out.size !== input.size) throw rangeError('ERR_SHAPE_MISMATCH', `${what}: output has ${out.size} elements; input has ${input.size}`);
-    runScan(spec, input.size, [{ ptr: out.address }, { ptr: input.address }], opts.stream);
+    runScan(spec, input.size, [{ ptr: out.address }, { ptr: input.address }], opts.stream, [out, input]);
     return out;
   };
 }
@@ -311,6 +314,6 @@ export const GenericScanKernel = function (this: unknown, o: GenericScanOptions)
     if (n === undefined || !Number.isSafeInteger(n) || n < 0) {
       throw typeError('ERR_INVALID_ARG_VALUE', 'GenericScanKernel: pass { size } when no array argument gives it');
     }
-    runScan(spec, n, values, opts.stream);
+    runScan(spec, n, values, opts.stream, arrays);
   };
 } as unknown as new (o: GenericScanOptions) => GenericScanCallable;

@@ -23,10 +23,17 @@ thread_local uint64_t t_current_id = 0;
 thread_local uint64_t t_current_generation = 0;
 
 [[noreturn]] void ThrowPoisoned(const Context& c) {
-  int p = c.poison.load();
+  int p;
+  std::string call;
+  {
+    // NoteStickyFault writes the call before it publishes the status, both under `mu`.
+    std::lock_guard<std::mutex> lock(c.mu);
+    p = c.poison.load();
+    call = c.poison_call;
+  }
   throw CuErr(
-      kPoisoned, c.poison_call,
-      "The CUDA context of device " + std::to_string(c.ordinal) + " is unusable: " + c.poison_call +
+      kPoisoned, call,
+      "The CUDA context of device " + std::to_string(c.ordinal) + " is unusable: " + call +
           " reported " + CuStatusName(p) +
           " (a kernel faulted). Every later CUDA call fails. The NVIDIA driver does not let a "
           "process recover from this fault: restart the process (run kernels you do not "
@@ -35,10 +42,19 @@ thread_local uint64_t t_current_generation = 0;
       p);
 }
 
+// Marks `c` poisoned by `status` from `call`: the message first, then the flag, under `mu`.
+void Poison(Context& c, int status, const char* call) {
+  std::lock_guard<std::mutex> lock(c.mu);
+  if (c.poison.load() != 0) return;  // the first fault is the one to report
+  c.poison_call = call;
+  c.poison.store(status);
+}
+
 }  // namespace
 
+// No queued launch can use a context being destroyed: each queue record owns its kernel's
+// function, which owns its module and this context (launch_queue.cc).
 Context::~Context() {
-  DrainLaunches();
   if (t_current == this) ForgetCurrent();
   if (!LoadDriver().found || !ctx) return;
   const DriverApi& cu = Cu_Unchecked();
@@ -153,7 +169,9 @@ ContextPtr PrimaryContext(int ordinal) {
   auto c = std::make_shared<Context>();
   c->ordinal = ordinal;
   CU_CHECK(cu.cuDeviceGet(&c->dev, ordinal));
-  CU_CHECK(cu.cuDevicePrimaryCtxRetain(&c->ctx, c->dev));
+  CUcontext raw = nullptr;
+  CU_CHECK(cu.cuDevicePrimaryCtxRetain(&raw, c->dev));
+  c->ctx = raw;
   if (g_primaries->size() < static_cast<size_t>(count)) g_primaries->resize(count);
   (*g_primaries)[ordinal] = c;
   return c;
@@ -161,7 +179,7 @@ ContextPtr PrimaryContext(int ordinal) {
 
 void MakeCurrent(const Context& c) {
   if (c.poison.load() != 0) ThrowPoisoned(c);
-  ReportLaunchFailure();
+  ReportLaunchFailure(c);
   if (t_current_id == c.id && t_current_generation == c.generation.load()) return;
   CU_CHECK(Cu().cuCtxSetCurrent(c.ctx));
   t_current = &c;
@@ -201,12 +219,49 @@ ContextPtr Enter() {
 void NoteStickyFault(CUresult r, const char* call) {
   // t_current is the context this thread last made current: the one the failing call used.
   auto* c = const_cast<Context*>(t_current);
-  if (!c) return;
-  int expected = 0;
-  if (c->poison.compare_exchange_strong(expected, static_cast<int>(r))) {
-    std::lock_guard<std::mutex> lock(c->mu);
-    c->poison_call = call;
+  if (c) Poison(*c, static_cast<int>(r), call);
+}
+
+uint64_t ThreadTag() {
+  static std::atomic<uint64_t> next{1};
+  thread_local uint64_t tag = next++;
+  return tag;
+}
+
+void NoteLaunchFailure(Context& c, uint64_t origin, int status) {
+  constexpr size_t kKeep = 64;  // threads that exited never collect theirs: keep the newest
+  std::lock_guard<std::mutex> lock(c.mu);
+  for (auto& f : c.launch_failures)
+    if (f.first == origin) return;  // the first failure is the one to report
+  if (c.launch_failures.size() >= kKeep) c.launch_failures.erase(c.launch_failures.begin());
+  c.launch_failures.emplace_back(origin, status);
+  c.launch_failed.store(true);
+}
+
+void ReportLaunchFailure(const Context& c) {
+  if (!c.launch_failed.load(std::memory_order_relaxed)) return;
+  uint64_t me = ThreadTag();
+  int status = 0;
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    auto& list = c.launch_failures;
+    for (auto it = list.begin(); it != list.end(); ++it) {
+      if (it->first != me) continue;
+      status = it->second;
+      list.erase(it);
+      break;
+    }
+    if (list.empty()) c.launch_failed.store(false);
   }
+  if (status) {
+    throw CuErr(status, "cuLaunchKernel",
+                "a kernel launch queued by an earlier operation on this thread failed (reported "
+                "by the next call, as CUDA reports asynchronous errors)");
+  }
+}
+
+void ReportCurrentLaunchFailure() {
+  if (t_current) ReportLaunchFailure(*t_current);
 }
 
 void ForgetCurrent() {
@@ -242,6 +297,8 @@ void ResetDevice(int ordinal) {
     c->poison.store(0);
     c->poison_call.clear();
     c->pool = nullptr;
+    c->launch_failures.clear();  // launches of the old generation are gone with it
+    c->launch_failed.store(false);
   }
   // The reset released the context object; retain it again so the handle we hold stays valid
   // (the extra retain from the first PrimaryContext() call is consumed by the reset's release).
@@ -252,8 +309,7 @@ void ResetDevice(int ordinal) {
   if (IsSticky(r)) {
     // Current drivers keep a sticky fault for the life of the process (see cuda.h on
     // CUDA_ERROR_ILLEGAL_ADDRESS): stay poisoned and say so.
-    c->poison.store(static_cast<int>(r));
-    c->poison_call = "cuDevicePrimaryCtxReset";
+    Poison(*c, static_cast<int>(r), "cuDevicePrimaryCtxReset");
     throw CuErr(r, "cuDevicePrimaryCtxReset",
                 "The driver refused to reset device " + std::to_string(ordinal) + " after " +
                     CuStatusName(r) +
@@ -265,14 +321,75 @@ void ResetDevice(int ordinal) {
   c->ctx = again;
 }
 
+void DeviceMem::RecordStream(const std::shared_ptr<StreamRes>* s) {
+  if (freed) return;
+  if (!s) {
+    if (stream) used_legacy = true;
+    return;
+  }
+  if (*s == stream) return;
+  for (const auto& u : used)
+    if (u == *s) return;
+  (*s)->MarkEvent();  // now, while the stream exists: it may be destroyed before the free
+  used.push_back(*s);
+}
+
+namespace {
+
+// Makes `on` wait for the work queued so far on `u`. The fallbacks block the host: slower, never
+// wrong.
+void WaitForStream(const DriverApi& cu, CUstream on, const StreamRes& u) {
+  if (!u.Live() || (u.stream && u.stream == on)) return;  // a reset ended its work
+  if (u.stream) {
+    if (u.mark && cu.cuEventRecord(u.mark, u.stream) == CUDA_SUCCESS &&
+        cu.cuStreamWaitEvent(on, u.mark, 0) == CUDA_SUCCESS)
+      return;
+    cu.cuStreamSynchronize(u.stream);
+  } else if (!u.mark || cu.cuStreamWaitEvent(on, u.mark, 0) != CUDA_SUCCESS) {
+    cu.cuCtxSynchronize();  // destroyed without a mark: its work is somewhere on the device
+  }
+}
+
+void WaitForLegacy(const DriverApi& cu, CUstream on) {
+  CUevent ev = nullptr;
+  if (cu.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
+      cu.cuEventRecord(ev, nullptr) == CUDA_SUCCESS &&
+      cu.cuStreamWaitEvent(on, ev, 0) == CUDA_SUCCESS) {
+    cu.cuEventDestroy(ev);  // the wait keeps what it needs
+    return;
+  }
+  if (ev) cu.cuEventDestroy(ev);
+  cu.cuStreamSynchronize(nullptr);
+}
+
+}  // namespace
+
+void DeviceMem::WaitForUsers(CUstream on, bool explicit_stream) {
+  // Through Cu_Unchecked: queued launches are submitted first, so the marks come after them.
+  if (TryMakeCurrent(*ctx)) {
+    const DriverApi& cu = Cu_Unchecked();
+    for (const auto& u : used) WaitForStream(cu, on, *u);
+    // The allocation stream, when the free goes elsewhere (an explicit stream, or the legacy
+    // stream because it was destroyed).
+    if (stream && (explicit_stream || !stream->stream)) WaitForStream(cu, on, *stream);
+    if (on && (used_legacy || (explicit_stream && !stream))) WaitForLegacy(cu, on);
+  }
+  used.clear();
+  used_legacy = false;
+}
+
 size_t DeviceMem::Release(CUstream s) {
   if (freed) return 0;
   if (!ptr) {  // a failed allocation: nothing to free or to cache
     freed = true;
     return 0;
   }
-  CUstream on = s ? s : (stream && stream->stream && stream->Live() ? stream->stream : nullptr);
+  bool alloc_live = stream && stream->stream && stream->Live();
+  CUstream on = s ? s : (alloc_live ? stream->stream : nullptr);
   freed = true;
+  // Other streams' work first (rare: the usual free has nothing to wait for), since the pool and
+  // the block cache may hand the memory out as soon as the free is in `on`'s order.
+  if (!used.empty() || used_legacy || s || (stream && !alloc_live)) WaitForUsers(on, s != nullptr);
   // A block of the cache's sizes freed on the legacy stream, where it was made: kept for reuse
   // there, in the same stream order as the pool would give.
   if (pooled && cls && !on && !stream && ctx->KeepBlock(cls, ptr, generation)) return size;
@@ -288,15 +405,31 @@ size_t DeviceMem::Release(CUstream s) {
   return size;
 }
 
+bool StreamRes::MarkEvent() {
+  if (!mark && Live()) CuRaw().cuEventCreate(&mark, CU_EVENT_DISABLE_TIMING);
+  return mark != nullptr;
+}
+
+void StreamRes::Destroy() {
+  if (!stream) return;
+  if (Live() && TryMakeCurrent(*ctx)) {
+    const DriverApi& cu = Cu_Unchecked();  // submits launches queued on it first
+    if (mark) cu.cuEventRecord(mark, stream);
+    cu.cuStreamDestroy(stream);
+  }
+  stream = nullptr;
+}
+
+// Queue records own the streams they launch on (launch_queue.cc): none is pending here.
 StreamRes::~StreamRes() {
-  DrainLaunches();
-  if (stream && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuStreamDestroy(stream);
+  Destroy();
+  if (mark && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuEventDestroy(mark);
 }
 EventRes::~EventRes() {
   if (event && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuEventDestroy(event);
 }
+// Queue records own their kernel's module (launch_queue.cc): none is pending here.
 ModuleRes::~ModuleRes() {
-  DrainLaunches();
   if (module && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuModuleUnload(module);
 }
 void HostReg::Release() {

@@ -116,7 +116,9 @@ Napi::Value CtxCreate(const Napi::CallbackInfo& info) {
   c->primary = false;
   c->ordinal = ordinal;
   c->dev = primary->dev;
-  CU_CHECK(Cu().cuCtxCreate(&c->ctx, nullptr, flags, c->dev));
+  CUcontext raw = nullptr;
+  CU_CHECK(Cu().cuCtxCreate(&raw, nullptr, flags, c->dev));
+  c->ctx = raw;
   // cuCtxCreate pushes the new context; the thread's stack (PushContext) decides what is current.
   ForgetCurrent();
   Enter();

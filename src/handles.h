@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "errors.h"
@@ -20,17 +21,23 @@ namespace nodecuda {
 
 // One CUDA context: the retained primary context of a device, or one made by makeContext().
 struct Context {
-  CUcontext ctx = nullptr;
+  // Atomic: ResetDevice replaces it while the launcher thread may be making it current.
+  std::atomic<CUcontext> ctx{nullptr};
   CUdevice dev = 0;
   int ordinal = 0;
   bool primary = true;
   const uint64_t id = NextId();  // unique for the process: never reused like an address
   // Bumped by device.reset(): resources made under an older generation are gone already.
   std::atomic<uint64_t> generation{1};
-  // First sticky fault seen (0 = healthy). Later calls fail fast until reset.
+  // First sticky fault seen (0 = healthy). Later calls fail fast until reset. poison_call is
+  // written under `mu` before `poison` is published, and read under `mu`.
   std::atomic<int> poison{0};
   std::string poison_call;
-  std::mutex mu;
+  mutable std::mutex mu;
+  // Queued launches that failed (not sticky) and are not reported yet, by launching thread
+  // (launch_queue.cc ThreadTag): (tag, status), under `mu`; the flag is the callers' fast check.
+  mutable std::atomic<bool> launch_failed{false};
+  mutable std::vector<std::pair<uint64_t, int>> launch_failures;
   CUmemoryPool pool = nullptr;
   uint64_t pool_generation = 0;
   // Page-locked staging chunks (kStagingChunk bytes each) for copies from pageable memory.
@@ -96,7 +103,15 @@ struct Resource {
 
 struct StreamRes : Resource {
   CUstream stream = nullptr;
+  // Made once memory is allocated or used on this stream (MarkEvent): a free elsewhere records it
+  // here and waits for it; Destroy() records it a last time, so frees after the stream is gone
+  // still wait for the work it had queued.
+  CUevent mark = nullptr;
   using Resource::Resource;
+  // Creates `mark` if needed (the context must be current); false when the driver refuses.
+  bool MarkEvent();
+  // Destroys the stream now (idempotent); queued work still completes.
+  void Destroy();
   ~StreamRes();
 };
 
@@ -110,11 +125,22 @@ struct DeviceMem : Resource {
   // The stream it was allocated on (kept alive): frees without an explicit stream go there, so
   // the pool needs no cross-stream dependency.
   std::shared_ptr<StreamRes> stream;
+  // Other streams work using it was queued on (memRecordStream; kept alive), and whether the
+  // legacy stream is one of them: the free waits for each (stream-ordered, no host sync), so the
+  // pool or the block cache never hands the memory to a new owner while that work may run.
+  std::vector<std::shared_ptr<StreamRes>> used;
+  bool used_legacy = false;
   using Resource::Resource;
   ~DeviceMem() { Release(); }
+  // Notes a use on `s` (null: the legacy stream); nothing when it is the allocation stream.
+  void RecordStream(const std::shared_ptr<StreamRes>* s);
   // Frees the memory (idempotent) on `s`, or on its allocation stream when `s` is null; returns
   // the bytes released for AdjustExternalMemory.
   size_t Release(CUstream s = nullptr);
+
+ private:
+  // Makes `on` wait for the work queued so far on every other stream that used the memory.
+  void WaitForUsers(CUstream on, bool explicit_stream);
 };
 
 struct EventRes : Resource {

@@ -31,7 +31,9 @@ Napi::Value Launch(const Napi::CallbackInfo& info) {
                    &bytes, CU_LAUNCH_PARAM_END};
   bool direct = false;
   if (info[5].IsBoolean() && info[5].As<Napi::Boolean>().Value()) {
-    QueueResult q = EnqueueLaunch(f->fn, stream, *f->module->ctx, c, params.Data(), bytes);
+    const std::shared_ptr<StreamRes>* s =
+        stream ? &Unwrap<StreamRes>(info[1], Kind::Stream, "stream") : nullptr;
+    QueueResult q = EnqueueLaunch(f, stream, s, c, params.Data(), bytes);
     if (q == QueueResult::Queued) return info.Env().Undefined();
     direct = q == QueueResult::Direct;
   }

@@ -6,8 +6,17 @@
 // Order with everything else is kept by draining: every driver call made through Cu() or
 // Cu_Unchecked() (memory, copies, events, syncs, module and stream destruction…) first submits
 // what is queued, on the calling thread if the launcher has not got to it (then restoring that
-// thread's current context). A failed queued launch is thrown by the next Cu() or MakeCurrent(),
-// as CUDA reports asynchronous errors; sticky faults poison the context as usual.
+// thread's current context). A failed queued launch is kept on its context for the thread that
+// queued it, and thrown by that thread's next Cu() or MakeCurrent() on that context, as CUDA
+// reports asynchronous errors; sticky faults poison the context as usual.
+//
+// Ownership: a record owns its kernel's function (which owns its module and context) and its
+// stream until it is submitted, so nothing it uses can be destroyed while it waits; explicit
+// destruction (stream.dispose(), device reset) goes through a driver call, which submits first.
+//
+// One thread queues at a time (the ring has a single producer): the first JS thread to launch.
+// Others launch in place (slower, never wrong) until that thread exits, when it submits what it
+// queued and hands the queue to the next thread that launches.
 #include "launch_queue.h"
 
 #include <chrono>
@@ -27,37 +36,51 @@ constexpr auto kSpin = std::chrono::microseconds(50);  // launcher's wait for mo
 struct Record {
   CUfunction fn;
   CUstream stream;
-  Context* ctx;
+  std::shared_ptr<FunctionRes> owner;       // keeps fn's module and context alive
+  std::shared_ptr<StreamRes> stream_owner;  // null for the legacy stream
+  uint64_t origin;                          // ThreadTag() of the thread that queued it
   uint32_t cfg[7];
   uint32_t bytes;
   alignas(16) unsigned char params[kMaxParams];
 };
 
 thread_local bool t_no_drain = false;  // the launcher thread, or a thread inside Drain
-thread_local bool t_producer = false;  // the one thread that queues (the first to try)
+
+thread_local bool t_producer = false;  // the one thread that queues (see ProducerRole)
+
+// Made on the producer thread when it becomes the producer: at the thread's exit it submits what
+// the thread queued and lets the next thread that launches take over.
+struct ProducerRole {
+  ~ProducerRole();
+};
 
 class Queue {
  public:
   std::atomic<bool> used{false};  // set once anything was queued: BeforeDriverCall's fast exit
   static Queue& TheQueue();
 
-  QueueResult Enqueue(CUfunction fn, CUstream stream, const Context& ctx, const uint32_t* cfg,
-                      const void* params, size_t bytes) {
+  QueueResult Enqueue(const std::shared_ptr<FunctionRes>& f, CUstream stream,
+                      const std::shared_ptr<StreamRes>* s, const uint32_t* cfg, const void* params,
+                      size_t bytes) {
     if (!enabled_ || bytes > kMaxParams) return QueueResult::Fallback;
     if (!t_producer) {
       std::thread::id none;
       if (!producer_.compare_exchange_strong(none, std::this_thread::get_id()))
         return QueueResult::Fallback;  // another JS thread (worker_threads) owns the queue
       t_producer = true;
+      thread_local ProducerRole role;  // constructed once per thread, destroyed at its exit
+      (void)role;
     }
     uint64_t t = tail_.load(std::memory_order_relaxed);
     if (t == head_.load(std::memory_order_acquire) && sleeping_.load() && ++streak_ < streak_min_)
       return QueueResult::Direct;  // the launcher is idle and no run yet: launch here
     if (t - head_.load(std::memory_order_acquire) >= kSlots) WaitForRoom(t);
     Record& r = ring_[t % kSlots];
-    r.fn = fn;
+    r.fn = f->fn;
     r.stream = stream;
-    r.ctx = const_cast<Context*>(&ctx);
+    r.owner = f;
+    if (s) r.stream_owner = *s;
+    r.origin = ThreadTag();
     std::memcpy(r.cfg, cfg, sizeof r.cfg);
     r.bytes = static_cast<uint32_t>(bytes);
     std::memcpy(r.params, params, bytes);
@@ -91,13 +114,12 @@ class Queue {
     t_no_drain = false;
   }
 
-  void ReportFailure() {
-    if (t_no_drain || failed_.load(std::memory_order_relaxed) == 0) return;
-    if (int s = failed_.exchange(0)) {
-      throw CuErr(s, "cuLaunchKernel",
-                  "a kernel launch queued by an earlier operation failed (reported by the next "
-                  "call, as CUDA reports asynchronous errors)");
-    }
+  // At the producer thread's exit: what it queued is submitted, and the next thread to launch
+  // becomes the producer.
+  void Release() {
+    Drain();
+    streak_ = 0;
+    producer_.store(std::thread::id{});
   }
 
   // [launches queued, of which the launcher thread submitted]: for tests.
@@ -150,9 +172,15 @@ class Queue {
     return h - h0;
   }
 
+  // Submits one record and lets go of what it owned (its last owner may be the record: then the
+  // module or stream is destroyed here, after the launch, which the driver orders before it).
   void Submit(Record& r) {
-    Context& c = *r.ctx;
-    if (!TryMakeCurrent(c)) return;  // poisoned: its error is reported already
+    std::shared_ptr<FunctionRes> owner = std::move(r.owner);
+    std::shared_ptr<StreamRes> stream_owner = std::move(r.stream_owner);
+    Context& c = *owner->module->ctx;
+    // Made before a device reset: the function and stream are gone. Poisoned: reported already.
+    if (!owner->module->Live() || (stream_owner && !stream_owner->Live())) return;
+    if (!TryMakeCurrent(c)) return;
     size_t bytes = r.bytes;
     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, r.params, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
                      CU_LAUNCH_PARAM_END};
@@ -163,8 +191,7 @@ class Queue {
     if (IsSticky(res)) {
       NoteStickyFault(res, "cuLaunchKernel");
     } else {
-      int none = 0;
-      failed_.compare_exchange_strong(none, static_cast<int>(res));
+      NoteLaunchFailure(c, r.origin, static_cast<int>(res));
     }
   }
 
@@ -207,7 +234,6 @@ class Queue {
   int streak_min_ = 3;               // launches in a run before the launcher takes over
   int streak_ = 0;                   // producer thread only
   std::atomic<uint64_t> queued_{0};  // written by the producer thread only
-  std::atomic<int> failed_{0};       // status of a failed queued launch not reported yet
   std::atomic<uint64_t> by_launcher_{0};
   std::atomic<std::thread::id> producer_{};
   alignas(64) std::atomic<uint64_t> head_{0};  // next to submit
@@ -227,23 +253,26 @@ Queue& Queue::TheQueue() {
   return *q;
 }
 
+ProducerRole::~ProducerRole() {
+  if (!t_producer) return;
+  Queue::TheQueue().Release();
+  t_producer = false;
+}
+
 }  // namespace
 
-QueueResult EnqueueLaunch(CUfunction fn, CUstream stream, const Context& ctx, const uint32_t* cfg,
+QueueResult EnqueueLaunch(const std::shared_ptr<FunctionRes>& f, CUstream stream,
+                          const std::shared_ptr<StreamRes>* s, const uint32_t* cfg,
                           const void* params, size_t bytes) {
-  return Queue::TheQueue().Enqueue(fn, stream, ctx, cfg, params, bytes);
+  return Queue::TheQueue().Enqueue(f, stream, s, cfg, params, bytes);
 }
 
 void BeforeDriverCall(bool report) {
   static Queue& q = Queue::TheQueue();
   if (!q.used.load(std::memory_order_relaxed)) return;
   q.Before();
-  if (report) q.ReportFailure();
-}
-
-void ReportLaunchFailure() {
-  static Queue& q = Queue::TheQueue();
-  if (q.used.load(std::memory_order_relaxed)) q.ReportFailure();
+  // Not on the launcher thread nor inside a drain: failures are for the JS thread's calls.
+  if (report && !t_no_drain) ReportCurrentLaunchFailure();
 }
 
 std::pair<uint64_t, uint64_t> LaunchQueueStats() { return Queue::TheQueue().Stats(); }

@@ -13,17 +13,25 @@ enum class QueueResult {
   Fallback,  // launch it now through Cu() (which submits anything queued first)
 };
 
-// Offers a launch to the queue (params are copied).
-QueueResult EnqueueLaunch(CUfunction fn, CUstream stream, const Context& ctx, const uint32_t* cfg,
+// Offers a launch of `f` on `stream` (`s` its handle; null for the legacy stream) to the queue.
+// Params are copied; the record owns `f` (its module and context) and `*s` until submitted.
+QueueResult EnqueueLaunch(const std::shared_ptr<FunctionRes>& f, CUstream stream,
+                          const std::shared_ptr<StreamRes>* s, const uint32_t* cfg,
                           const void* params, size_t bytes);
 
-// Submits queued launches now (any thread; no-op when none). Resource destructors call it before
-// a kernel's module, stream or context can go away.
+// Submits queued launches now (any thread; no-op when none).
 void DrainLaunches();
 
-// Throws (CudaError, call cuLaunchKernel) the failure of a queued launch not reported yet; on
-// the JS thread's next MakeCurrent or Cu(). Sticky faults are reported as poison instead.
-void ReportLaunchFailure();
+// A number for the calling thread (never 0, never reused): queued launches remember who queued
+// them, so a failure goes back to that thread (context.cc).
+uint64_t ThreadTag();
+// Keeps the failure of a launch queued by thread `origin` on `c` (not sticky: those poison `c`).
+void NoteLaunchFailure(Context& c, uint64_t origin, int status);
+// Throws (CudaError, call cuLaunchKernel) the failure of a launch this thread queued on `c` that
+// is not reported yet: on this thread's next MakeCurrent(c), or Cu() with `c` current. Never a
+// failure of another thread's or another context's launch.
+void ReportLaunchFailure(const Context& c);
+void ReportCurrentLaunchFailure();
 
 // [launches queued, of which the launcher thread submitted] since the process started.
 std::pair<uint64_t, uint64_t> LaunchQueueStats();

@@ -227,6 +227,8 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
     m->freed = true;
     return Napi::BigInt::New(env, uint64_t(0));
   }
+  // A free after the stream is destroyed must still wait for its work (StreamRes::Destroy).
+  if (m->stream) m->stream->MarkEvent();
   m->cls = stream ? 0 : BlockClass(bytes);
   m->ptr = m->cls ? ctx->TakeBlock(m->cls) : 0;
   // Without submitting queued launches first (CuRaw): a stream-ordered allocation placed before
@@ -262,6 +264,25 @@ Napi::Value MemFree(const Napi::CallbackInfo& info) {
   napi_delete_reference(env, m->owner);
   m->owner = nullptr;
   delete m;
+  return Napi::Boolean::New(env, true);
+}
+
+// memRecordStream(ptr, stream|null) -> boolean: work using the allocation at `ptr` (its base
+// address) was queued on `stream` (null: the legacy stream), which is not the one it was
+// allocated on; its free (explicit, dropped or collected) waits for that work, so the memory is
+// not handed to a new owner while it may run. false when `ptr` is not a live allocation of this
+// environment (a raw address: its user orders frees).
+Napi::Value MemRecordStream(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  CUdeviceptr ptr = PtrArg(info, 0, "ptr");
+  const std::shared_ptr<StreamRes>* s = nullptr;
+  if (!info[1].IsNull() && !info[1].IsUndefined())
+    s = &Unwrap<StreamRes>(info[1], Kind::Stream, "stream");
+  AddonData& data = Data(env);
+  auto it = data.allocations.find(ptr);
+  if (it == data.allocations.end()) return Napi::Boolean::New(env, false);
+  if (s) MakeCurrent(*(*s)->ctx);  // RecordStream may create the stream's mark event
+  it->second->RecordStream(s);
   return Napi::Boolean::New(env, true);
 }
 
@@ -440,6 +461,7 @@ Napi::Value Memset(const Napi::CallbackInfo& info) {
 void InitMemory(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "memAlloc", MemAlloc);
   NODECUDA_EXPORT(env, exports, "memFree", MemFree);
+  NODECUDA_EXPORT(env, exports, "memRecordStream", MemRecordStream);
   NODECUDA_EXPORT(env, exports, "memCollect", MemCollect);
   NODECUDA_EXPORT(env, exports, "memLive", MemLive);
   NODECUDA_EXPORT(env, exports, "poolInfo", PoolInfo);

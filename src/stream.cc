@@ -61,9 +61,7 @@ Napi::Value StreamWaitEvent(const Napi::CallbackInfo& info) {
 
 // streamDestroy(handle): destroys now (idempotent through the handle's JS owner).
 Napi::Value StreamDestroy(const Napi::CallbackInfo& info) {
-  const auto& s = Unwrap<StreamRes>(info[0], Kind::Stream, "stream");
-  if (s->stream && s->Live() && TryMakeCurrent(*s->ctx)) Cu_Unchecked().cuStreamDestroy(s->stream);
-  s->stream = nullptr;
+  Unwrap<StreamRes>(info[0], Kind::Stream, "stream")->Destroy();
   return info.Env().Undefined();
 }
 

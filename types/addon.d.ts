@@ -57,6 +57,11 @@ declare namespace NativeAddon {
     /** Allocates for `owner` (a DeviceAllocation), whose collection frees the memory. */
     memAlloc(bytes: number, stream: StreamHandle | null, owner: object): bigint;
     memFree(ptr: bigint, stream: StreamHandle | null): boolean;
+    /**
+     * Work using the allocation at `ptr` (its base address) was queued on `stream` (null: the
+     * legacy stream): its free waits for that work. false when `ptr` is not a live allocation.
+     */
+    memRecordStream(ptr: bigint, stream: StreamHandle | null): boolean;
     /** Frees memory of allocations whose owners were garbage collected; returns bytes freed. */
     memCollect(): number;
     memLive(): [number, number];
