@@ -121,7 +121,7 @@ Napi::Promise AsyncQueue::Submit(Napi::Env env, AsyncOp op) {
   for (auto& v : op.keep) p.keep.push_back(Napi::Persistent(v));
   Napi::Promise promise = p.deferred.Promise();
   if (pending_.empty()) tsfn_.Ref(env);  // keep the process alive while work is pending
-  if (op.writes_js_memory) must_finish_ = job->id;
+  if (op.uses_js_memory) must_finish_ = job->id;
   pending_.emplace(job->id, std::move(p));
   {
     std::lock_guard<std::mutex> lock(shared_->mu);

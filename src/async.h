@@ -9,7 +9,7 @@
 // the destination still exists, or into page-locked memory kept alive (and untransferable, in
 // lib/memory.ts) until the task settles. When the environment closes (worker.terminate(),
 // exit) nothing is settled, the worker thread finishes its queued waits on its own without the
-// environment, and the closing thread waits only for tasks marked `writes_js_memory`.
+// environment, and the closing thread waits only for tasks marked `uses_js_memory`.
 #pragma once
 
 #include <napi.h>
@@ -35,9 +35,10 @@ struct AsyncOp {
   // undefined). May throw (CuErr, ArgErr…): the Promise is rejected with it.
   std::function<Napi::Value(Napi::Env, const KeptValues&)> finish;
   std::vector<Napi::Value> keep;  // JS values held until settled (`finish` gets them)
-  // The GPU writes memory owned by JS (a page-locked destination) until `work` ends: closing
-  // the environment waits for this task instead of abandoning it.
-  bool writes_js_memory = false;
+  // The GPU reads or writes memory owned by JS (page-locked host memory) until `work` ends:
+  // closing the environment waits for this task instead of abandoning it, since the isolate
+  // frees that memory as it goes.
+  bool uses_js_memory = false;
 };
 
 class AsyncQueue {

@@ -377,7 +377,7 @@ std::shared_ptr<std::vector<void*>> Chunks(const ContextPtr& ctx, size_t bytes) 
 //
 // Page-locked memory is copied by DMA straight from/to the host memory; the task holds the
 // registration (unregistering waits for it) and the buffer (lib/memory.ts made it
-// untransferable), and environment teardown waits for a pending device-to-host DMA.
+// untransferable), and environment teardown waits for a pending DMA.
 // Pageable memory goes through page-locked staging chunks owned by the task until the GPU is
 // done with them. To the device: the source is copied into the chunks before this returns, so
 // the caller may change or transfer it at once. To the host: the chunks are copied into the
@@ -408,7 +408,7 @@ Napi::Value MemcpyAsync(const Napi::CallbackInfo& info) {
     op.finish = [use = UseRegistration(reg)](Napi::Env env, const KeptValues&) {
       return env.Undefined();
     };
-    op.writes_js_memory = !kToDevice;
+    op.uses_js_memory = true;
     return WhenDone(env, stream, std::move(op));
   }
   auto chunks = Chunks(op.ctx, h.bytes);
