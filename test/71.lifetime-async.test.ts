@@ -205,6 +205,21 @@ describeGpu('asynchronous copies and their host buffers', () => {
     expect(out.again).toBe(false);
   });
 
+  test('a failed synchronous copy names its own driver call', () => {
+    // MemcpySync reported a failed device-to-host copy as cuMemcpyHtoD. A child process, in case
+    // the driver takes a bad address for a fault.
+    const script = PRELUDE + `
+      const err = (f) => { try { f(); return null; } catch (e) { return { name: e.name, call: e.call }; } };
+      const dtoh = err(() => driver.memcpyDtoh(new Uint8Array(64), 0x10n));
+      const htod = err(() => driver.memcpyHtod(0x10n, new Uint8Array(64)));
+      console.log(JSON.stringify({ ok: true, dtoh, htod }));
+    `;
+    const { status, out, stderr } = runChild(script);
+    if (!out.ok) throw new Error(`child failed (status ${status}): ${stderr}`);
+    expect(out.dtoh).toEqual({ name: 'CudaError', call: 'cuMemcpyDtoH' });
+    expect(out.htod).toEqual({ name: 'CudaError', call: 'cuMemcpyHtoD' });
+  });
+
   test('SharedArrayBuffer: sync and async copies both ways, pageable and page-locked', async () => {
     const n = (1 << 20) + 3;
     const src = cuda.gpuarray.arange(0, n, 1, 'float32');
