@@ -96,7 +96,8 @@ AsyncQueue::~AsyncQueue() {
 void AsyncQueue::OnEnvCleanup(void* self) { static_cast<AsyncQueue*>(self)->Close(); }
 
 // The environment is going away (worker.terminate(), exit). Settles nothing (JS cannot run) and
-// never waits for GPU work, except for tasks whose GPU writes land in JS-owned memory.
+// never waits for GPU work, except for tasks whose DMA uses JS-owned (page-locked) memory, which
+// the isolate is about to free.
 void AsyncQueue::Close() {
   if (closed_) return;
   closed_ = true;
