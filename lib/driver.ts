@@ -317,7 +317,7 @@ export class Event {
   timeTill(end: Event): number {
     return native.eventElapsed(this.handle, eventHandle(end));
   }
-  /** Destroys the event now (idempotent). */
+  /** Destroys the event now, or when a pending synchronizeAsync() wait ends (idempotent). */
   dispose(): void {
     if (this.#handle) native.eventDestroy(this.#handle);
     this.#handle = null;

@@ -47,7 +47,7 @@ export type { CreateOptions } from './creation';
 export { resultType, promoteTypes, canCast } from './promote';
 // Types the public API refers to (for TypeScript users and the typedoc reference; no runtime names).
 export type { Device, Context, Stream, Event } from './driver';
-export type { DeviceAllocation, AnyTypedArray, DeviceLike, DeviceView } from './memory';
+export type { DeviceAllocation, AnyTypedArray, DeviceLike, DeviceView, HostBufferLike } from './memory';
 export type { Generator } from './random';
 export type {
   XORWOWRandomNumberGenerator, MRG32k3aRandomNumberGenerator, Sobol32RandomNumberGenerator, ScrambledSobol32RandomNumberGenerator,

@@ -4,6 +4,7 @@
  * (buffer, byteOffset, byteLength) before the native call.
  */
 import { types } from 'util';
+import { markAsUntransferable } from 'worker_threads';
 import { DTypeLike, TypedArrayConstructor, dtype } from './dtype';
 import { CudaError, checkSize, describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
@@ -147,20 +148,31 @@ export function useOn(d: unknown, stream: NativeAddon.StreamHandle | null): void
   if (DeviceAllocation.isDeviceAllocation(a) && a.stream_ !== stream) a.useOn_(stream);
 }
 
+/**
+ * A host buffer for copies: an ArrayBuffer, a SharedArrayBuffer (useful with worker_threads:
+ * writes by other threads during a copy race with it, as with any shared memory) or any view of
+ * one (TypedArray, DataView, Buffer).
+ */
+export type HostBufferLike = ArrayBuffer | SharedArrayBuffer | ArrayBufferView;
+
 /** A host byte range. */
 export interface HostRange {
   buffer: ArrayBuffer | SharedArrayBuffer;
   byteOffset: number;
   byteLength: number;
-  pinned: boolean;
+  /**
+   * The page-locked registration covering the range (null: pageable). Asynchronous copies hold
+   * it until they settle; the native side checks it really covers the range.
+   */
+  pinned: NativeAddon.HostRegHandle | null;
 }
 
 // Page-locked ranges by buffer, so copies know when they may skip staging.
 const pinnedRanges = new WeakMap<ArrayBuffer | SharedArrayBuffer, Array<{ start: number; end: number; reg: NativeAddon.HostRegHandle }>>();
 
-function isPinned(buffer: ArrayBuffer | SharedArrayBuffer, start: number, end: number): boolean {
+function isPinned(buffer: ArrayBuffer | SharedArrayBuffer, start: number, end: number): NativeAddon.HostRegHandle | null {
   const ranges = pinnedRanges.get(buffer);
-  return !!ranges && ranges.some((r) => r.start <= start && end <= r.end);
+  return ranges?.find((r) => r.start <= start && end <= r.end)?.reg ?? null;
 }
 
 /** Normalises a host buffer argument. */
@@ -249,7 +261,7 @@ export function memAlloc(bytes: number): DeviceAllocation {
  * @example
  * const d = driver.memAllocLike(hostFloat32Array);
  */
-export function memAllocLike(host: ArrayBuffer | ArrayBufferView): DeviceAllocation {
+export function memAllocLike(host: HostBufferLike): DeviceAllocation {
   return memAlloc(hostRange(host, 'host').byteLength);
 }
 
@@ -265,7 +277,7 @@ function checkFits(bytes: number, room: number, what: string): void {
  * @example
  * driver.memcpyHtod(alloc, new Float32Array([1, 2, 3]));
  */
-export function memcpyHtod(dst: DeviceLike, src: ArrayBuffer | ArrayBufferView): void {
+export function memcpyHtod(dst: DeviceLike, src: HostBufferLike): void {
   const d = deviceRange(dst, 'dst');
   const h = hostRange(src, 'src');
   checkFits(h.byteLength, d.bytes, 'memcpyHtod: destination too small');
@@ -278,7 +290,7 @@ export function memcpyHtod(dst: DeviceLike, src: ArrayBuffer | ArrayBufferView):
  * @example
  * const out = new Float32Array(3); driver.memcpyDtoh(out, alloc);
  */
-export function memcpyDtoh(dst: ArrayBuffer | ArrayBufferView, src: DeviceLike): void {
+export function memcpyDtoh(dst: HostBufferLike, src: DeviceLike): void {
   const h = hostRange(dst, 'dst');
   const s = deviceRange(src, 'src');
   checkFits(h.byteLength, s.bytes, 'memcpyDtoh: source too small for the destination');
@@ -302,11 +314,12 @@ export function memcpyDtod(dst: DeviceLike,
 
 /**
  * Queues a host→device copy on `stream` and resolves when it is done. The source must not
- * change until then when it is page-locked; pageable sources are staged before this returns.
+ * change until then when it is page-locked; pageable sources are staged before this returns
+ * (they may be changed or transferred at once).
  * @example
  * await driver.memcpyHtodAsync(alloc, data, stream);
  */
-export function memcpyHtodAsync(dst: DeviceLike, src: ArrayBuffer | ArrayBufferView,
+export function memcpyHtodAsync(dst: DeviceLike, src: HostBufferLike,
   stream?: Stream | null): Promise<void> {
   const d = deviceRange(dst, 'dst');
   const h = hostRange(src, 'src');
@@ -318,11 +331,14 @@ export function memcpyHtodAsync(dst: DeviceLike, src: ArrayBuffer | ArrayBufferV
 
 /**
  * Queues a device→host copy on `stream`; the destination holds the data when the Promise
- * resolves. The event loop is never blocked.
+ * resolves. The event loop is never blocked. A pageable destination is written when the Promise
+ * settles: if its buffer was transferred (detached) or shrunk meanwhile, nothing is written and
+ * the Promise rejects with TypeError `ERR_INVALID_STATE` (the device memory is unchanged).
+ * Page-locked destinations cannot be transferred (see registerHostMemory).
  * @example
  * const out = new Float32Array(n); await driver.memcpyDtohAsync(out, alloc);
  */
-export function memcpyDtohAsync(dst: ArrayBuffer | ArrayBufferView, src: DeviceLike,
+export function memcpyDtohAsync(dst: HostBufferLike, src: DeviceLike,
   stream?: Stream | null): Promise<void> {
   const h = hostRange(dst, 'dst');
   const s = deviceRange(src, 'src');
@@ -410,9 +426,24 @@ function release(buffer: ArrayBuffer | SharedArrayBuffer, reg: NativeAddon.HostR
   return native.hostUnregister(reg);
 }
 
+/**
+ * Page-locks a view's memory. The DMA engine reads and writes it directly, also while an
+ * asynchronous copy is in flight, so the memory must stay where it is: the native registration
+ * holds the buffer, the buffer is marked untransferable (postMessage/structuredClone then copy
+ * it instead of moving it out from under the registration), and resizable ArrayBuffers are
+ * refused. A SharedArrayBuffer cannot be transferred or shrunk and needs neither.
+ */
 function pin<T extends ArrayBufferView>(view: T): T {
   const h = hostRange(view, 'array');
   if (h.pinned) return view;
+  if (!types.isSharedArrayBuffer(h.buffer)) {
+    if ((h.buffer as { resizable?: boolean }).resizable) {
+      throw typeError('ERR_INVALID_ARG_VALUE',
+        'A resizable ArrayBuffer cannot be page-locked: resizing it could release memory the GPU writes. ' +
+        'Use a fixed-length ArrayBuffer');
+    }
+    markAsUntransferable(h.buffer);
+  }
   const reg = native.hostRegister(h.buffer, h.byteOffset, h.byteLength);
   const ranges = pinnedRanges.get(h.buffer) ?? [];
   ranges.push({ start: h.byteOffset, end: h.byteOffset + h.byteLength, reg });
@@ -456,7 +487,10 @@ export function pagelockedZeros(shape: number | readonly number[], dt: DTypeLike
 }
 
 /**
- * Page-locks an existing TypedArray's memory in place; returns the same array.
+ * Page-locks an existing TypedArray's memory in place; returns the same array. Its ArrayBuffer
+ * becomes untransferable for good (postMessage and structuredClone copy it instead), and a
+ * resizable ArrayBuffer is refused (TypeError `ERR_INVALID_ARG_VALUE`). A SharedArrayBuffer may
+ * be registered; other threads writing it during a copy race with the copy, as with any memory.
  * @example
  * const a = driver.registerHostMemory(new Float32Array(1 << 20));
  */
@@ -467,6 +501,7 @@ export function registerHostMemory<T extends ArrayBufferView>(array: T): T {
 
 /**
  * Unlocks memory locked by registerHostMemory/pagelockedEmpty. Returns false if it was not locked.
+ * While asynchronous copies use the memory, it is unlocked when the last of them settles.
  * @example
  * driver.unregisterHostMemory(a);
  */

@@ -7,8 +7,12 @@
 
 namespace nodecuda {
 
+namespace {
+void MarkClosing(void* data) { static_cast<AddonData*>(data)->closing = true; }
+}  // namespace
+
 AddonData::~AddonData() {
-  if (queue) queue->Stop();
+  if (!closing && env) napi_remove_env_cleanup_hook(env, MarkClosing, this);
 }
 
 AddonData& Data(Napi::Env env) { return *env.GetInstanceData<AddonData>(); }
@@ -52,40 +56,77 @@ int IntArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
   return static_cast<int>(d);
 }
 
-HostRange HostArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
-  Napi::Value v = info[i];
-  uint8_t* base = nullptr;
-  size_t length = 0;
+namespace {
+
+// A SharedArrayBuffer: Node-API 9 has no accessor for one, but a Uint8Array over it has. The tag
+// check keeps other objects out of the Uint8Array constructor (which would copy an array-like);
+// the identity check defeats a spoofed tag. Works across realms (Jest, vm contexts).
+bool SharedBufferOf(Napi::Env env, Napi::Value v, HostBuffer* out) {
+  if (!v.IsObject() || v.IsArrayBuffer() || v.IsTypedArray() || v.IsDataView()) return false;
+  Napi::Object global = env.Global();
+  Napi::Function to_string = global.Get("Object")
+                                 .As<Napi::Object>()
+                                 .Get("prototype")
+                                 .As<Napi::Object>()
+                                 .Get("toString")
+                                 .As<Napi::Function>();
+  if (to_string.Call(v, {}).ToString().Utf8Value() != "[object SharedArrayBuffer]") return false;
+  Napi::Value view = global.Get("Uint8Array").As<Napi::Function>().New({v});
+  napi_typedarray_type t;
+  napi_value ab = nullptr;
+  void* data = nullptr;
+  size_t len = 0, off = 0;
+  if (napi_get_typedarray_info(env, view, &t, &len, &data, &ab, &off) != napi_ok) return false;
+  if (!Napi::Value(env, ab).StrictEquals(v)) return false;
+  *out = HostBuffer{static_cast<uint8_t*>(data), len, v, true};
+  return true;
+}
+
+}  // namespace
+
+bool HostBufferOf(Napi::Env env, Napi::Value v, HostBuffer* out) {
   if (v.IsArrayBuffer()) {
-    auto ab = v.As<Napi::ArrayBuffer>();
-    base = static_cast<uint8_t*>(ab.Data());
-    length = ab.ByteLength();
-  } else if (v.IsTypedArray() || v.IsDataView()) {
-    // (buffer, offset, length) describe the view's ArrayBuffer; use the view's own bytes base.
-    napi_value ab;
     void* data = nullptr;
-    size_t len = 0, off = 0;
+    size_t len = 0;
+    napi_get_arraybuffer_info(env, v, &data, &len);  // a detached buffer: null, 0
+    *out = HostBuffer{static_cast<uint8_t*>(data), len, v, false};
+    return true;
+  }
+  if (v.IsTypedArray() || v.IsDataView()) {
+    // (offset, length) arguments describe the view's buffer.
+    napi_value ab = nullptr;
     if (v.IsTypedArray()) {
       napi_typedarray_type t;
-      napi_get_typedarray_info(info.Env(), v, &t, &len, &data, &ab, &off);
+      NAPI_THROW_IF_FAILED(
+          env, napi_get_typedarray_info(env, v, &t, nullptr, nullptr, &ab, nullptr), false);
     } else {
-      napi_get_dataview_info(info.Env(), v, &len, &data, &ab, &off);
+      NAPI_THROW_IF_FAILED(env, napi_get_dataview_info(env, v, nullptr, nullptr, &ab, nullptr),
+                           false);
     }
-    auto buf = Napi::ArrayBuffer(info.Env(), ab);
-    base = static_cast<uint8_t*>(buf.Data());
-    length = buf.ByteLength();
-  } else {
-    ThrowType("ERR_INVALID_ARG_TYPE", std::string("The \"") + name +
-                                          "\" argument must be an ArrayBuffer or ArrayBufferView");
+    return HostBufferOf(env, Napi::Value(env, ab), out);
   }
+  return SharedBufferOf(env, v, out);
+}
+
+bool IsResizable(const HostBuffer& b) {
+  // A SharedArrayBuffer can only grow, in place; an ArrayBuffer with maxByteLength can shrink.
+  return !b.shared && b.buffer.As<Napi::Object>().Get("resizable").ToBoolean();
+}
+
+HostRange HostArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
+  HostBuffer b;
+  if (!HostBufferOf(info.Env(), info[i], &b))
+    ThrowType("ERR_INVALID_ARG_TYPE",
+              std::string("The \"") + name +
+                  "\" argument must be an ArrayBuffer, a SharedArrayBuffer or an ArrayBufferView");
   size_t off = SizeArg(info, i + 1, "byteOffset");
   size_t bytes = SizeArg(info, i + 2, "byteLength");
-  if (off > length || bytes > length - off)
+  if (off > b.length || bytes > b.length - off)
     ThrowRange("ERR_OUT_OF_RANGE", std::string("The \"") + name + "\" range [" +
                                        std::to_string(off) + ", " + std::to_string(off + bytes) +
-                                       ") is outside its buffer of " + std::to_string(length) +
+                                       ") is outside its buffer of " + std::to_string(b.length) +
                                        " bytes");
-  return HostRange{base ? base + off : nullptr, bytes};
+  return HostRange{b.base ? b.base + off : nullptr, bytes, off};
 }
 
 CUdeviceptr PtrArg(const Napi::CallbackInfo& info, size_t i, const char* name) {
@@ -112,7 +153,10 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
 }
 
 Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
-  env.SetInstanceData(new AddonData());
+  auto* data = new AddonData();
+  data->env = env;
+  env.SetInstanceData(data);
+  napi_add_env_cleanup_hook(env, MarkClosing, data);
   NODECUDA_EXPORT(env, exports, "init", Init);
   InitDevice(env, exports);
   InitMemory(env, exports);

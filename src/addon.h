@@ -34,6 +34,10 @@ struct AddonData {
   // the collector found dead (memory.cc Reap); live ones go to the back again.
   std::deque<CUdeviceptr> recent;
   int64_t external_pending = 0;  // bytes not yet reported to V8 (memory.cc ReportExternal)
+  // Set by an environment cleanup hook: the environment is going away and JS cannot run, so
+  // completions (program.cc) settle nothing.
+  bool closing = false;
+  napi_env env = nullptr;
   ~AddonData();
 };
 
@@ -57,12 +61,25 @@ void InitCurand(Napi::Env env, Napi::Object exports);
 // Reads a non-negative integer argument that fits in size_t (TS validates; this is the backstop).
 size_t SizeArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 int IntArg(const Napi::CallbackInfo& info, size_t i, const char* name);
-// A host byte range given as (ArrayBuffer | ArrayBufferView, byteOffset, byteLength).
+// A host byte range given as (ArrayBuffer | SharedArrayBuffer | ArrayBufferView, byteOffset,
+// byteLength); for a view, the offset is into the view's buffer.
 struct HostRange {
   uint8_t* data;
   size_t bytes;
+  size_t offset;  // byteOffset as given
 };
 HostRange HostArg(const Napi::CallbackInfo& info, size_t i, const char* name);
+// The whole buffer behind a host argument now: its bytes, its length (0 once detached), the
+// buffer itself (ArrayBuffer or SharedArrayBuffer) and whether it is a resizable ArrayBuffer.
+// False when `v` is not a host buffer.
+struct HostBuffer {
+  uint8_t* base = nullptr;
+  size_t length = 0;
+  Napi::Value buffer;
+  bool shared = false;
+};
+bool HostBufferOf(Napi::Env env, Napi::Value v, HostBuffer* out);
+bool IsResizable(const HostBuffer& b);
 // A device pointer given as a BigInt.
 CUdeviceptr PtrArg(const Napi::CallbackInfo& info, size_t i, const char* name);
 

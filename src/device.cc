@@ -173,11 +173,10 @@ Napi::Value CtxSynchronize(const Napi::CallbackInfo& info) {
 
 // Promise form: the worker thread runs cuCtxSynchronize.
 Napi::Value CtxSynchronizeAsync(const Napi::CallbackInfo& info) {
-  ContextPtr c = Enter();
-  auto task = std::make_unique<AsyncTask>(info.Env());
-  task->ctx = c;
-  task->work = [] { CU_CHECK(Cu().cuCtxSynchronize()); };
-  return Queue(info.Env()).Submit(std::move(task));
+  AsyncOp op;
+  op.ctx = Enter();
+  op.work = [] { CU_CHECK(Cu().cuCtxSynchronize()); };
+  return Queue(info.Env()).Submit(info.Env(), std::move(op));
 }
 
 // CUresult cuMemGetInfo(size_t* free, size_t* total)

@@ -79,6 +79,14 @@ Napi::Error Construct(Napi::Env env, Napi::FunctionReference& ctor, const std::s
   return Napi::Error(env, obj);
 }
 
+// A failure that is not a CUDA, NVRTC or argument error (a thread that cannot start…): a plain
+// Error, so it is never mistaken for a driver status.
+Napi::Error Internal(Napi::Env env, const std::string& what) {
+  Napi::Error err = Napi::Error::New(env, "nodecuda internal error: " + what);
+  err.Set("code", Napi::String::New(env, "ERR_NODECUDA_INTERNAL"));
+  return err;
+}
+
 }  // namespace
 
 void SetErrorClasses(Napi::Env env, Napi::Function cuda_error, Napi::Function nvrtc_error,
@@ -141,6 +149,26 @@ Napi::Error ToJsError(Napi::Env env, const ArgErr& e) {
                               : Napi::Error(Napi::TypeError::New(env, e.message));
   err.Set("code", Napi::String::New(env, e.code));
   return err;
+}
+
+Napi::Error ToJsError(Napi::Env env, std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const Napi::Error& err) {
+    return err;
+  } catch (const CuErr& err) {
+    return ToJsError(env, err);
+  } catch (const NvrtcErr& err) {
+    return ToJsError(env, err);
+  } catch (const ArgErr& err) {
+    return ToJsError(env, err);
+  } catch (const std::bad_alloc&) {
+    return ToJsError(env, ArgErr{true, "ERR_OUT_OF_MEMORY", "host memory exhausted"});
+  } catch (const std::exception& err) {
+    return Internal(env, err.what());
+  } catch (...) {
+    return Internal(env, "unknown C++ exception");
+  }
 }
 
 }  // namespace nodecuda

@@ -6,6 +6,7 @@
 #include <napi.h>
 #include <nvrtc.h>
 
+#include <exception>
 #include <string>
 
 namespace nodecuda {
@@ -77,19 +78,23 @@ Napi::Error ToJsError(Napi::Env env, const ArgErr& e);
 // Name of a status: "CUDA_ERROR_INVALID_VALUE", "CUDA_DRIVER_NOT_FOUND", ...
 std::string CuStatusName(int status);
 
+// The JS error for the exception `e`: CudaError/NvrtcError/TypeError/RangeError for nodecuda's
+// own failures; a Napi::Error as it is; RangeError ERR_OUT_OF_MEMORY for std::bad_alloc; and for
+// anything else (a std::thread that cannot start, a length_error…) a plain Error with code
+// ERR_NODECUDA_INTERNAL. Used at every boundary where C++ meets JS: bindings (Guard), Promise
+// settlement (async.cc, program.cc).
+Napi::Error ToJsError(Napi::Env env, std::exception_ptr e);
+
 // Runs F and converts C++ failures into JS exceptions; every exported function goes through it.
+// Catches everything: an exception escaping a Node-API callback would terminate the process.
 template <Napi::Value (*F)(const Napi::CallbackInfo&)>
 Napi::Value Guard(const Napi::CallbackInfo& info) {
   try {
     return F(info);
-  } catch (const CuErr& e) {
-    throw ToJsError(info.Env(), e);
-  } catch (const NvrtcErr& e) {
-    throw ToJsError(info.Env(), e);
-  } catch (const ArgErr& e) {
-    throw ToJsError(info.Env(), e);
-  } catch (const std::bad_alloc&) {
-    throw ToJsError(info.Env(), ArgErr{true, "ERR_OUT_OF_MEMORY", "host memory exhausted"});
+  } catch (const Napi::Error&) {
+    throw;  // already a JS exception
+  } catch (...) {
+    throw ToJsError(info.Env(), std::current_exception());
   }
 }
 

@@ -165,9 +165,21 @@ struct HostReg {
   size_t bytes = 0;
   ContextPtr ctx;
   bool registered = false;
+  // JS thread only (host_memory.cc): the registered buffer, kept alive while registered; the
+  // asynchronous copies using the registration now; an unregister asked for meanwhile, done
+  // when the last of them settles.
+  Napi::Reference<Napi::Value> buffer;
+  int in_flight = 0;
+  bool release_pending = false;
   ~HostReg() { Release(); }
   void Release();
 };
+// An asynchronous copy's use of a registration (host_memory.cc): the registration stays in place
+// until the returned object is dropped (on the JS thread).
+std::shared_ptr<void> UseRegistration(const std::shared_ptr<HostReg>& reg);
+// The registration behind a `pinned` argument when it is a HostReg handle that covers
+// [data, data + bytes) and is registered; null otherwise (the copy is staged instead).
+std::shared_ptr<HostReg> RegistrationArg(const Napi::Value& v, const uint8_t* data, size_t bytes);
 
 struct ContextRes {  // a JS handle on a Context
   ContextPtr ctx;
@@ -197,7 +209,10 @@ const std::shared_ptr<T>& Unwrap(const Napi::Value& v, Kind kind, const char* wh
     ThrowType("ERR_INVALID_ARG_TYPE",
               std::string("The \"") + what + "\" argument must be a " + KindName(kind) + " handle");
   }
-  return *v.As<Napi::External<std::shared_ptr<T>>>().Data();
+  const std::shared_ptr<T>& p = *v.As<Napi::External<std::shared_ptr<T>>>().Data();
+  if (!p)
+    ThrowType("ERR_USE_AFTER_DISPOSE", std::string("The ") + KindName(kind) + " was disposed");
+  return p;
 }
 
 // A stream argument: null/undefined is the legacy default stream.

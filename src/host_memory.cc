@@ -6,10 +6,25 @@
 namespace nodecuda {
 namespace {
 
+// Lets go of the registration's memory (JS thread): unregisters it and releases the buffer.
+void Unregister(HostReg& reg) {
+  reg.Release();
+  reg.buffer.Reset();
+}
+
 // hostRegister(buffer, byteOffset, byteLength) -> handle
+// The registration holds the buffer, so registered memory is never freed while the driver may
+// DMA into it. lib/memory.ts also marks it untransferable (a transfer would move the memory to
+// another owner). Resizable ArrayBuffers are refused: a shrink would release registered pages.
 // CUresult cuMemHostRegister(void* p, size_t bytesize, unsigned int Flags)
 Napi::Value HostRegister(const Napi::CallbackInfo& info) {
   HostRange h = HostArg(info, 0, "buffer");
+  HostBuffer b;
+  HostBufferOf(info.Env(), info[0], &b);
+  if (IsResizable(b))
+    ThrowType("ERR_INVALID_ARG_VALUE",
+              "A resizable ArrayBuffer cannot be page-locked: resizing it could release memory "
+              "the GPU writes. Use a fixed-length ArrayBuffer");
   ContextPtr ctx = Enter();
   auto reg = std::make_shared<HostReg>();
   reg->ptr = h.data;
@@ -18,16 +33,22 @@ Napi::Value HostRegister(const Napi::CallbackInfo& info) {
   if (h.bytes) {
     CU_CHECK(Cu().cuMemHostRegister(h.data, h.bytes, CU_MEMHOSTREGISTER_PORTABLE));
     reg->registered = true;
+    reg->buffer = Napi::Persistent(b.buffer);
   }
   return Wrap(info.Env(), Kind::HostReg, std::move(reg));
 }
 
-// hostUnregister(handle) -> boolean (false when already unregistered)
+// hostUnregister(handle) -> boolean (false when already unregistered). While asynchronous copies
+// use the registration, it ends when the last of them settles.
 // CUresult cuMemHostUnregister(void* p)
 Napi::Value HostUnregister(const Napi::CallbackInfo& info) {
   const auto& reg = Unwrap<HostReg>(info[0], Kind::HostReg, "registration");
-  bool was = reg->registered;
-  reg->Release();
+  bool was = reg->registered && !reg->release_pending;
+  if (reg->in_flight > 0) {
+    reg->release_pending = true;
+  } else {
+    Unregister(*reg);
+  }
   return Napi::Boolean::New(info.Env(), was);
 }
 
@@ -39,6 +60,27 @@ Napi::Value HostPageOffset(const Napi::CallbackInfo& info) {
 }
 
 }  // namespace
+
+std::shared_ptr<void> UseRegistration(const std::shared_ptr<HostReg>& reg) {
+  reg->in_flight++;
+  return std::shared_ptr<void>(nullptr, [reg](void*) {
+    if (--reg->in_flight == 0 && reg->release_pending) Unregister(*reg);
+  });
+}
+
+std::shared_ptr<HostReg> RegistrationArg(const Napi::Value& v, const uint8_t* data, size_t bytes) {
+  bool tagged = false;
+  if (!v.IsExternal() ||
+      napi_check_object_type_tag(v.Env(), v, TagOf(Kind::HostReg), &tagged) != napi_ok || !tagged)
+    return nullptr;
+  const auto& reg = *v.As<Napi::External<std::shared_ptr<HostReg>>>().Data();
+  if (!reg || !reg->registered || reg->release_pending) return nullptr;
+  auto* start = static_cast<const uint8_t*>(reg->ptr);
+  if (data < start || bytes > reg->bytes ||
+      data - start > static_cast<ptrdiff_t>(reg->bytes - bytes))
+    return nullptr;
+  return reg;
+}
 
 void InitHostMemory(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "hostRegister", HostRegister);

@@ -52,25 +52,49 @@ unsigned CopyThreads(size_t chunks) {
   return static_cast<unsigned>(std::min<size_t>({kMaxCopyThreads, hc, chunks}));
 }
 
-// Runs fn(worker) on `n` threads (the caller is worker 0); rethrows the first CuErr.
+// Runs fn(worker) on up to `n` threads (the caller is worker 0; `ctx`, when set, is made current
+// on each) and rethrows the first failure. fn must share out the work dynamically (an atomic
+// counter): a thread that cannot be started is simply not there, and the others do its part.
 template <typename F>
 void Parallel(unsigned n, const ContextPtr& ctx, F fn) {
   std::vector<std::thread> threads;
   std::mutex mu;
-  std::optional<CuErr> first;
+  std::exception_ptr first;
   auto run = [&](unsigned w) {
     try {
-      MakeCurrent(*ctx);
+      if (ctx) MakeCurrent(*ctx);
       fn(w);
-    } catch (const CuErr& e) {
+    } catch (...) {
       std::lock_guard<std::mutex> lock(mu);
-      if (!first) first = e;
+      if (!first) first = std::current_exception();
     }
   };
-  for (unsigned w = 1; w < n; w++) threads.emplace_back(run, w);
+  for (unsigned w = 1; w < n; w++) {
+    try {
+      threads.emplace_back(run, w);
+    } catch (...) {
+      break;  // no more threads (std::system_error): fewer workers
+    }
+  }
   run(0);
   for (auto& t : threads) t.join();
-  if (first) throw *first;
+  if (first) std::rethrow_exception(first);
+}
+
+// Copies `bytes` between host memory and staging chunks (kStagingChunk each) on several threads.
+void ChunkCopy(const std::vector<void*>& chunks, uint8_t* host, size_t bytes, bool to_chunks) {
+  size_t n = chunks.size();
+  std::atomic<size_t> next{0};
+  Parallel(CopyThreads(n), nullptr, [&](unsigned) {
+    for (size_t c; (c = next.fetch_add(1)) < n;) {
+      size_t off = c * kStagingChunk, len = std::min(kStagingChunk, bytes - off);
+      if (to_chunks) {
+        std::memcpy(chunks[c], host + off, len);
+      } else {
+        std::memcpy(host + off, chunks[c], len);
+      }
+    }
+  });
 }
 
 // Synchronous copy between device memory and pageable host memory at full link speed: chunks
@@ -337,9 +361,10 @@ Napi::Value MemcpySync(const Napi::CallbackInfo& info) {
   ContextPtr ctx = Enter();
   if (!pinned && h.bytes >= kStagedMin) {
     StagedCopy(ctx, kToDevice, dev, h.data, h.bytes);
+  } else if (h.bytes && kToDevice) {
+    CU_CHECK(Cu().cuMemcpyHtoD(dev, h.data, h.bytes));
   } else if (h.bytes) {
-    CU_CHECK(kToDevice ? Cu().cuMemcpyHtoD(dev, h.data, h.bytes)
-                       : Cu().cuMemcpyDtoH(h.data, dev, h.bytes));
+    CU_CHECK(Cu().cuMemcpyDtoH(h.data, dev, h.bytes));
   }
   return info.Env().Undefined();
 }
@@ -350,9 +375,10 @@ Napi::Value MemcpyDtod(const Napi::CallbackInfo& info) {
   CUdeviceptr dst = PtrArg(info, 0, "dst"), src = PtrArg(info, 1, "src");
   size_t bytes = SizeArg(info, 2, "bytes");
   CUstream stream = StreamArg(info[3]);
-  ContextPtr ctx = Enter();
+  AsyncOp op;
+  op.ctx = Enter();
   if (bytes) CU_CHECK(Cu().cuMemcpyDtoDAsync(dst, src, bytes, stream));
-  if (info[4].ToBoolean()) return WhenDone(info.Env(), ctx, stream);
+  if (info[4].ToBoolean()) return WhenDone(info.Env(), stream, std::move(op));
   return info.Env().Undefined();
 }
 
@@ -367,69 +393,73 @@ std::shared_ptr<std::vector<void*>> Chunks(const ContextPtr& ctx, size_t bytes) 
 }
 
 // memcpyHtodAsync(dstPtr, host, byteOffset, byteLength, pinned, stream) -> Promise
-// Pageable memory is first copied into page-locked chunks on the calling thread (so the copy is
-// ordered on the stream like any other work), then sent with cuMemcpyHtoDAsync.
-Napi::Value MemcpyHtodAsync(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  CUdeviceptr dst = PtrArg(info, 0, "dst");
-  HostRange h = HostArg(info, 1, "src");
-  bool pinned = info[4].ToBoolean();
-  CUstream stream = StreamArg(info[5]);
-  ContextPtr ctx = Enter();
-  const DriverApi& cu = Cu();
-  if (pinned || h.bytes == 0) {
-    if (h.bytes) CU_CHECK(cu.cuMemcpyHtoDAsync(dst, h.data, h.bytes, stream));
-    return WhenDone(env, ctx, stream, nullptr, nullptr, {info[1]});
-  }
-  auto chunks = Chunks(ctx, h.bytes);
-  size_t n = chunks->size();
-  std::atomic<size_t> next{0};
-  Parallel(CopyThreads(n), ctx, [&](unsigned) {
-    for (size_t c; (c = next.fetch_add(1)) < n;) {
-      size_t off = c * kStagingChunk;
-      std::memcpy((*chunks)[c], h.data + off, std::min(kStagingChunk, h.bytes - off));
-    }
-  });
-  for (size_t c = 0; c < n; c++) {
-    size_t off = c * kStagingChunk;
-    CU_CHECK(cu.cuMemcpyHtoDAsync(dst + off, (*chunks)[c], std::min(kStagingChunk, h.bytes - off),
-                                  stream));
-  }
-  return WhenDone(env, ctx, stream, nullptr, [chunks] {});
-}
-
 // memcpyDtohAsync(host, byteOffset, byteLength, srcPtr, pinned, stream) -> Promise
-// Pageable destinations: DMA into page-locked chunks on the stream; after the stream reaches
-// that point, the worker thread copies the chunks into the destination.
-Napi::Value MemcpyDtohAsync(const Napi::CallbackInfo& info) {
+// `pinned`: the HostRegistration handle covering the range (null: pageable).
+//
+// Page-locked memory is copied by DMA straight from/to the host memory; the task holds the
+// registration (unregistering waits for it) and the buffer (lib/memory.ts made it
+// untransferable), and environment teardown waits for a pending DMA.
+// Pageable memory goes through page-locked staging chunks owned by the task until the GPU is
+// done with them. To the device: the source is copied into the chunks before this returns, so
+// the caller may change or transfer it at once. To the host: the chunks are copied into the
+// destination on the JS thread when the Promise settles, after reading the destination's
+// buffer again: transferred (detached) or shrunk meanwhile, the Promise is rejected and nothing
+// is written.
+// CUresult cuMemcpyHtoDAsync(CUdeviceptr dst, const void* src, size_t bytes, CUstream s)
+// CUresult cuMemcpyDtoHAsync(void* dst, CUdeviceptr src, size_t bytes, CUstream s)
+template <bool kToDevice>
+Napi::Value MemcpyAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  HostRange h = HostArg(info, 0, "dst");
-  CUdeviceptr src = PtrArg(info, 3, "src");
-  bool pinned = info[4].ToBoolean();
+  const size_t hi = kToDevice ? 1 : 0;
+  CUdeviceptr dev = PtrArg(info, kToDevice ? 0 : 3, kToDevice ? "dst" : "src");
+  HostRange h = HostArg(info, hi, kToDevice ? "src" : "dst");
+  std::shared_ptr<HostReg> reg = RegistrationArg(info[4], h.data, h.bytes);
   CUstream stream = StreamArg(info[5]);
-  ContextPtr ctx = Enter();
+  AsyncOp op;
+  op.ctx = Enter();
   const DriverApi& cu = Cu();
-  if (pinned || h.bytes == 0) {
-    if (h.bytes) CU_CHECK(cu.cuMemcpyDtoHAsync(h.data, src, h.bytes, stream));
-    return WhenDone(env, ctx, stream, nullptr, nullptr, {info[0]});
+  if (h.bytes == 0) return WhenDone(env, stream, std::move(op));
+  if (reg) {
+    if (kToDevice) {
+      CU_CHECK(cu.cuMemcpyHtoDAsync(dev, h.data, h.bytes, stream));
+    } else {
+      CU_CHECK(cu.cuMemcpyDtoHAsync(h.data, dev, h.bytes, stream));
+    }
+    op.keep = {info[hi]};
+    op.finish = [use = UseRegistration(reg)](Napi::Env env, const KeptValues&) {
+      return env.Undefined();
+    };
+    op.uses_js_memory = true;
+    return WhenDone(env, stream, std::move(op));
   }
-  auto chunks = Chunks(ctx, h.bytes);
+  auto chunks = Chunks(op.ctx, h.bytes);
   size_t n = chunks->size();
+  if (kToDevice) ChunkCopy(*chunks, h.data, h.bytes, true);
   for (size_t c = 0; c < n; c++) {
-    size_t off = c * kStagingChunk;
-    CU_CHECK(cu.cuMemcpyDtoHAsync((*chunks)[c], src + off, std::min(kStagingChunk, h.bytes - off),
-                                  stream));
+    size_t off = c * kStagingChunk, len = std::min(kStagingChunk, h.bytes - off);
+    if (kToDevice) {
+      CU_CHECK(cu.cuMemcpyHtoDAsync(dev + off, (*chunks)[c], len, stream));
+    } else {
+      CU_CHECK(cu.cuMemcpyDtoHAsync((*chunks)[c], dev + off, len, stream));
+    }
   }
-  auto after = [chunks, h, ctx, n] {
-    std::atomic<size_t> next{0};
-    Parallel(CopyThreads(n), ctx, [&](unsigned) {
-      for (size_t c; (c = next.fetch_add(1)) < n;) {
-        size_t off = c * kStagingChunk;
-        std::memcpy(h.data + off, (*chunks)[c], std::min(kStagingChunk, h.bytes - off));
-      }
-    });
-  };
-  return WhenDone(env, ctx, stream, after, [chunks] {}, {info[0]});
+  op.work = [chunks] {};  // the chunks go back to the pool only after the GPU is done
+  if (!kToDevice) {
+    op.keep = {info[hi]};
+    op.finish = [chunks, offset = h.offset, bytes = h.bytes](Napi::Env env,
+                                                             const KeptValues& keep) {
+      HostBuffer b;
+      HostBufferOf(env, keep[0].Value(), &b);
+      if (!b.base || offset > b.length || bytes > b.length - offset)
+        ThrowType("ERR_INVALID_STATE",
+                  "memcpyDtohAsync: the destination buffer was transferred (detached) or shrunk "
+                  "while the copy was in flight, so nothing was written. The device memory is "
+                  "unchanged: copy it again into a buffer that stays in place");
+      ChunkCopy(*chunks, b.base + offset, bytes, false);
+      return env.Undefined();
+    };
+  }
+  return WhenDone(env, stream, std::move(op));
 }
 
 // memset(dstPtr, value, count, width (1|2|4), stream?, async?) -> Promise when async
@@ -441,7 +471,8 @@ Napi::Value Memset(const Napi::CallbackInfo& info) {
   int width = IntArg(info, 3, "width");
   CUstream stream = StreamArg(info[4]);
   bool async = info[5].ToBoolean();
-  ContextPtr ctx = Enter();
+  AsyncOp op;
+  op.ctx = Enter();
   const DriverApi& cu = Cu();
   if (count) {
     if (width == 1) {
@@ -452,7 +483,7 @@ Napi::Value Memset(const Napi::CallbackInfo& info) {
       CU_CHECK(cu.cuMemsetD32Async(dst, value, count, stream));
     }
   }
-  if (async) return WhenDone(info.Env(), ctx, stream);
+  if (async) return WhenDone(info.Env(), stream, std::move(op));
   return info.Env().Undefined();
 }
 
@@ -469,8 +500,8 @@ void InitMemory(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "memcpyHtod", MemcpySync<true>);
   NODECUDA_EXPORT(env, exports, "memcpyDtoh", MemcpySync<false>);
   NODECUDA_EXPORT(env, exports, "memcpyDtod", MemcpyDtod);
-  NODECUDA_EXPORT(env, exports, "memcpyHtodAsync", MemcpyHtodAsync);
-  NODECUDA_EXPORT(env, exports, "memcpyDtohAsync", MemcpyDtohAsync);
+  NODECUDA_EXPORT(env, exports, "memcpyHtodAsync", MemcpyAsync<true>);
+  NODECUDA_EXPORT(env, exports, "memcpyDtohAsync", MemcpyAsync<false>);
   NODECUDA_EXPORT(env, exports, "memset", Memset);
 }
 

@@ -105,7 +105,9 @@ Napi::Value Compile(const Napi::CallbackInfo& info) {
   return Result(info.Env(), *job);
 }
 
-// NVRTC is CPU work, so the libuv pool is the right place for it.
+// NVRTC is CPU work, so the libuv pool is the right place for it. The completion runs on the JS
+// thread, also while the environment is being torn down (worker.terminate() waits for pool
+// work): then it settles nothing, and nothing it does may throw into Node.
 class CompileWorker : public Napi::AsyncWorker {
  public:
   CompileWorker(Napi::Env env, std::unique_ptr<CompileJob> job)
@@ -116,22 +118,32 @@ class CompileWorker : public Napi::AsyncWorker {
   void Execute() override {
     try {
       RunCompile(*job_);
-    } catch (const NvrtcErr& e) {
-      error_ = std::make_unique<NvrtcErr>(e);
+    } catch (...) {
+      error_ = std::current_exception();
     }
   }
   void OnOK() override {
     Napi::Env env = Env();
-    if (error_) {
-      deferred_.Reject(ToJsError(env, *error_).Value());
-    } else {
-      deferred_.Resolve(Result(env, *job_));
+    if (Data(env).closing) return;
+    try {
+      if (error_) {
+        deferred_.Reject(ToJsError(env, error_).Value());
+      } else {
+        deferred_.Resolve(Result(env, *job_));
+      }
+    } catch (const Napi::Error& e) {
+      try {
+        deferred_.Reject(e.Value());  // building the result failed
+      } catch (...) {
+      }
+    } catch (...) {
     }
   }
+  void OnError(const Napi::Error&) override { OnOK(); }  // Execute catches everything
 
  private:
   std::unique_ptr<CompileJob> job_;
-  std::unique_ptr<NvrtcErr> error_;
+  std::exception_ptr error_;
   Napi::Promise::Deferred deferred_;
 };
 

@@ -38,9 +38,12 @@ Napi::Value StreamSynchronize(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// Waits for a private event recorded on the stream, so disposing the stream meanwhile is safe.
 Napi::Value StreamSynchronizeAsync(const Napi::CallbackInfo& info) {
   const auto& s = StreamOf(info);
-  return WhenDone(info.Env(), s->ctx, s->stream, nullptr, nullptr, {info[0]});
+  AsyncOp op;
+  op.ctx = s->ctx;
+  return WhenDone(info.Env(), s->stream, std::move(op));
 }
 
 // CUresult cuStreamQuery(CUstream hStream): true when all work is done.
@@ -65,12 +68,13 @@ Napi::Value StreamDestroy(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// eventDestroy(handle): destroys now.
+// eventDestroy(handle): the handle lets go of the event (later uses: ERR_USE_AFTER_DISPOSE).
+// The event is destroyed now, or, while synchronizeAsync() waits for it on the worker thread,
+// when that wait ends (~EventRes, on whichever thread drops it last).
 // CUresult cuEventDestroy(CUevent hEvent)
 Napi::Value EventDestroy(const Napi::CallbackInfo& info) {
-  const auto& e = Unwrap<EventRes>(info[0], Kind::Event, "event");
-  if (e->event && e->Live() && TryMakeCurrent(*e->ctx)) Cu_Unchecked().cuEventDestroy(e->event);
-  e->event = nullptr;
+  Unwrap<EventRes>(info[0], Kind::Event, "event");  // type check
+  info[0].As<Napi::External<std::shared_ptr<EventRes>>>().Data()->reset();
   return info.Env().Undefined();
 }
 
@@ -97,13 +101,13 @@ Napi::Value EventSynchronize(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// The wait owns the event (shared_ptr): dispose() meanwhile only drops the handle's reference.
 Napi::Value EventSynchronizeAsync(const Napi::CallbackInfo& info) {
-  const auto& e = EventOf(info[0]);
-  auto task = std::make_unique<AsyncTask>(info.Env());
-  task->ctx = e->ctx;
-  std::shared_ptr<EventRes> keep = e;
-  task->work = [keep] { CU_CHECK(Cu().cuEventSynchronize(keep->event)); };
-  return Queue(info.Env()).Submit(std::move(task));
+  std::shared_ptr<EventRes> e = EventOf(info[0]);
+  AsyncOp op;
+  op.ctx = e->ctx;
+  op.work = [e] { CU_CHECK(Cu().cuEventSynchronize(e->event)); };
+  return Queue(info.Env()).Submit(info.Env(), std::move(op));
 }
 
 // CUresult cuEventQuery(CUevent hEvent): true when the recorded work is done.

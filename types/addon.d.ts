@@ -11,6 +11,12 @@ declare namespace NativeAddon {
   interface HostRegHandle { readonly __brand: 'HostRegistration' }
   interface ContextHandle { readonly __brand: 'Context' }
   type HostBuffer = ArrayBuffer | ArrayBufferView | SharedArrayBuffer;
+  /**
+   * `pinned` of a copy: the page-locked registration covering the host range (null: pageable,
+   * staged). Synchronous copies only test it for truth; asynchronous ones hold it until settled
+   * and stage the copy when it does not cover the range.
+   */
+  type Pinned = HostRegHandle | boolean | null;
 
   interface DriverStatus {
     ok: boolean;
@@ -67,13 +73,13 @@ declare namespace NativeAddon {
     memLive(): [number, number];
     poolInfo(): [number, number];
     poolTrim(): void;
-    memcpyHtod(dst: bigint, src: HostBuffer, byteOffset: number, byteLength: number, pinned: boolean): void;
-    memcpyDtoh(dst: HostBuffer, byteOffset: number, byteLength: number, src: bigint, pinned: boolean): void;
+    memcpyHtod(dst: bigint, src: HostBuffer, byteOffset: number, byteLength: number, pinned: Pinned): void;
+    memcpyDtoh(dst: HostBuffer, byteOffset: number, byteLength: number, src: bigint, pinned: Pinned): void;
     memcpyDtod(dst: bigint, src: bigint, bytes: number, stream: StreamHandle | null, async: false): void;
     memcpyDtod(dst: bigint, src: bigint, bytes: number, stream: StreamHandle | null, async: true): Promise<void>;
-    memcpyHtodAsync(dst: bigint, src: HostBuffer, byteOffset: number, byteLength: number, pinned: boolean,
+    memcpyHtodAsync(dst: bigint, src: HostBuffer, byteOffset: number, byteLength: number, pinned: Pinned,
       stream: StreamHandle | null): Promise<void>;
-    memcpyDtohAsync(dst: HostBuffer, byteOffset: number, byteLength: number, src: bigint, pinned: boolean,
+    memcpyDtohAsync(dst: HostBuffer, byteOffset: number, byteLength: number, src: bigint, pinned: Pinned,
       stream: StreamHandle | null): Promise<void>;
     memset(dst: bigint, value: number, count: number, width: 1 | 2 | 4, stream: StreamHandle | null,
       async: false): void;
