@@ -10,6 +10,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { isMainThread } from 'worker_threads';
 import { CudaError, NvrtcError } from './errors';
 
 /** The package root: lib/ under ts-jest, dist/ when built; both sit one level below it. */
@@ -40,7 +41,7 @@ function load(): { addon: NativeAddon.Addon; path: string } {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const addon = require(p) as NativeAddon.Addon;
-      addon.init(CudaError, NvrtcError, TypeError, RangeError);
+      addon.init(CudaError, NvrtcError, TypeError, RangeError, !isMainThread);
       return { addon, path: p };
     } catch (e) {
       tried.push(`  ${p}: ${String((e as Error)?.message ?? e).split('\n')[0]}`);

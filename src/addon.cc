@@ -8,7 +8,12 @@
 namespace nodecuda {
 
 namespace {
-void MarkClosing(void* data) { static_cast<AddonData*>(data)->closing = true; }
+void MarkClosing(void* data) {
+  auto* d = static_cast<AddonData*>(data);
+  d->closing = true;
+  // A terminating worker must not wait for kernels still running (module unloads would).
+  if (d->worker) DeferReleasesOnThisThread();
+}
 }  // namespace
 
 AddonData::~AddonData() {
@@ -149,6 +154,7 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
   }
   SetErrorClasses(info.Env(), info[0].As<Napi::Function>(), info[1].As<Napi::Function>(),
                   info[2].As<Napi::Function>(), info[3].As<Napi::Function>());
+  Data(info.Env()).worker = info[4].ToBoolean();
   return info.Env().Undefined();
 }
 

@@ -37,6 +37,7 @@ struct AddonData {
   // Set by an environment cleanup hook: the environment is going away and JS cannot run, so
   // completions (program.cc) settle nothing.
   bool closing = false;
+  bool worker = false;  // a worker_thread's environment (init's fifth argument)
   napi_env env = nullptr;
   ~AddonData();
 };

@@ -1,5 +1,6 @@
 // Contexts: retained primary contexts (process-wide), the per-thread current device and pushed
 // user contexts, poisoning after sticky faults, and the resource destructors.
+#include <thread>
 #include <vector>
 
 #include "addon.h"
@@ -429,8 +430,26 @@ EventRes::~EventRes() {
   if (event && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuEventDestroy(event);
 }
 // Queue records own their kernel's module (launch_queue.cc): none is pending here.
+namespace {
+thread_local bool t_defer_releases = false;
+}  // namespace
+
+void DeferReleasesOnThisThread() { t_defer_releases = true; }
+
+// cuModuleUnload waits for the module's running kernels. While a worker terminates, the unload
+// runs on a detached thread that owns the context (the addon stays loaded: RTLD_NODELETE).
 ModuleRes::~ModuleRes() {
-  if (module && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuModuleUnload(module);
+  if (!module || !Live()) return;
+  if (t_defer_releases) {
+    try {
+      std::thread([c = ctx, m = module, gen = generation] {
+        if (c->generation.load() == gen && TryMakeCurrent(*c)) Cu_Unchecked().cuModuleUnload(m);
+      }).detach();
+      return;
+    } catch (...) {  // no thread: unload here, waiting
+    }
+  }
+  if (TryMakeCurrent(*ctx)) Cu_Unchecked().cuModuleUnload(module);
 }
 void HostReg::Release() {
   if (!registered) return;

@@ -149,6 +149,11 @@ struct EventRes : Resource {
   ~EventRes();
 };
 
+// From now on, releases on the calling thread that can wait for running kernels (module
+// unloads) run on a detached thread instead: set while a worker_thread's environment closes,
+// so worker.terminate() does not wait for the worker's kernels (context.cc).
+void DeferReleasesOnThisThread();
+
 struct ModuleRes : Resource {
   CUmodule module = nullptr;
   using Resource::Resource;

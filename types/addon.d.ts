@@ -34,7 +34,7 @@ declare namespace NativeAddon {
 
   interface Addon {
     readonly napiVersion: number;
-    init(cudaError: Function, nvrtcError: Function, typeError: Function, rangeError: Function): void;
+    init(cudaError: Function, nvrtcError: Function, typeError: Function, rangeError: Function, isWorker?: boolean): void;
 
     // device.cc
     driverStatus(): DriverStatus;
