@@ -142,7 +142,7 @@ export function readEntry(dir: string, key: string, kind: 'cubin' | 'ptx', names
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') remove(file); // e.g. ELOOP: a symlink
     return null;
   }
-  let hit: CachedImage | null = null;
+  let hit: CachedImage | null;
   try {
     const st = fs.fstatSync(fd);
     const uid = euid();
