@@ -310,7 +310,7 @@ export function clearCache(dir?: string): number {
   }
   images.clear();
   const configured = dir !== undefined || !!process.env.NODECUDA_CACHE_DIR;
-  return diskCache.clearDir(dir ?? process.env.NODECUDA_CACHE_DIR ?? diskCache.defaultDir(), configured);
+  return diskCache.clearDir(dir ?? (process.env.NODECUDA_CACHE_DIR || diskCache.defaultDir()), configured);
 }
 
 /** @internal Forgets the images compiled in this process (tests: the next compile reads the disk). */

@@ -149,8 +149,12 @@ export function readEntry(dir: string, key: string, kind: 'cubin' | 'ptx', names
     const trusted = st.isFile() && (uid === null || (st.uid === uid && !(st.mode & 0o022)));
     hit = trusted ? parse(fs.readFileSync(fd), key, kind, names) : null;
     if (hit) {
-      const now = new Date();
-      fs.futimesSync(fd, now, now);
+      try {
+        const now = new Date();
+        fs.futimesSync(fd, now, now);
+      } catch {
+        // a read-only disk: still a hit, only not marked as recently used
+      }
     }
   } catch {
     hit = null;
