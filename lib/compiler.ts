@@ -1,14 +1,15 @@
 /**
  * NVRTC compilation (compile, compileAsync), SourceModule and Module, with three caches: images
- * per process (by key), loaded modules per context (by key and context generation), and CUBIN
- * files on disk (NODECUDA_CACHE_DIR, default $XDG_CACHE_HOME/nodecuda or ~/.cache/nodecuda;
- * NODECUDA_CACHE=0 disables), keyed by SHA-256 of everything that affects the output.
+ * per process (by key), loaded modules per context (by key and context generation), and verified
+ * entries on disk (disk_cache.ts: NODECUDA_CACHE_DIR, default $XDG_CACHE_HOME/nodecuda or
+ * ~/.cache/nodecuda; NODECUDA_CACHE=0 disables), keyed by SHA-256 of everything that affects the
+ * output, including every user header NVRTC can read.
  */
 import { types } from 'util';
-import { createHash } from 'crypto';
+import { Hash, createHash } from 'crypto';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
+import * as diskCache from './disk_cache';
 import { DEVICE_ATTRIBUTES } from './attributes';
 import { NvrtcError, describe, typeError } from './errors';
 import { DeviceAllocation } from './memory';
@@ -64,7 +65,11 @@ interface Prepared {
   cubin: boolean;
   nameExpressions: string[];
   key: string;
+  /** False when the headers NVRTC reads cannot be known (a computed #include): never cached. */
+  cacheable: boolean;
   cacheDir: string | null;
+  /** cacheDir came from the options or NODECUDA_CACHE_DIR (an unsafe one is an error). */
+  cacheConfigured: boolean;
 }
 
 let nvrtcVersionKey: string | null = null;
@@ -91,25 +96,43 @@ function deviceArch(): { arch: string; cubin: boolean } {
   return { arch: `compute_${Number.isFinite(best) ? best : supported[0]}`, cubin: false };
 }
 
-function defaultCacheDir(): string | null {
-  if (process.env.NODECUDA_CACHE === '0') return null;
-  if (process.env.NODECUDA_CACHE_DIR) return process.env.NODECUDA_CACHE_DIR;
-  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'nodecuda');
+/** The disk cache directory of a compile, and whether the user chose it. */
+function cacheLocation(explicit: string | undefined): { dir: string | null; configured: boolean } {
+  if (explicit !== undefined) return { dir: explicit, configured: true };
+  if (process.env.NODECUDA_CACHE === '0') return { dir: null, configured: false };
+  if (process.env.NODECUDA_CACHE_DIR) return { dir: process.env.NODECUDA_CACHE_DIR, configured: true };
+  return { dir: diskCache.defaultDir(), configured: false };
 }
 
 /**
- * Contents of user headers reached through #include (quoted includes are looked up next to their
- * includer first, as NVRTC does), so editing one changes the cache key.
+ * Feeds into `h` every file the preprocessor can read for `source` (the path each #include and
+ * __has_include resolves to now, and the content of user headers, recursively), so that editing,
+ * adding or removing a header changes the key. NVRTC 13 has no dependency output (-M, -MD, -MF are
+ * rejected), so its lookup is reproduced; measured with NVRTC 13.0: a quoted include searches the
+ * includer's directory first (for the source: the working directory, unless --no-source-include),
+ * then the include paths in order; an angle include only the include paths; a pre-include the
+ * working directory, then the include paths. Headers under the toolkit's include directory are
+ * named, not read (the NVRTC version stands for them). Includes inside #if are hashed too (a
+ * spurious miss at worst). Returns false when an include is computed (`#include MACRO`) or uses
+ * #include_next: what NVRTC reads is then unknown and the result is not cached.
  */
-function includedHeaders(source: string, dirs: string[], includer: string | null = null,
-  seen = new Set<string>()): string {
-  let out = '';
-  for (const m of source.matchAll(/^\s*#\s*include\s*([<"])([^>"]+)[>"]/gm)) {
-    const search = m[1] === '"' && includer ? [path.dirname(includer), ...dirs] : dirs;
-    for (const d of search) {
-      const p = path.resolve(d, m[2]);
-      if (seen.has(p)) break;
+function hashDependencies(h: Hash, source: string, options: string[]): boolean {
+  const dirs = optionIncludeDirs(options);
+  const toolkit = toolkitIncludeDir();
+  const toolkitRoots = toolkit ? [toolkit, realpathOr(toolkit)].map((d) => d + path.sep) : [];
+  const seen = new Set<string>();
+  const resolve = (name: string, search: string[]): boolean => {
+    for (const d of path.isAbsolute(name) ? ['/'] : search) {
+      const p = path.resolve(d, name);
+      if (seen.has(p)) {
+        h.update(`\0${name}\0${p}`);
+        return true;
+      }
+      if (toolkitRoots.some((r) => p.startsWith(r))) {
+        if (!fs.existsSync(p)) continue;
+        h.update(`\0${name}\0${p}`);
+        return true;
+      }
       let text: string;
       try {
         text = fs.readFileSync(p, 'utf8');
@@ -117,11 +140,44 @@ function includedHeaders(source: string, dirs: string[], includer: string | null
         continue;
       }
       seen.add(p);
-      out += `\0${p}\0${text}${includedHeaders(text, dirs, p, seen)}`;
-      break;
+      h.update(`\0${name}\0${p}\0${text.length}\0`).update(text);
+      return scan(text, path.dirname(p));
+    }
+    h.update(`\0${name}\0?`); // not found now: found later, it changes the key
+    return true;
+  };
+  const scan = (text: string, dir: string | null): boolean => {
+    for (const m of text.matchAll(/^[ \t]*#[ \t]*include(_next)?\b[ \t]*(.*)$/gm)) {
+      const lit = /^(?:"([^"\n]+)"|<([^>\n]+)>)/.exec(m[2]);
+      if (m[1] || !lit) return false;
+      if (!resolve(lit[1] ?? lit[2], lit[1] !== undefined && dir !== null ? [dir, ...dirs] : dirs)) return false;
+    }
+    for (const m of text.matchAll(/__has_include(_next)?\s*\(\s*(?:"([^"\n]+)"|<([^>\n]+)>)/g)) {
+      if (m[1]) return false;
+      if (!resolve(m[2] ?? m[3], m[2] !== undefined && dir !== null ? [dir, ...dirs] : dirs)) return false;
+    }
+    return true;
+  };
+  const cwd = process.cwd();
+  for (let i = 0; i < options.length; i++) {
+    const m = /^(?:--pre-include|-include)(?:=(.*))?$/.exec(options[i]);
+    if (m) {
+      const name = m[1] ?? options[++i];
+      if (name === undefined || !resolve(name, [cwd, ...dirs])) return false;
+    } else if (/^(?:--pre-include|-include)/.test(options[i])) {
+      return false; // a spelling not understood here
     }
   }
-  return out;
+  const sourceDir = options.some((o) => /^--?no-source-include$/.test(o)) ? null : cwd;
+  return scan(source, sourceDir);
+}
+
+function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
 }
 
 let toolkitInclude: string | null | undefined;
@@ -144,7 +200,7 @@ function toolkitIncludeDir(): string | null {
   return toolkitInclude;
 }
 
-/** Include directories named by options (-I dir, -Idir, --include-path=dir). */
+/** Include directories named by options (-I dir, -Idir, --include-path=dir), in order. */
 function optionIncludeDirs(options: string[]): string[] {
   const dirs: string[] = [];
   options.forEach((o, i) => {
@@ -204,51 +260,62 @@ function prepare(source: string, opts: CompileOptions, defaultArch: boolean): Pr
   const toolkit = toolkitIncludeDir();
   const options = [`--gpu-architecture=${arch}`, ...includeDirs.map((d) => `--include-path=${d}`), ...extra,
     ...(toolkit ? [`--include-path=${toolkit}`] : [])];
-  const key = createHash('sha256')
-    .update([PACKAGE_VERSION, nvrtcVersion(), wrapped, options.join('\0'), nameExpressions.join('\0'),
-      includedHeaders(wrapped, [...includeDirs, ...optionIncludeDirs(extra)])].join('\u0001'))
-    .digest('hex');
-  const cacheDir = opts.cacheDir ?? defaultCacheDir();
-  return { source: wrapped, options, cubin, nameExpressions, key, cacheDir };
+  if (opts.cacheDir !== undefined && (typeof opts.cacheDir !== 'string' || opts.cacheDir === '')) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "cacheDir" option must be a non-empty string. Received ${describe(opts.cacheDir)}`);
+  }
+  const h = createHash('sha256')
+    .update([PACKAGE_VERSION, nvrtcVersion(), wrapped, options.join('\0'), nameExpressions.join('\0')].join('\u0001'));
+  const cacheable = hashDependencies(h, wrapped, options);
+  const key = h.digest('hex');
+  const { dir, configured } = cacheLocation(opts.cacheDir);
+  if (dir !== null) diskCache.maxBytes(); // a bad NODECUDA_CACHE_MAX_BYTES fails every compile alike
+  return { source: wrapped, options, cubin, nameExpressions, key, cacheable, cacheDir: dir, cacheConfigured: configured };
 }
 
 // In-process images by key (compiled once per process).
 const images = new Map<string, RawResult>();
 
 function readCache(p: Prepared): RawResult | null {
+  if (!p.cacheable) return null;
   const hit = images.get(p.key);
   if (hit) return hit;
-  if (!p.cacheDir) return null;
-  try {
-    const buf = fs.readFileSync(path.join(p.cacheDir, p.key + (p.cubin ? '.cubin' : '.ptx')));
-    let loweredNames: string[] = [];
-    if (p.nameExpressions.length) {
-      loweredNames = JSON.parse(fs.readFileSync(path.join(p.cacheDir, p.key + '.names.json'), 'utf8'));
-    }
-    const r = { image: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), log: '', loweredNames };
-    images.set(p.key, r);
-    return r;
-  } catch {
-    return null;
-  }
-}
-
-function writeAtomic(file: string, data: Uint8Array | string): void {
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  fs.writeFileSync(tmp, data);
-  fs.renameSync(tmp, file);
+  if (!p.cacheDir || !diskCache.openDir(p.cacheDir, p.cacheConfigured)) return null;
+  const r = diskCache.readEntry(p.cacheDir, p.key, p.cubin ? 'cubin' : 'ptx', p.nameExpressions.length);
+  if (r) images.set(p.key, r);
+  return r;
 }
 
 function writeCache(p: Prepared, r: RawResult): void {
+  if (!p.cacheable) return;
   images.set(p.key, r);
-  if (!p.cacheDir) return;
-  try {
-    fs.mkdirSync(p.cacheDir, { recursive: true });
-    if (p.nameExpressions.length) writeAtomic(path.join(p.cacheDir, p.key + '.names.json'), JSON.stringify(r.loweredNames));
-    writeAtomic(path.join(p.cacheDir, p.key + (p.cubin ? '.cubin' : '.ptx')), r.image);
-  } catch {
-    // A read-only or full disk only costs the next process a compile.
+  // readCache checked (or created) the directory just before the compile.
+  if (p.cacheDir && fs.existsSync(p.cacheDir)) diskCache.writeEntry(p.cacheDir, p.key, p.cubin ? 'cubin' : 'ptx', r);
+}
+
+/** The key a compiled image is loaded under (per context): the cache key, or the image's hash. */
+function moduleKey(p: Prepared, r: RawResult): string {
+  return p.cacheable ? p.key : 'image:' + createHash('sha256').update(r.image).digest('hex');
+}
+
+/**
+ * Removes the compiled kernels of the disk cache in `dir` (default: NODECUDA_CACHE_DIR, else the
+ * default directory, even when NODECUDA_CACHE=0) and forgets those compiled by this process, so
+ * the next compile of each runs NVRTC. Only the cache's own files are removed. Returns how many.
+ * @example
+ * compiler.clearCache(); // e.g. after upgrading the CUDA toolkit's headers
+ */
+export function clearCache(dir?: string): number {
+  if (dir !== undefined && (typeof dir !== 'string' || dir === '')) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "dir" argument must be a non-empty string. Received ${describe(dir)}`);
   }
+  images.clear();
+  const configured = dir !== undefined || !!process.env.NODECUDA_CACHE_DIR;
+  return diskCache.clearDir(dir ?? (process.env.NODECUDA_CACHE_DIR || diskCache.defaultDir()), configured);
+}
+
+/** @internal Forgets the images compiled in this process (tests: the next compile reads the disk). */
+export function forgetCompiledImages(): void {
+  images.clear();
 }
 
 /** Adds the numbered source around each error line and the options to an NvrtcError. */
@@ -376,6 +443,10 @@ function loadCached(key: string, image: Uint8Array): NativeAddon.ModuleHandle {
   return h;
 }
 
+// compileAsync's result handed to the SourceModule constructor it calls (uncacheable sources
+// would otherwise compile twice).
+let asyncCompiled: { p: Prepared; r: RawResult } | null = null;
+
 /** Options of SourceModule. */
 export type SourceModuleOptions = Omit<CompileOptions, 'target'> & { target?: 'cubin' | 'ptx' };
 
@@ -395,9 +466,11 @@ export class SourceModule extends Module {
   /** Lowered names of `nameExpressions`, by expression. */
   readonly loweredNames: Record<string, string>;
   constructor(source: string, opts: SourceModuleOptions = {}) {
-    const p = prepare(source, opts, true);
-    const r = compilePrepared(p);
-    super(loadCached(p.key, r.image), opts.noExternC ? null : parseKernelSignatures(source));
+    const pending = asyncCompiled;
+    asyncCompiled = null;
+    const p = pending?.p ?? prepare(source, opts, true);
+    const r = pending?.r ?? compilePrepared(p);
+    super(loadCached(moduleKey(p, r), r.image), opts.noExternC ? null : parseKernelSignatures(source));
     this.image = r.image;
     this.log = r.log;
     this.loweredNames = publicResult(p, r).loweredNames;
@@ -409,8 +482,13 @@ export class SourceModule extends Module {
    */
   static async compileAsync(source: string, opts: SourceModuleOptions = {}): Promise<SourceModule> {
     const p = prepare(source, opts, true);
-    await compilePreparedAsync(p); // fills the in-process cache, so the constructor only loads
-    return new SourceModule(source, opts);
+    const r = await compilePreparedAsync(p);
+    asyncCompiled = { p, r }; // taken by the constructor right below (synchronous: nothing between)
+    try {
+      return new SourceModule(source, opts);
+    } finally {
+      asyncCompiled = null;
+    }
   }
 }
 
@@ -421,5 +499,5 @@ export class SourceModule extends Module {
 export function generatedKernel(source: string, name: string, options: readonly string[] = []): NativeAddon.FunctionHandle {
   const p = prepare(source, { noExternC: true, options: ['--std=c++17', ...options] }, true);
   const r = compilePrepared(p);
-  return native.moduleFunction(loadCached(p.key, r.image), name);
+  return native.moduleFunction(loadCached(moduleKey(p, r), r.image), name);
 }

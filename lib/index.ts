@@ -173,6 +173,7 @@ export const compiler = Object.freeze({
   compile: compilerNs.compile,
   compileAsync: compilerNs.compileAsync,
   SourceModule: compilerNs.SourceModule,
+  clearCache: compilerNs.clearCache,
 });
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -50,6 +50,7 @@ std::string CuStatusName(int status) {
   }
   if (status == CUDA_ERROR_STUB_LIBRARY) return "CUDA_ERROR_STUB_LIBRARY";
   if (status == CUDA_ERROR_NO_DEVICE) return "CUDA_ERROR_NO_DEVICE";
+  if (status == CUDA_ERROR_INVALID_IMAGE) return "CUDA_ERROR_INVALID_IMAGE";  // module.cc checks
   return "CUDA_ERROR_" + std::to_string(status);
 }
 
