@@ -1,0 +1,111 @@
+/**
+ * A hostile user on the GPU: use after dispose, disposal while work is in flight, detached host
+ * buffers, impossible shapes and launch configurations, wrong operands. Every scenario must end
+ * either normally (with the right values where it says so) or with a typed error (TypeError,
+ * RangeError, CudaError or NvrtcError carrying a string `code`) — never a crash, an untyped error
+ * or a poisoned context. All scenarios run in one child process, so a crash fails this test with
+ * its stderr instead of killing Jest; a final computation checks the process still works.
+ */
+import { describeGpu, runChild } from './helpers';
+
+/** Expectation per scenario: 'ok' must not throw; 'throws' must throw a typed error; 'either' may. */
+const SCRIPT = String.raw`
+  const cuda = require(process.env.NODECUDA_DIST);
+  const { driver, gpuarray, SourceModule, ElementwiseKernel, ReductionKernel, random } = cuda;
+  const SPIN = '__global__ void spin(long long ns) { long long t0, t; ' +
+    'asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)); ' +
+    'do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns); }';
+  const mod = new SourceModule(SPIN + ' __global__ void twice(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2; }');
+  const spin = mod.getFunction('spin');
+  const twice = mod.getFunction('twice');
+  const detached = () => { const b = new ArrayBuffer(64); structuredClone(b, { transfer: [b] }); return b; };
+  const eq = (a, b) => { if (JSON.stringify(Array.from(a)) !== JSON.stringify(Array.from(b))) throw new Error('WRONG ' + Array.from(a).slice(0, 8) + ' != ' + Array.from(b).slice(0, 8)); };
+  const S = [
+    ['use after dispose: add', 'throws', () => { const a = gpuarray.zeros([4], 'float32'); a.dispose(); a.add(1); }],
+    ['use after dispose: get', 'throws', () => { const a = gpuarray.zeros([4], 'float32'); a.dispose(); a.get(); }],
+    ['use after dispose: as kernel argument', 'throws', () => { const a = gpuarray.zeros([4], 'float32'); a.dispose(); twice(a, 4, { block: [4] }); }],
+    ['double dispose', 'ok', () => { const a = gpuarray.zeros([4], 'float32'); a.dispose(); a.dispose(); }],
+    ['view of a disposed array', 'throws', () => { const a = gpuarray.zeros([4], 'float32'); a.dispose(); a.reshape(2, 2).get(); }],
+    ['stream disposed with a kernel pending, then synchronize', 'ok', () => { const s = new driver.Stream(); spin(20e6, { block: [1], stream: s }); s.dispose(); driver.Context.synchronize(); }],
+    ['disposed stream used for an op', 'throws', () => { const s = new driver.Stream(); s.dispose(); gpuarray.zeros([4], 'float32').add(1, { stream: s }); }],
+    ['disposed event recorded', 'throws', () => { const e = new driver.Event(); e.dispose(); e.record(); }],
+    ['disposed event waited on by a stream', 'throws', () => { const e = new driver.Event(); e.record(); e.dispose(); new driver.Stream().waitForEvent(e); }],
+    ['getAsync, then dispose before it settles', 'ok', async () => {
+      const s = new driver.Stream(); const a = gpuarray.arange(0, 1 << 18, 1, 'float32');
+      spin(30e6, { block: [1], stream: s }); const p = a.getAsync(undefined, { stream: s }); a.dispose();
+      const r = await p; if (r[12345] !== 12345) throw new Error('WRONG ' + r[12345]); }],
+    ['setAsync from a host array changed right after the call', 'ok', async () => {
+      const h = new Float32Array(1 << 19).fill(7); const a = gpuarray.empty([1 << 19], 'float32'); const s = new driver.Stream();
+      spin(20e6, { block: [1], stream: s }); const p = a.setAsync(h, { stream: s }); h.fill(-1); await p;
+      if (a.get()[100] !== 7) throw new Error('WRONG ' + a.get()[100]); }],
+    ['toGpu of a detached ArrayBuffer', 'throws', () => gpuarray.toGpu(new Float32Array(detached()))],
+    ['set() from a detached buffer', 'throws', () => gpuarray.zeros([16], 'float32').set(new Float32Array(detached()))],
+    ['memcpyDtoh into a too small buffer', 'throws', () => { const d = driver.memAlloc(64); driver.memcpyDtoh(new Uint8Array(16), d); }],
+    ['memcpyHtod from a too large buffer', 'throws', () => { const d = driver.memAlloc(16); driver.memcpyHtod(d, new Uint8Array(64)); }],
+    ['memsetD32 past the allocation', 'throws', () => { const d = driver.memAlloc(16); driver.memsetD32(d, 1, 1000); }],
+    ['memsetD8 with a value out of range', 'throws', () => { const d = driver.memAlloc(16); driver.memsetD8(d, 300, 16); }],
+    ['zeros with a negative dimension', 'throws', () => gpuarray.zeros([-1], 'float32')],
+    ['zeros with a NaN dimension', 'throws', () => gpuarray.zeros([NaN], 'float32')],
+    ['zeros with a fractional dimension', 'throws', () => gpuarray.zeros([2.5], 'float32')],
+    ['empty of 2^53 elements', 'throws', () => gpuarray.empty([2 ** 53], 'float32')],
+    ['empty larger than the device', 'throws', () => gpuarray.empty([2 ** 45], 'float64')],
+    ['reshape to a wrong size', 'throws', () => gpuarray.zeros([6], 'float32').reshape(4, 2)],
+    ['index out of bounds', 'throws', () => gpuarray.zeros([6], 'float32').index(6)],
+    ['concatenate of mismatched shapes', 'throws', () => gpuarray.concatenate([gpuarray.zeros([2, 3]), gpuarray.zeros([2, 4])], 0)],
+    ['bitwise and of float arrays', 'throws', () => gpuarray.zeros([4], 'float32').and(gpuarray.zeros([4], 'float32'))],
+    ['out of the wrong shape', 'throws', () => gpuarray.zeros([4], 'float32').add(1, { out: gpuarray.zeros([5], 'float32') })],
+    ['out that cannot hold the result type', 'throws', () => gpuarray.zeros([4], 'float32').add(1.5, { out: gpuarray.zeros([4], 'int32') })],
+    ['dot of different lengths', 'throws', () => gpuarray.dot(gpuarray.zeros([4]), gpuarray.zeros([5]))],
+    ['random.rand with a negative shape', 'throws', () => random.rand([-3])],
+    ['block of 2048 threads', 'throws', () => twice(gpuarray.zeros([4], 'float32'), 4, { block: [2048] })],
+    ['grid of zero blocks', 'throws', () => twice(gpuarray.zeros([4], 'float32'), 4, { block: [4], grid: [0] })],
+    ['dynamic shared memory of 1 GiB', 'throws', () => twice(gpuarray.zeros([4], 'float32'), 4, { block: [4], shared: 2 ** 30 })],
+    ['kernel argument of the wrong kind (Symbol)', 'throws', () => twice(Symbol('x'), 4, { block: [4] })],
+    ['too few kernel arguments', 'throws', () => twice(gpuarray.zeros([4], 'float32'), { block: [4] })],
+    ['int parameter given 2^31', 'throws', () => twice(gpuarray.zeros([4], 'float32'), 2 ** 31, { block: [4] })],
+    ['ElementwiseKernel with a missing argument', 'throws', () => new ElementwiseKernel('float *x, float a', 'x[i] = a')(gpuarray.zeros([4], 'float32'))],
+    ['ReductionKernel given a non-array', 'throws', () => new ReductionKernel('float32', { neutral: '0', reduceExpr: 'a+b', mapExpr: 'x[i]', arguments: 'const float *x' })(42)],
+    ['SourceModule that does not compile', 'throws', () => new SourceModule('__global__ void k() { nope; }')],
+    ['moduleFromBuffer of garbage', 'throws', () => driver.moduleFromBuffer(new Uint8Array(1000).fill(0x7f))],
+    ['getFunction of a missing name', 'throws', () => mod.getFunction('missing')],
+    ['Device(99)', 'throws', () => new driver.Device(99).name()],
+    ['useDevice(-1)', 'throws', () => driver.useDevice(-1)],
+    ['unregisterHostMemory of a buffer never registered', 'either', () => driver.unregisterHostMemory(new Float32Array(16))],
+    ['registerHostMemory twice', 'either', () => { const h = new Float32Array(1024); driver.registerHostMemory(h); driver.registerHostMemory(h); }],
+    ['pagelocked array used after unregister', 'ok', () => { const h = driver.pagelockedEmpty([256], 'float32'); h.fill(3); driver.unregisterHostMemory(h); const a = gpuarray.toGpu(h); eq(a.get().slice(0, 2), [3, 3]); }],
+    ['1000 getAsync in flight, all dropped to the collector', 'ok', async () => {
+      const a = gpuarray.arange(0, 64, 1, 'float32'); const ps = []; for (let i = 0; i < 1000; i++) ps.push(a.getAsync());
+      global.gc(); const rs = await Promise.all(ps); if (rs[999][63] !== 63) throw new Error('WRONG'); }],
+    ['tidy returning a disposed array', 'either', () => cuda.tidy(() => { const a = gpuarray.zeros([4]); a.dispose(); return a; })],
+    ['a kernel writing in place while the same array is read by get()', 'ok', () => { const a = gpuarray.toGpu(new Float32Array([1, 2, 3, 4])); twice(a, 4, { block: [4] }); eq(a.get(), [2, 4, 6, 8]); }],
+  ];
+  (async () => {
+    const results = [];
+    for (const [name, expect, fn] of S) {
+      let outcome;
+      try { await fn(); outcome = { ok: true }; }
+      catch (e) {
+        const typed = (e instanceof TypeError || e instanceof RangeError || e instanceof cuda.CudaError || e instanceof cuda.NvrtcError) && typeof e.code === 'string';
+        outcome = { ok: false, typed, name: e && e.name, code: e && e.code, message: String(e && e.message).slice(0, 200) };
+      }
+      results.push({ name, expect, ...outcome });
+    }
+    // The process and its context still work.
+    const health = gpuarray.arange(0, 1000, 1, 'float32').mul(2).sum().item();
+    console.log(JSON.stringify({ ok: true, results, health }));
+  })().catch((e) => console.log(JSON.stringify({ ok: false, error: String(e && e.stack) })));
+`;
+
+interface Outcome { name: string; expect: 'ok' | 'throws' | 'either'; ok: boolean; typed?: boolean; code?: string; message?: string }
+
+describeGpu('hostile sweep on the GPU', () => {
+  test('every scenario ends normally or with a typed error; the context stays healthy', () => {
+    const { status, out, stderr } = runChild(SCRIPT, ['--expose-gc']);
+    if (!out.ok) throw new Error(`child failed (status ${status}): ${String(out.error ?? '')}\n${stderr}`);
+    expect(status).toBe(0);
+    const bad = (out.results as Outcome[]).filter((r) =>
+      (r.expect === 'ok' && !r.ok) || (r.expect === 'throws' && r.ok) || (!r.ok && !r.typed));
+    expect(bad).toEqual([]);
+    expect(out.health).toBe(999000);
+  });
+});
