@@ -95,6 +95,7 @@ export class GPUArray {
   /** @internal A view of this array's memory. */
   view_(shape: readonly number[], strides: readonly number[], offset: number, dt: DType = this.dtype): GPUArray {
     this.check();
+    if (dt.align > 1) checkAligned(this.alloc.align16 + offset, shape, strides, dt);
     return new GPUArray(CREATE, this.alloc, shape, strides, dt, offset, this.base ?? this, this.context);
   }
 
@@ -382,6 +383,25 @@ export class GPUArray {
     const body = this.toString().replace(/\n/g, '\n         ');
     return `GPUArray(${body}, dtype=${this.dtype.name})`;
   }
+}
+
+/**
+ * Every element of a view must be aligned for its C type (complex128 is `__align__(16)`, float64 8,
+ * ...): kernels load elements with aligned accesses, and a misaligned one faults the context
+ * (CUDA_ERROR_MISALIGNED_ADDRESS, sticky) while a stride that is not a whole number of elements
+ * reads the wrong bytes. So the byte offset and each stride (of axes longer than 1) must be
+ * multiples of the alignment, which equals the itemsize for every dtype. RangeError
+ * `ERR_MISALIGNED_VIEW` otherwise; stricter than NumPy, which allows unaligned views. @internal
+ */
+export function checkAligned(address16: number, shape: readonly number[], strides: readonly number[], dt: DType): void {
+  const a = dt.align;
+  let bad = (address16 & (a - 1)) !== 0 || dt.bytes % a !== 0;
+  for (let i = 0; i < shape.length && !bad; i++) bad = shape[i] > 1 && strides[i] % dt.bytes !== 0;
+  if (!bad || sizeOf(shape) === 0) return;
+  throw rangeError('ERR_MISALIGNED_VIEW', `Cannot make a ${dt.name} view at byte offset ${address16 & 15} (mod 16) ` +
+    `with byte strides (${strides.join(', ')}): ${dt.name} elements must start at multiples of ${a} bytes and ` +
+    `strides must be multiples of ${dt.bytes} (GPU loads of ${dt.ctype} need that alignment). ` +
+    'View a contiguous copy instead: a.copy().view(...)');
 }
 
 /** @internal Copies `src` into a new C-contiguous array (set by operators.ts). */

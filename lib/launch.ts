@@ -3,11 +3,12 @@
  * reusable buffer (handed to the driver in one N-API call), prepare/preparedCall, In/Out/InOut.
  */
 import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
-import { DTYPES, DType, Scalar, coerce, writeScalar } from './dtype';
+import { DTYPES, DType, Scalar, coerce, coerceArg, own, writeScalar } from './dtype';
 import { checkSize, describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
 import { DeviceAllocation, DeviceLike, deviceRange, hostRange, isDeviceMemory } from './memory';
 import { native } from './native';
+import { stripComments } from './templates/elementwise_kernel';
 
 /** A kernel parameter: a pointer, a scalar of known dtype, or a type we cannot pack from a number. */
 export type ParamType =
@@ -28,10 +29,6 @@ export const CTYPES: Record<string, keyof typeof DTYPES> = {
   double: 'float64', __half: 'float16', half: 'float16',
 };
 
-function stripComments(src: string): string {
-  return src.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/.*$/gm, ' ');
-}
-
 /** Parses one C parameter declaration ("const float * __restrict__ x"). */
 export function parseParam(decl: string, index: number): ParamType {
   const d = decl.trim().replace(/\s+/g, ' ');
@@ -39,12 +36,12 @@ export function parseParam(decl: string, index: number): ParamType {
   const words = d.replace(/[*&[\]]/g, ' ').split(' ').filter(Boolean)
     .filter((w) => !['const', 'volatile', '__restrict__', '__restrict', 'restrict', 'struct'].includes(w));
   // The last word is the name unless the words already form a type ("unsigned char").
-  const unnamed = words.length <= 1 || CTYPES[words.join(' ')] !== undefined;
+  const unnamed = words.length <= 1 || own(CTYPES, words.join(' ')) !== undefined;
   const name = unnamed ? `#${index}` : words[words.length - 1];
   const typeWords = unnamed ? words : words.slice(0, -1);
   if (isPtr) return { kind: 'ptr', name };
   const ctype = typeWords.join(' ');
-  const dt = CTYPES[ctype];
+  const dt = own(CTYPES, ctype);
   return dt ? { kind: 'scalar', dtype: DTYPES[dt], name } : { kind: 'unknown', ctype, name };
 }
 
@@ -52,9 +49,14 @@ export function parseParam(decl: string, index: number): ParamType {
 export function parseKernelSignatures(source: string): Map<string, ParamType[]> {
   const out = new Map<string, ParamType[]>();
   const src = stripComments(source);
-  const re = /__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(([^)]*)\)/g;
+  // Linear time: `[^()]*` stops at the next parenthesis, and the parameter list is found with
+  // indexOf (a `[^)]*` run from every `__global__` made unclosed lists quadratic: 40k chars, 1 s).
+  const re = /__global__\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\(/g;
   for (let m; (m = re.exec(src));) {
-    const params = m[2].trim();
+    const close = src.indexOf(')', re.lastIndex);
+    if (close < 0) break; // no ')' anywhere after: no later declaration can be complete either
+    const params = src.slice(re.lastIndex, close).trim();
+    re.lastIndex = close + 1;
     const list = params === '' || params === 'void' ? [] : params.split(',').map((p, i) => parseParam(p, i));
     out.set(m[1], list);
   }
@@ -187,7 +189,7 @@ const methods = {
   prepare(letters: string): CudaFunction {
     if (typeof letters !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'prepare() takes a string of struct letters');
     state(this).prepared = [...letters.replace(/\s/g, '')].map((c, i): ParamType => {
-      const t = LETTERS[c];
+      const t = own(LETTERS, c);
       if (!t) throw typeError('ERR_INVALID_ARG_VALUE', `prepare(): unknown letter "${c}" (known: ${Object.keys(LETTERS).join('')})`);
       return t === 'ptr' ? { kind: 'ptr', name: `#${i}` } : { kind: 'scalar', dtype: t, name: `#${i}` };
     });
