@@ -341,7 +341,7 @@ export class GPUArray {
   get T(): GPUArray { return this.transpose(); }
 
   /** Without the given (or all) length-1 axes. @example a.squeeze() */
-  squeeze(axis?: number | readonly number[]): GPUArray {
+  squeeze(axis?: number | readonly number[] | null): GPUArray {
     const drop = new Set(squeezeAxes(this.shape, axis));
     const keep = this.shape.map((_, k) => k).filter((k) => !drop.has(k));
     return this.view_(keep.map((k) => this.shape[k]), keep.map((k) => this.strides[k]), this.offset);

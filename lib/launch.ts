@@ -6,7 +6,7 @@ import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
 import { DTYPES, DType, Scalar, coerce, coerceArg, own, writeScalar } from './dtype';
 import { checkSize, describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
-import { DeviceAllocation, DeviceLike, deviceRange, hostRange, isDeviceMemory } from './memory';
+import { DeviceAllocation, DeviceLike, HostRange, deviceRange, hostRange, isDeviceMemory } from './memory';
 import { native } from './native';
 import { stripComments } from './templates/elementwise_kernel';
 
@@ -73,8 +73,13 @@ const LETTERS: Record<string, DType | 'ptr'> = {
 
 /** Host arrays passed to a launch: copied in before, out after, device memory freed. */
 export class HostArg {
+  /**
+   * @internal The byte range, read once here: byteOffset/byteLength are getters a subclass or an
+   * own property can override, so later reads could disagree (native copies re-check the range).
+   */
+  readonly range: HostRange;
   constructor(readonly array: ArrayBufferView | ArrayBuffer, readonly copyIn: boolean, readonly copyOut: boolean) {
-    hostRange(array, 'array');
+    this.range = Object.freeze(hostRange(array, 'array'));
   }
 }
 /** Copies `a` to the device before the launch. @example fn(driver.In(a), ...) */
@@ -259,7 +264,7 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
   if (isDeviceMemory(a)) {
     ptr = deviceRange(a, where).ptr; // throws for freed/disposed memory
   } else if (a instanceof HostArg) {
-    const h = hostRange(a.array, 'array');
+    const h = a.range;
     const d = new DeviceAllocation(h.byteLength);
     temps.push({ alloc: d, arg: a });
     if (a.copyIn) native.memcpyHtod(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned);
@@ -348,7 +353,7 @@ function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared:
     if (stream && temps.some((t) => t.arg.copyOut)) native.streamSynchronize(stream);
     for (const t of temps) {
       if (t.arg.copyOut) {
-        const h = hostRange(t.arg.array, 'array');
+        const h = t.arg.range;
         native.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, t.alloc.ptr, h.pinned);
       }
     }

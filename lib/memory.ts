@@ -3,6 +3,7 @@
  * Host buffers may be any ArrayBuffer or ArrayBufferView; they are normalised here to
  * (buffer, byteOffset, byteLength) before the native call.
  */
+import { constants as bufferConstants } from 'buffer';
 import { types } from 'util';
 import { DTypeLike, TypedArrayConstructor, dtype } from './dtype';
 import { CudaError, checkSize, describe, rangeError, typeError } from './errors';
@@ -381,6 +382,8 @@ function shapeSize(shape: number | readonly number[]): number {
 }
 
 const PAGE = 4096;
+// The most elements a TypedArray may have in this runtime (Node 20: 2^32).
+const MAX_HOST_LENGTH = bufferConstants.MAX_LENGTH;
 
 /**
  * A TypedArray of `shape`'s size whose memory is page-locked (fast, asynchronous DMA). The
@@ -395,10 +398,17 @@ export function pagelockedEmpty(shape: number | readonly number[], dt: DTypeLike
   const bytes = n * d.array.BYTES_PER_ELEMENT;
   // Whole pages of its own, so two registrations never share a page.
   const padded = Math.ceil(bytes / PAGE) * PAGE + PAGE;
-  const buffer = new ArrayBuffer(padded);
+  if (n > MAX_HOST_LENGTH) {
+    throw rangeError('ERR_OUT_OF_RANGE', `pagelockedEmpty: ${n} elements is more than a TypedArray can hold here (${MAX_HOST_LENGTH})`);
+  }
+  let buffer: ArrayBuffer;
+  try {
+    buffer = new ArrayBuffer(padded);
+  } catch (e) {
+    throw rangeError('ERR_MEMORY_ALLOCATION_FAILED', `pagelockedEmpty: cannot allocate ${bytes} bytes of host memory (${(e as Error).message})`);
+  }
   const offset = bytes === 0 ? 0 : native.hostPageOffset(buffer);
-  const view = new d.array(buffer, offset, n) as AnyTypedArray;
-  return pin(view);
+  return pin(new d.array(buffer, offset, n) as AnyTypedArray);
 }
 
 /** Like pagelockedEmpty (the memory is zeroed). @example driver.pagelockedZeros(16, 'int32') */
