@@ -147,6 +147,7 @@ const u32 = new Uint32Array(f32.buffer);
 
 /** float → IEEE half bits, round to nearest even (handles NaN, ±Inf, subnormals). */
 export function floatToHalfBits(x: number): number {
+  if (typeof x !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `floatToHalfBits() takes a number. Received ${describe(x)}`);
   f32[0] = x;
   const bits = u32[0];
   const sign = (bits >>> 16) & 0x8000;
@@ -176,6 +177,7 @@ export function floatToHalfBits(x: number): number {
 
 /** IEEE half bits → number. */
 export function halfBitsToFloat(h: number): number {
+  if (typeof h !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `halfBitsToFloat() takes a number. Received ${describe(h)}`);
   const sign = h & 0x8000 ? -1 : 1;
   const exp = (h >>> 10) & 0x1f;
   const mant = h & 0x3ff;

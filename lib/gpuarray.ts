@@ -404,6 +404,24 @@ export function checkAligned(address16: number, shape: readonly number[], stride
     'View a contiguous copy instead: a.copy().view(...)');
 }
 
+/**
+ * @internal An argument that must be a live GPUArray: TypeError `ERR_INVALID_ARG_TYPE` otherwise
+ * (`ERR_USE_AFTER_DISPOSE` when disposed).
+ */
+export function arrayArg(v: unknown, name: string): GPUArray {
+  if (!(v instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a GPUArray. Received ${describe(v)}`);
+  return v.check();
+}
+
+const NO_OPTIONS = Object.freeze({});
+
+/** @internal An options argument: undefined or null → {}; anything but an object is a TypeError. */
+export function optionsArg<T extends object>(v: T | null | undefined, name = 'options'): T {
+  if (v === undefined || v === null) return NO_OPTIONS as T; // every options type has only optional fields
+  if (typeof v !== 'object') throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be an object. Received ${describe(v)}`);
+  return v;
+}
+
 /** @internal Copies `src` into a new C-contiguous array (set by operators.ts). */
 export let copyOf: (src: GPUArray) => GPUArray = () => {
   throw new Error('operators not loaded');

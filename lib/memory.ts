@@ -133,8 +133,8 @@ export function hostRange(h: unknown, name: string): HostRange {
     return { buffer: h, byteOffset: 0, byteLength: h.byteLength, pinned: isPinned(h, 0, h.byteLength) };
   }
   if (ArrayBuffer.isView(h)) {
-    const start = h.byteOffset, end = start + h.byteLength;
-    return { buffer: h.buffer, byteOffset: start, byteLength: h.byteLength, pinned: isPinned(h.buffer, start, end) };
+    const start = h.byteOffset, length = h.byteLength; // each getter read once
+    return { buffer: h.buffer, byteOffset: start, byteLength: length, pinned: isPinned(h.buffer, start, start + length) };
   }
   throw typeError('ERR_INVALID_ARG_TYPE',
     `The "${name}" argument must be an ArrayBuffer, a TypedArray, a DataView or a Buffer. Received ${describe(h)}`);

@@ -19,7 +19,9 @@ export interface View extends Layout { offset: number }
  * formatShape([3, 4]) === '(3,4)'; formatShape([5]) === '(5,)'; formatShape([]) === '()';
  */
 export function formatShape(shape: Shape): string {
-  return shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(',')})`;
+  // String() on each: a Symbol in a user's shape must not make the error message itself throw.
+  const s = Array.from(shape, String);
+  return s.length === 1 ? `(${s[0]},)` : `(${s.join(',')})`;
 }
 
 /**

@@ -323,6 +323,14 @@ __global__ void spin(long long cycles, int *out, int n, int v) {
       check.done();
     }));
 
+    test('a broadcast view of more than 2^32 elements sums exactly (64-bit indexing, as NumPy)', () => cuda.tidy(() => {
+      const n = 2 ** 33 + 3; // no memory behind it: stride 0
+      expect(upload('float64', [1]).broadcastTo([n]).sum().item()).toBe(n);
+      const rows = upload('int32', [2, 3], [2, 1]).broadcastTo([2, 2 ** 32 + 1]).sum({ axis: 1 });
+      expect(rows.dtype.name).toBe('int64');
+      expect(Array.from(rows.get() as BigInt64Array)).toEqual([2n * (2n ** 32n + 1n), 3n * (2n ** 32n + 1n)]);
+    }));
+
     test('transpose, T, squeeze, expandDims, broadcastTo', () => cuda.tidy(() => {
       const check = softly();
       const base = range(24);
