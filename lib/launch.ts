@@ -293,9 +293,13 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
       `${where} is a pointer: pass a DeviceAllocation, a GPUArray, driver.In/Out/InOut(hostArray) or a bigint address. Received ${describe(a)}`);
   }
   if (want) {
-    dt = want;
-    if (a instanceof Scalar) value = a.value;
-  } else if (a instanceof Scalar) {
+    // Declared C type: a plain number must fit it (RangeError naming the parameter); a Scalar is a cast.
+    const v = coerceArg(want, a, where);
+    off = align(off, want.align);
+    writeScalar(st.view, off, want, v);
+    return off + want.bytes;
+  }
+  if (a instanceof Scalar) {
     dt = a.dtype;
     value = a.value;
   } else if (typeof a === 'bigint') {

@@ -11,7 +11,7 @@ import { envFlag, envNumber } from '../lib/env';
 import { native } from '../lib/native';
 import { parseArguments } from '../lib/user_args';
 import { parseCArgs, stripComments } from '../lib/templates/elementwise_kernel';
-import { parseKernelSignatures } from '../lib/launch';
+import { makeFunction, parseKernelSignatures } from '../lib/launch';
 import { expectCode, hasGpu } from './helpers';
 
 describe('error classes', () => {
@@ -374,6 +374,13 @@ describe('hostile input (issue: reliability)', () => {
     expect(expectCode(() => args.pack([-1, 0, 0], 'k()'), RangeError, 'ERR_OUT_OF_RANGE').message).toContain('"n"');
     expect(expectCode(() => args.pack([0, 256, 0], 'k()'), RangeError, 'ERR_OUT_OF_RANGE').message).toContain('"c"');
     expectCode(() => args.pack([2 ** 32, 0, 0], 'k()'), RangeError, 'ERR_OUT_OF_RANGE');
+    // Kernel launches with a parsed signature check before any driver call (the handle is never used).
+    const sig = parseKernelSignatures('__global__ void k(unsigned n, unsigned char c, int i, float x) {}').get('k')!;
+    const k = makeFunction({} as never, 'k', sig, null);
+    for (const bad of [[-1, 0, 0, 0], [0, 256, 0, 0], [0, 0, 2 ** 31, 0], [NaN, 0, 0, 0], [0, 0, 0.5, 0]]) {
+      expectCode(() => k(...bad, { block: [1] }), RangeError, 'ERR_OUT_OF_RANGE');
+    }
+    expect(expectCode(() => k(-1, 0, 0, 0, { block: [1] }), RangeError, 'ERR_OUT_OF_RANGE').message).toContain('"n"');
   });
 
   test('declaration and signature parsing is linear (long inputs parse in well under the test timeout)', () => {
@@ -423,6 +430,7 @@ describe('hostile input (issue: reliability)', () => {
     process.env.NODECUDA_EW_BLOCK = '100';
     try {
       jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load is the point
         const e = expectCode(() => require('../lib/kernels'), RangeError, 'ERR_INVALID_ENV');
         expect(e.message).toContain('NODECUDA_EW_BLOCK="100"');
       });
