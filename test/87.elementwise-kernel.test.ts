@@ -235,6 +235,10 @@ describeGpu('ElementwiseKernel.generic (CuPy form)', () => {
     const x = upload('float32', [1, 2, 3]);
     expectArray(axpb(x, 2.5, 0.5) as GPUArray, 'float32', [3], [3, 5.5, 8]);
     expectArray(axpb(upload('int16', [1, 2, 3]), 2.5, 1) as GPUArray, 'int16', [3], [3, 5, 7]); // 2.5 → int16 2
+    // A weak number that T cannot hold is an error (NumPy 2's OverflowError), not a wrapped value.
+    expectCode(() => axpb(upload('uint8', [1, 2]), 300, 0), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => axpb(upload('uint8', [1, 2]), -1, 0), RangeError, 'ERR_OUT_OF_RANGE');
+    expectArray(axpb(upload('uint8', [1, 2]), new Scalar(dtype('uint8'), 255), 0) as GPUArray, 'uint8', [2], [255, 254]);
     const conv = ElementwiseKernel.generic('float32 x', 'int32 z', 'z = (int)(x * 2)', 'conv');
     expectArray(conv(upload('int16', [1, -2, 3])) as GPUArray, 'int32', [3], [2, -4, 6]);
     expectCode(() => add(x, upload('float64', [1, 2, 3])), TypeError, 'ERR_INVALID_DTYPE');
