@@ -107,7 +107,7 @@ export function attributeNumber(table: Readonly<Record<string, number>>, name: s
   if (typeof name === 'number' && Number.isInteger(name)) return name;
   if (typeof name === 'string') {
     const key = attributeKey(name.replace(/^CU_(DEVICE|FUNC)_ATTRIBUTE_/, ''));
-    const v = table[key] ?? camelIndex(table).get(name);
+    const v = (Object.hasOwn(table, key) ? table[key] : undefined) ?? camelIndex(table).get(name);
     if (v !== undefined) return v;
   }
   throw typeError('ERR_INVALID_ARG_VALUE', `Unknown ${what} attribute ${JSON.stringify(name)}`);

@@ -4,7 +4,7 @@
 import { DTYPES, DType, DTypeLike, dtype as toDType, float64 } from './dtype';
 import { checkSize, rangeError, typeError, describe } from './errors';
 import { Stream, streamHandle } from './driver';
-import { GPUArray, fromHost, hostInput } from './gpuarray';
+import { GPUArray, arrayArg, fromHost, hostInput, optionsArg } from './gpuarray';
 import { hostRange } from './memory';
 import { native } from './native';
 import { Operand, elementwise, fill } from './operators';
@@ -27,6 +27,7 @@ export interface CreateOptions {
  * gpuarray.toGpu([[1, 2], [3, 4]], { dtype: 'int32' });
  */
 export function toGpu(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: CreateOptions = {}): GPUArray {
+  opts = optionsArg(opts);
   const { h, shape, dtype, convertTo } = hostInput(host, opts);
   const a = fromHost(h, shape, dtype, opts.stream);
   if (!convertTo) return a;
@@ -43,6 +44,7 @@ export function toGpu(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: C
  * const a = await gpuarray.toGpuAsync(data);
  */
 export async function toGpuAsync(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: CreateOptions = {}): Promise<GPUArray> {
+  opts = optionsArg(opts);
   const { h, shape, dtype, convertTo } = hostInput(host, opts);
   const a = GPUArray.allocate(shape, dtype, opts.stream);
   await native.memcpyHtodAsync(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
@@ -65,6 +67,7 @@ function dt(d: DTypeLike | undefined): DType {
  * gpuarray.empty([1024, 1024], 'float32');
  */
 export function empty(shape: number | readonly number[], dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
   return GPUArray.allocate(normalizeShape(shape), dt(dtype), opts.stream);
 }
 
@@ -74,6 +77,7 @@ export function empty(shape: number | readonly number[], dtype?: DTypeLike, opts
  * gpuarray.zeros(10, 'int32');
  */
 export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
   const a = empty(shape, dtype, opts);
   if (a.nbytes) native.memset(a.ptr, 0, a.nbytes, 1, streamHandle(opts.stream), false);
   return a;
@@ -85,6 +89,7 @@ export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts
  * gpuarray.ones([2, 3]);
  */
 export function ones(shape: number | readonly number[], dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
   return fill(empty(shape, dtype, opts), 1, opts.stream);
 }
 
@@ -96,12 +101,15 @@ export function ones(shape: number | readonly number[], dtype?: DTypeLike, opts:
  */
 export function full(shape: number | readonly number[], value: Operand, dtype?: DTypeLike,
   opts: { stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
   let d: DType;
   if (dtype !== undefined) d = toDType(dtype);
   else if (typeof value === 'boolean') d = DTYPES.bool;
   else if (typeof value === 'bigint') d = DTYPES.int64;
   else if (typeof value === 'object' && value !== null && 're' in value && !(value instanceof GPUArray)) d = DTYPES.complex128;
-  else if (value instanceof GPUArray) throw typeError('ERR_INVALID_ARG_TYPE', 'full() takes a scalar value');
+  else if (value instanceof GPUArray || value === undefined || value === null) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `full() takes a scalar value. Received ${describe(value)}`);
+  }
   else d = (value as { dtype?: DType }).dtype ?? DTYPES.float64;
   const a = GPUArray.allocate(normalizeShape(shape), d, opts.stream);
   try {
@@ -137,6 +145,7 @@ function finiteNumber(v: unknown, name: string): number {
  * gpuarray.arange(5); gpuarray.arange(0, 1, 0.25, 'float32');
  */
 export function arange(start: number, stop?: number, step = 1, dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
   if (stop === undefined) {
     stop = start;
     start = 0;
@@ -158,6 +167,7 @@ export function arange(start: number, stop?: number, step = 1, dtype?: DTypeLike
  */
 export function linspace(start: number, stop: number, num = 50,
   opts: { endpoint?: boolean; dtype?: DTypeLike; stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
   finiteNumber(start, 'start');
   finiteNumber(stop, 'stop');
   checkSize(num, 'num');
@@ -173,14 +183,14 @@ export function linspace(start: number, stop: number, num = 50,
 
 /** Same shape and dtype (or `dtype`), uninitialized. @example gpuarray.emptyLike(a) */
 export function emptyLike(a: GPUArray, dtype?: DTypeLike): GPUArray {
-  return empty(a.check().shape, dtype ?? a.dtype);
+  return empty(arrayArg(a, 'a').shape, dtype ?? a.dtype);
 }
 /** Same shape and dtype, zeros. @example gpuarray.zerosLike(a) */
 export function zerosLike(a: GPUArray, dtype?: DTypeLike): GPUArray {
-  return zeros(a.check().shape, dtype ?? a.dtype);
+  return zeros(arrayArg(a, 'a').shape, dtype ?? a.dtype);
 }
 /** Same shape and dtype, ones. @example gpuarray.onesLike(a) */
 export function onesLike(a: GPUArray, dtype?: DTypeLike): GPUArray {
-  return ones(a.check().shape, dtype ?? a.dtype);
+  return ones(arrayArg(a, 'a').shape, dtype ?? a.dtype);
 }
 

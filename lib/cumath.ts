@@ -4,7 +4,7 @@
  * float32 stays float32 (the `f` functions), float16 computes in float and stores half, integers
  * and bool promote to the smallest float holding them, complex where NumPy has a loop.
  */
-import { DTYPES, DType, Scalar } from './dtype';
+import { DTYPES, DType, Scalar, own } from './dtype';
 import { describe, typeError, rangeError } from './errors';
 import { Stream, streamHandle } from './driver';
 import { GPUArray } from './gpuarray';
@@ -217,8 +217,8 @@ export interface MathPlan {
  * mathPlan('sin', [DTYPES.int16]).outs[0].name === 'float32';
  */
 export function mathPlan(name: string, types: Parameters<typeof resultType>, fastMath = false): MathPlan {
-  const def = MATH[name];
-  if (!def) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown cumath function "${name}"`);
+  const def = own(MATH, name);
+  if (!def) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown cumath function ${describe(name)}`);
   const fexpr = (d: DType, e: string): string => e.replace(/#/g, d.name === 'float64' ? '' : 'f');
   const stmt = (e: string): string => (/\br0 =/.test(e) ? e : `r0 = ${e};`);
   if (def.loop === 'ldexp') return ldexpPlan(def, types, fexpr);
@@ -328,8 +328,8 @@ function checkOpts(name: string, opts: unknown, pair = false): void {
  * cumath.apply('sin', [a], { fastMath: true });
  */
 export function apply(name: string, operands: unknown[], opts: MathOptions = {}): GPUArray {
-  const def = MATH[name];
-  if (!def || def.loop === 'split') throw typeError('ERR_INVALID_ARG_VALUE', `Unknown single-result cumath function "${name}"`);
+  const def = own(MATH, name);
+  if (!def || def.loop === 'split') throw typeError('ERR_INVALID_ARG_VALUE', `Unknown single-result cumath function ${describe(name)}`);
   if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `cumath.${name} takes ${def.nin} operand(s)`);
   checkOpts(name, opts);
   const parsed = operands.map((x) => parse(x, name));

@@ -10,7 +10,7 @@ import { randomInt } from 'crypto';
 import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES } from './attributes';
 import { Params, checkArray, checkUnsigned, kernel, launch, moduleOf } from './curand_sequence';
 import { DTypeLike, dtype as toDType } from './dtype';
-import { describe, rangeError, typeError } from './errors';
+import { checkSize, describe, rangeError, typeError } from './errors';
 import { Stream, currentContext, streamHandle } from './driver';
 import { GPUArray } from './gpuarray';
 import { DeviceAllocation, useOn } from './memory';
@@ -48,6 +48,7 @@ function checkGeneratorArray(a: unknown, name: string, dtypes: string[], shape: 
  * const gen = new random.XORWOWRandomNumberGenerator(random.seedGetterUniform);
  */
 export function seedGetterUniform(n: number): GPUArray {
+  checkSize(n, 'n', 2 ** 31 - 1);
   const a = GPUArray.allocate([n], toDType('int32'));
   native.memset(a.ptr, randomInt(0, 2 ** 31 - 1), n, 4, null, false);
   return a;
@@ -59,6 +60,7 @@ export function seedGetterUniform(n: number): GPUArray {
  * const gen = new random.MRG32k3aRandomNumberGenerator(random.seedGetterUnique);
  */
 export function seedGetterUnique(n: number): GPUArray {
+  checkSize(n, 'n', 2 ** 31 - 1);
   const h = new Int32Array(n);
   for (let i = 0; i < n; i++) h[i] = randomInt(0, 2 ** 31 - 1);
   const a = GPUArray.allocate([n], toDType('int32'));
@@ -114,6 +116,7 @@ function upload(h: Uint32Array, shape: number[]): GPUArray {
  * const v = random.generateDirectionVectors32(gen.generatorCount);
  */
 export function generateDirectionVectors32(count: number, scrambled = false): GPUArray {
+  checkSize(count, 'count', 2 ** 26);
   return upload(sobolRows(count, scrambled ? 1 : 0), [count, 32]);
 }
 
@@ -123,6 +126,7 @@ export function generateDirectionVectors32(count: number, scrambled = false): GP
  * const c = random.generateScrambleConstants32(1024);
  */
 export function generateScrambleConstants32(count: number): GPUArray {
+  checkSize(count, 'count', 2 ** 28);
   return upload(sobolRows(count, 2), [count]);
 }
 

@@ -75,7 +75,8 @@ const BY_ARRAY = new Map<unknown, DType>([
  */
 export function dtype(d: DTypeLike): DType {
   if (typeof d === 'string') {
-    const r = (DTYPES as Record<string, DType>)[d];
+    // Own properties only: 'constructor', 'toString', '__proto__' are not dtypes.
+    const r = own(DTYPES, d);
     if (r) return r;
     throw typeError('ERR_INVALID_ARG_VALUE',
       `Unknown dtype "${d}". Known: ${Object.keys(DTYPES).join(', ')}`);
@@ -84,12 +85,26 @@ export function dtype(d: DTypeLike): DType {
     const fromArray = BY_ARRAY.get(d);
     if (fromArray) return fromArray;
     const fromScalar = (d as Partial<ScalarFactory>).dtype;
-    if (fromScalar && (DTYPES as Record<string, DType>)[fromScalar.name] === fromScalar) return fromScalar;
+    if (isDType(fromScalar)) return fromScalar;
   }
-  if (typeof d === 'object' && d !== null && (DTYPES as Record<string, DType>)[(d as DType).name] === d) {
-    return d as DType;
-  }
+  if (isDType(d)) return d;
   throw typeError('ERR_INVALID_ARG_TYPE', `Expected a dtype, got ${describe(d)}`);
+}
+
+/**
+ * `table[key]` for own properties only: a name that indexes a table never finds Object.prototype's
+ * members ('constructor', 'toString', '__proto__'). @internal
+ * @example
+ * own(DTYPES, 'valueOf') === undefined;
+ */
+export function own<T>(table: Readonly<Record<string, T>>, key: unknown): T | undefined {
+  return typeof key === 'string' && Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+/** Whether `d` is a row of the dtype table (identity, so a look-alike object is refused). */
+function isDType(d: unknown): d is DType {
+  if (typeof d !== 'object' || d === null) return false;
+  return own(DTYPES, (d as DType).name) === d;
 }
 
 // Float16Array where the runtime has it (Node 24+): float16 data.
@@ -132,6 +147,7 @@ const u32 = new Uint32Array(f32.buffer);
 
 /** float → IEEE half bits, round to nearest even (handles NaN, ±Inf, subnormals). */
 export function floatToHalfBits(x: number): number {
+  if (typeof x !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `floatToHalfBits() takes a number. Received ${describe(x)}`);
   f32[0] = x;
   const bits = u32[0];
   const sign = (bits >>> 16) & 0x8000;
@@ -161,6 +177,7 @@ export function floatToHalfBits(x: number): number {
 
 /** IEEE half bits → number. */
 export function halfBitsToFloat(h: number): number {
+  if (typeof h !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `halfBitsToFloat() takes a number. Received ${describe(h)}`);
   const sign = h & 0x8000 ? -1 : 1;
   const exp = (h >>> 10) & 0x1f;
   const mant = h & 0x3ff;
@@ -199,6 +216,42 @@ export function coerce(dt: DType, v: unknown, what = 'value'): number | bigint |
     throw typeError('ERR_INVALID_ARG_TYPE', `${what} must be a number for ${dt.name}, got ${describe(v)}`);
   }
   return normalize(dt, v);
+}
+
+// [min, max] of the integer dtypes narrower than 64 bits, by name.
+const NARROW_INT: Partial<Record<DTypeName, readonly [number, number]>> = {
+  int8: [-128, 127], uint8: [0, 255], int16: [-32768, 32767], uint16: [0, 65535],
+  int32: [-(2 ** 31), 2 ** 31 - 1], uint32: [0, 2 ** 32 - 1],
+};
+
+/**
+ * Converts a kernel argument for a parameter whose C type is known (`int n` in a signature). A
+ * Scalar is an explicit cast and converts like C (`cuda.int32(2 ** 31)` wraps); a plain number or
+ * bigint for an integer parameter must be an integer that fits: RangeError `ERR_OUT_OF_RANGE`
+ * naming the parameter otherwise (PyCUDA's struct.pack raises too), so -1 never becomes a
+ * 4-billion-iteration `unsigned n` and NaN never becomes 0. Floats take any number.
+ * @example
+ * coerceArg(DTYPES.uint32, 5, 'argument "n"'); // 5
+ * coerceArg(DTYPES.uint32, -1, 'argument "n"'); // RangeError ERR_OUT_OF_RANGE
+ */
+export function coerceArg(dt: DType, v: unknown, what: string): number | bigint | Complex {
+  if (v instanceof Scalar) return coerce(dt, v.value, what);
+  if (dt.kind === 'i' || dt.kind === 'u') {
+    const lim = NARROW_INT[dt.name]; // undefined for 64-bit: coerce() range-checks those
+    if (typeof v === 'number') {
+      if (Number.isInteger(v) && (!lim || (v >= lim[0] && v <= lim[1]))) return lim ? v : coerce(dt, v, what);
+    } else if (typeof v !== 'bigint' || !lim || (v >= BigInt(lim[0]) && v <= BigInt(lim[1]))) {
+      return coerce(dt, v, what);
+    }
+    const [lo, hi] = lim ?? (dt.kind === 'i' ? ['-(2**63)', '2**63-1'] : ['0', '2**64-1']);
+    throw rangeError('ERR_OUT_OF_RANGE', `${what} must be an integer in [${lo}, ${hi}] for its C type ` +
+      `${dt.ctype}. Received ${typeof v === 'bigint' ? `${v}n` : v}. To convert with C's wrapping, cast ` +
+      `explicitly: cuda.${dt.name}(x)`);
+  }
+  if (dt.name === 'bool' && typeof v === 'number' && Number.isNaN(v)) {
+    throw rangeError('ERR_OUT_OF_RANGE', `${what} (C type bool) must be a boolean or a number. Received NaN`);
+  }
+  return coerce(dt, v, what);
 }
 
 /**

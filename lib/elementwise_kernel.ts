@@ -5,7 +5,7 @@
  * elementwise engine. Kernels include no headers, compile on first call and are cached per
  * process (memory), per machine (disk) and per context (loaded modules).
  */
-import { Complex, DTYPES, DType, Scalar, coerce, writeScalar } from './dtype';
+import { Complex, DTYPES, DType, Scalar, checkStorable, coerce, coerceArg, writeScalar } from './dtype';
 import { describe, rangeError, typeError } from './errors';
 import { Stream, currentContext, streamHandle } from './driver';
 import { generatedKernel } from './compiler';
@@ -231,8 +231,7 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
       return;
     }
     if (v instanceof GPUArray) throw typeError('ERR_INVALID_ARG_TYPE', `${where} is a ${p.dtype.name} scalar; got a GPUArray`);
-    const value = v instanceof Scalar ? v.value : v;
-    const x = coerce(p.dtype, value, where);
+    const x = coerceArg(p.dtype, v, where); // a plain number must fit the C type; a Scalar is a cast
     off = align(off, p.align);
     writeScalar(view, off, p.dtype, x);
     off += p.dtype.bytes;
@@ -568,7 +567,12 @@ function callGeneric(k: GenericElementwiseKernel, a: unknown[]): GPUArray | GPUA
   ins.forEach((b, j) => {
     if (k.ins[j].raw) pushRaw(b as GPUArray);
     else if (b instanceof GPUArray) operands.push(asOperand(b, shape));
-    else operands.push({ scalar: true, value: coerce(spec.inputs[operands.length].compute, b!.value, `${k.kernel}() input "${k.ins[j].name}"`) });
+    else {
+      const c = spec.inputs[operands.length].compute, what = `${k.kernel}() input "${k.ins[j].name}"`;
+      // A weak (plain) number must fit an integer compute type, as NumPy 2 requires; a Scalar is a cast.
+      if (!b!.strong && (typeof b!.value === 'number' || typeof b!.value === 'bigint')) checkStorable(c, b!.value, what);
+      operands.push({ scalar: true, value: coerce(c, b!.value, what) });
+    }
   });
   const outOps: ArrayOperand[] = [];
   outArrays.forEach((o, j) => {

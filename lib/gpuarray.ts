@@ -95,6 +95,7 @@ export class GPUArray {
   /** @internal A view of this array's memory. */
   view_(shape: readonly number[], strides: readonly number[], offset: number, dt: DType = this.dtype): GPUArray {
     this.check();
+    if (dt.align > 1) checkAligned(this.alloc.align16 + offset, shape, strides, dt);
     return new GPUArray(CREATE, this.alloc, shape, strides, dt, offset, this.base ?? this, this.context);
   }
 
@@ -345,7 +346,7 @@ export class GPUArray {
   get T(): GPUArray { return this.transpose(); }
 
   /** Without the given (or all) length-1 axes. @example a.squeeze() */
-  squeeze(axis?: number | readonly number[]): GPUArray {
+  squeeze(axis?: number | readonly number[] | null): GPUArray {
     const drop = new Set(squeezeAxes(this.shape, axis));
     const keep = this.shape.map((_, k) => k).filter((k) => !drop.has(k));
     return this.view_(keep.map((k) => this.shape[k]), keep.map((k) => this.strides[k]), this.offset);
@@ -387,6 +388,43 @@ export class GPUArray {
     const body = this.toString().replace(/\n/g, '\n         ');
     return `GPUArray(${body}, dtype=${this.dtype.name})`;
   }
+}
+
+/**
+ * Every element of a view must be aligned for its C type (complex128 is `__align__(16)`, float64 8,
+ * ...): kernels load elements with aligned accesses, and a misaligned one faults the context
+ * (CUDA_ERROR_MISALIGNED_ADDRESS, sticky) while a stride that is not a whole number of elements
+ * reads the wrong bytes. So the byte offset and each stride (of axes longer than 1) must be
+ * multiples of the alignment, which equals the itemsize for every dtype. RangeError
+ * `ERR_MISALIGNED_VIEW` otherwise; stricter than NumPy, which allows unaligned views. @internal
+ */
+export function checkAligned(address16: number, shape: readonly number[], strides: readonly number[], dt: DType): void {
+  const a = dt.align;
+  let bad = (address16 & (a - 1)) !== 0 || dt.bytes % a !== 0;
+  for (let i = 0; i < shape.length && !bad; i++) bad = shape[i] > 1 && strides[i] % dt.bytes !== 0;
+  if (!bad || sizeOf(shape) === 0) return;
+  throw rangeError('ERR_MISALIGNED_VIEW', `Cannot make a ${dt.name} view at byte offset ${address16 & 15} (mod 16) ` +
+    `with byte strides (${strides.join(', ')}): ${dt.name} elements must start at multiples of ${a} bytes and ` +
+    `strides must be multiples of ${dt.bytes} (GPU loads of ${dt.ctype} need that alignment). ` +
+    'View a contiguous copy instead: a.copy().view(...)');
+}
+
+/**
+ * @internal An argument that must be a live GPUArray: TypeError `ERR_INVALID_ARG_TYPE` otherwise
+ * (`ERR_USE_AFTER_DISPOSE` when disposed).
+ */
+export function arrayArg(v: unknown, name: string): GPUArray {
+  if (!(v instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a GPUArray. Received ${describe(v)}`);
+  return v.check();
+}
+
+const NO_OPTIONS = Object.freeze({});
+
+/** @internal An options argument: undefined or null → {}; anything but an object is a TypeError. */
+export function optionsArg<T extends object>(v: T | null | undefined, name = 'options'): T {
+  if (v === undefined || v === null) return NO_OPTIONS as T; // every options type has only optional fields
+  if (typeof v !== 'object') throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be an object. Received ${describe(v)}`);
+  return v;
 }
 
 /** @internal Copies `src` into a new C-contiguous array (set by operators.ts). */

@@ -38,6 +38,9 @@ export class Slice {
 
   /** Resolved bounds for an axis of `size` (Python's `slice.indices`) and the element count. */
   indices(size: number): { start: number; stop: number; step: number; length: number } {
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
+      throw rangeError('ERR_OUT_OF_RANGE', `Slice.indices(size): size must be a non-negative integer. Received ${describe(size)}`);
+    }
     const step = this.step ?? 1;
     const neg = step < 0;
     const bound = (v: number | null, dflt: number): number => {

@@ -6,7 +6,7 @@ import { DTYPES } from './dtype';
 import { describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
 import { useOn } from './memory';
-import { GPUArray } from './gpuarray';
+import { GPUArray, arrayArg, optionsArg } from './gpuarray';
 import { generatedKernel } from './compiler';
 import { native } from './native';
 import { assign } from './operators';
@@ -150,7 +150,8 @@ function indexArray(indices: GPUArray | readonly number[], stream?: Stream | nul
  */
 export function take(a: GPUArray, indices: GPUArray | readonly number[], axis?: number,
   opts: { stream?: Stream | null } = {}): GPUArray {
-  a.check();
+  arrayArg(a, 'a');
+  opts = optionsArg(opts);
   if (indices instanceof GPUArray) sameContext('take', [a, indices.check()]);
   const ax = axis === undefined ? 0 : normalizeAxis(axis, a.ndim);
   const { idx, temp } = indexArray(indices, opts.stream);
@@ -181,7 +182,8 @@ export function take(a: GPUArray, indices: GPUArray | readonly number[], axis?: 
  */
 export function put(a: GPUArray, indices: GPUArray | readonly number[], values: GPUArray,
   opts: { stream?: Stream | null } = {}): void {
-  a.check();
+  arrayArg(a, 'a');
+  opts = optionsArg(opts);
   if (!a.flags.cContiguous) throw typeError('ERR_INVALID_ARG_VALUE', 'put() needs a C-contiguous array (use copy())');
   if (!(values instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `values must be a GPUArray. Received ${describe(values)}`);
   sameContext('put', indices instanceof GPUArray ? [a, values.check(), indices.check()] : [a, values.check()]);

@@ -3,6 +3,7 @@
  * vectorized; otherwise collapsed strided), compiles it once per signature, packs parameters
  * into a reusable buffer and launches with one native call.
  */
+import { envNumber } from './env';
 import { DType } from './dtype';
 import { Complex, DTYPES, floatToHalfBits, halfBitsToFloat, writeScalar } from './dtype';
 import { generatedKernel } from './compiler';
@@ -32,8 +33,8 @@ export interface ScalarOperand {
 }
 
 // Launch shape of the contiguous/strided variants (NODECUDA_EW_BLOCK / NODECUDA_EW_VECTORS tune them).
-const BLOCK = Number(process.env.NODECUDA_EW_BLOCK) || 128;
-const VECTORS_PER_THREAD = Number(process.env.NODECUDA_EW_VECTORS) || 1;
+const BLOCK = envNumber('NODECUDA_EW_BLOCK', 128, { min: 32, max: 1024, multipleOf: 32 });
+const VECTORS_PER_THREAD = envNumber('NODECUDA_EW_VECTORS', 1, { min: 1, max: 8, oneOf: [1, 2, 4, 8] });
 const INT32_MAX = 2 ** 31 - 1;
 // Compiled kernels per spec object and variant key (specs are reused by their callers).
 const kernelCache = new WeakMap<ElementwiseSpec, Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>>();

@@ -3,11 +3,12 @@
  * reusable buffer (handed to the driver in one N-API call), prepare/preparedCall, In/Out/InOut.
  */
 import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
-import { DTYPES, DType, Scalar, coerce, writeScalar } from './dtype';
+import { DTYPES, DType, Scalar, coerce, coerceArg, own, writeScalar } from './dtype';
 import { checkSize, describe, rangeError, typeError } from './errors';
 import { Stream, streamHandle } from './driver';
-import { DeviceAllocation, DeviceLike, deviceRange, hostRange, isDeviceMemory, useOn } from './memory';
+import { DeviceAllocation, DeviceLike, HostRange, deviceRange, hostRange, isDeviceMemory, useOn } from './memory';
 import { native } from './native';
+import { stripComments } from './templates/elementwise_kernel';
 
 /** A kernel parameter: a pointer, a scalar of known dtype, or a type we cannot pack from a number. */
 export type ParamType =
@@ -28,10 +29,6 @@ export const CTYPES: Record<string, keyof typeof DTYPES> = {
   double: 'float64', __half: 'float16', half: 'float16',
 };
 
-function stripComments(src: string): string {
-  return src.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/.*$/gm, ' ');
-}
-
 /** Parses one C parameter declaration ("const float * __restrict__ x"). */
 export function parseParam(decl: string, index: number): ParamType {
   const d = decl.trim().replace(/\s+/g, ' ');
@@ -39,12 +36,12 @@ export function parseParam(decl: string, index: number): ParamType {
   const words = d.replace(/[*&[\]]/g, ' ').split(' ').filter(Boolean)
     .filter((w) => !['const', 'volatile', '__restrict__', '__restrict', 'restrict', 'struct'].includes(w));
   // The last word is the name unless the words already form a type ("unsigned char").
-  const unnamed = words.length <= 1 || CTYPES[words.join(' ')] !== undefined;
+  const unnamed = words.length <= 1 || own(CTYPES, words.join(' ')) !== undefined;
   const name = unnamed ? `#${index}` : words[words.length - 1];
   const typeWords = unnamed ? words : words.slice(0, -1);
   if (isPtr) return { kind: 'ptr', name };
   const ctype = typeWords.join(' ');
-  const dt = CTYPES[ctype];
+  const dt = own(CTYPES, ctype);
   return dt ? { kind: 'scalar', dtype: DTYPES[dt], name } : { kind: 'unknown', ctype, name };
 }
 
@@ -52,9 +49,14 @@ export function parseParam(decl: string, index: number): ParamType {
 export function parseKernelSignatures(source: string): Map<string, ParamType[]> {
   const out = new Map<string, ParamType[]>();
   const src = stripComments(source);
-  const re = /__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(([^)]*)\)/g;
+  // Linear time: `[^()]*` stops at the next parenthesis, and the parameter list is found with
+  // indexOf (a `[^)]*` run from every `__global__` made unclosed lists quadratic: 40k chars, 1 s).
+  const re = /__global__\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\(/g;
   for (let m; (m = re.exec(src));) {
-    const params = m[2].trim();
+    const close = src.indexOf(')', re.lastIndex);
+    if (close < 0) break; // no ')' anywhere after: no later declaration can be complete either
+    const params = src.slice(re.lastIndex, close).trim();
+    re.lastIndex = close + 1;
     const list = params === '' || params === 'void' ? [] : params.split(',').map((p, i) => parseParam(p, i));
     out.set(m[1], list);
   }
@@ -71,8 +73,13 @@ const LETTERS: Record<string, DType | 'ptr'> = {
 
 /** Host arrays passed to a launch: copied in before, out after, device memory freed. */
 export class HostArg {
+  /**
+   * @internal The byte range, read once here: byteOffset/byteLength are getters a subclass or an
+   * own property can override, so later reads could disagree (native copies re-check the range).
+   */
+  readonly range: HostRange;
   constructor(readonly array: ArrayBufferView | ArrayBuffer, readonly copyIn: boolean, readonly copyOut: boolean) {
-    hostRange(array, 'array');
+    this.range = Object.freeze(hostRange(array, 'array'));
   }
 }
 /** Copies `a` to the device before the launch. @example fn(driver.In(a), ...) */
@@ -187,7 +194,7 @@ const methods = {
   prepare(letters: string): CudaFunction {
     if (typeof letters !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'prepare() takes a string of struct letters');
     state(this).prepared = [...letters.replace(/\s/g, '')].map((c, i): ParamType => {
-      const t = LETTERS[c];
+      const t = own(LETTERS, c);
       if (!t) throw typeError('ERR_INVALID_ARG_VALUE', `prepare(): unknown letter "${c}" (known: ${Object.keys(LETTERS).join('')})`);
       return t === 'ptr' ? { kind: 'ptr', name: `#${i}` } : { kind: 'scalar', dtype: t, name: `#${i}` };
     });
@@ -257,7 +264,7 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
   if (isDeviceMemory(a)) {
     ptr = deviceRange(a, where).ptr; // throws for freed/disposed memory
   } else if (a instanceof HostArg) {
-    const h = hostRange(a.array, 'array');
+    const h = a.range;
     const d = new DeviceAllocation(h.byteLength);
     temps.push({ alloc: d, arg: a });
     if (a.copyIn) native.memcpyHtod(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned);
@@ -286,9 +293,13 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
       `${where} is a pointer: pass a DeviceAllocation, a GPUArray, driver.In/Out/InOut(hostArray) or a bigint address. Received ${describe(a)}`);
   }
   if (want) {
-    dt = want;
-    if (a instanceof Scalar) value = a.value;
-  } else if (a instanceof Scalar) {
+    // Declared C type: a plain number must fit it (RangeError naming the parameter); a Scalar is a cast.
+    const v = coerceArg(want, a, where);
+    off = align(off, want.align);
+    writeScalar(st.view, off, want, v);
+    return off + want.bytes;
+  }
+  if (a instanceof Scalar) {
     dt = a.dtype;
     value = a.value;
   } else if (typeof a === 'bigint') {
@@ -347,7 +358,7 @@ function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared:
     if (stream && temps.some((t) => t.arg.copyOut)) native.streamSynchronize(stream);
     for (const t of temps) {
       if (t.arg.copyOut) {
-        const h = hostRange(t.arg.array, 'array');
+        const h = t.arg.range;
         native.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, t.alloc.ptr, h.pinned);
       }
     }

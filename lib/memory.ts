@@ -3,6 +3,7 @@
  * Host buffers may be any ArrayBuffer or ArrayBufferView; they are normalised here to
  * (buffer, byteOffset, byteLength) before the native call.
  */
+import { constants as bufferConstants } from 'buffer';
 import { types } from 'util';
 import { markAsUntransferable } from 'worker_threads';
 import { DTypeLike, TypedArrayConstructor, dtype } from './dtype';
@@ -181,8 +182,8 @@ export function hostRange(h: unknown, name: string): HostRange {
     return { buffer: h, byteOffset: 0, byteLength: h.byteLength, pinned: isPinned(h, 0, h.byteLength) };
   }
   if (ArrayBuffer.isView(h)) {
-    const start = h.byteOffset, end = start + h.byteLength;
-    return { buffer: h.buffer, byteOffset: start, byteLength: h.byteLength, pinned: isPinned(h.buffer, start, end) };
+    const start = h.byteOffset, length = h.byteLength; // each getter read once
+    return { buffer: h.buffer, byteOffset: start, byteLength: length, pinned: isPinned(h.buffer, start, start + length) };
   }
   throw typeError('ERR_INVALID_ARG_TYPE',
     `The "${name}" argument must be an ArrayBuffer, a TypedArray, a DataView or a Buffer. Received ${describe(h)}`);
@@ -461,6 +462,8 @@ function shapeSize(shape: number | readonly number[]): number {
 }
 
 const PAGE = 4096;
+// The most elements a TypedArray may have in this runtime (Node 20: 2^32).
+const MAX_HOST_LENGTH = bufferConstants.MAX_LENGTH;
 
 /**
  * A TypedArray of `shape`'s size whose memory is page-locked (fast, asynchronous DMA). The
@@ -475,10 +478,17 @@ export function pagelockedEmpty(shape: number | readonly number[], dt: DTypeLike
   const bytes = n * d.array.BYTES_PER_ELEMENT;
   // Whole pages of its own, so two registrations never share a page.
   const padded = Math.ceil(bytes / PAGE) * PAGE + PAGE;
-  const buffer = new ArrayBuffer(padded);
+  if (n > MAX_HOST_LENGTH) {
+    throw rangeError('ERR_OUT_OF_RANGE', `pagelockedEmpty: ${n} elements is more than a TypedArray can hold here (${MAX_HOST_LENGTH})`);
+  }
+  let buffer: ArrayBuffer;
+  try {
+    buffer = new ArrayBuffer(padded);
+  } catch (e) {
+    throw rangeError('ERR_MEMORY_ALLOCATION_FAILED', `pagelockedEmpty: cannot allocate ${bytes} bytes of host memory (${(e as Error).message})`);
+  }
   const offset = bytes === 0 ? 0 : native.hostPageOffset(buffer);
-  const view = new d.array(buffer, offset, n) as AnyTypedArray;
-  return pin(view);
+  return pin(new d.array(buffer, offset, n) as AnyTypedArray);
 }
 
 /** Like pagelockedEmpty (the memory is zeroed). @example driver.pagelockedZeros(16, 'int32') */

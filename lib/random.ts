@@ -8,6 +8,7 @@
  * C·(e0 + n). Element k is a function of (seed, e0 + k) alone, so one call of n + m elements
  * equals a call of n then one of m, and consecutive calls never share words. See docs/random.md.
  */
+import { envNumber } from './env';
 import { randomBytes } from 'crypto';
 import { DTYPES, DType, DTypeLike, dtype as toDType } from './dtype';
 import { describe, rangeError, typeError } from './errors';
@@ -61,7 +62,7 @@ const U64 = 2n ** 64n;
 // Grid-stride over WAVES × the blocks the device holds at once (NODECUDA_RANDOM_WAVES). Measured
 // on an H200 (float32, 2^28, TB/s written): one thread per 16 bytes, 3.27 (uniform) / 2.37
 // (normal); grid-stride with 32-bit indices, 2 waves 3.94 / 2.63, 4 waves 3.98 / 2.62, 8 waves 4.14 / 2.63.
-const WAVES = Number(process.env.NODECUDA_RANDOM_WAVES) || 8;
+const WAVES = envNumber('NODECUDA_RANDOM_WAVES', 8, { min: 1, max: 64 });
 interface RandomKernel { generation: number; ctx: number; fn: NativeAddon.FunctionHandle; maxBlocks: number }
 const kernels = new Map<string, RandomKernel>();
 const params = new Uint8Array(64);

@@ -6,6 +6,7 @@
  * in a per-call pool allocation; the last-block-done counters in a per-stream workspace that the
  * kernels leave zeroed.
  */
+import { envNumber } from './env';
 import { Complex, DType, writeScalar } from './dtype';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from './driver';
 import { generatedKernel } from './compiler';
@@ -42,8 +43,8 @@ const COUNTERS = 65536;
 // Blocks launched per resident block slot (tuning: NODECUDA_RED_WAVES, NODECUDA_RED_COLS_WAVES).
 // Measured on an H200 (float32, GB/s): sum of 2^28 4122 with 1 wave, 4164 with 2; sum over axis 0
 // of 16384² 3671 with 1, 3876 with 2, 3910 with 4.
-const WAVES = Number(process.env.NODECUDA_RED_WAVES) || 2;
-const COLS_WAVES = Number(process.env.NODECUDA_RED_COLS_WAVES) || 2;
+const WAVES = envNumber('NODECUDA_RED_WAVES', 2, { min: 0.125, max: 64, integer: false });
+const COLS_WAVES = envNumber('NODECUDA_RED_COLS_WAVES', 2, { min: 0.125, max: 64, integer: false });
 const INT32_MAX = 2 ** 31 - 1;
 const kernelCache = new WeakMap<ReduceSpec, Map<number, Kernel>>();
 const workspaces = new Map<string, DeviceAllocation>();

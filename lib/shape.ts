@@ -19,7 +19,9 @@ export interface View extends Layout { offset: number }
  * formatShape([3, 4]) === '(3,4)'; formatShape([5]) === '(5,)'; formatShape([]) === '()';
  */
 export function formatShape(shape: Shape): string {
-  return shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(',')})`;
+  // String() on each: a Symbol in a user's shape must not make the error message itself throw.
+  const s = Array.from(shape, String);
+  return s.length === 1 ? `(${s[0]},)` : `(${s.join(',')})`;
 }
 
 /**
@@ -279,6 +281,9 @@ export function normalizeAxis(axis: number, ndim: number): number {
 }
 
 function axisList(axis: number | readonly number[], ndim: number): number[] {
+  if (typeof axis !== 'number' && !Array.isArray(axis)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `An axis must be an integer or an array of integers. Received ${describe(axis)}`);
+  }
   const list = (typeof axis === 'number' ? [axis] : axis).map((a) => normalizeAxis(a, ndim));
   if (new Set(list).size !== list.length) throw rangeError('ERR_INVALID_ARG_VALUE', `repeated axis in ${formatShape(list)}`);
   return list;
@@ -291,8 +296,11 @@ function axisList(axis: number | readonly number[], ndim: number): number[] {
  * transposeAxes(3) // [2, 1, 0]
  * transposeAxes(3, [0, -1, 1]) // [0, 2, 1]
  */
-export function transposeAxes(ndim: number, axes?: readonly number[]): number[] {
-  if (axes === undefined) return Array.from({ length: ndim }, (_, i) => ndim - 1 - i);
+export function transposeAxes(ndim: number, axes?: readonly number[] | null): number[] {
+  if (axes === undefined || axes === null) return Array.from({ length: ndim }, (_, i) => ndim - 1 - i);
+  if (!Array.isArray(axes)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `axes must be an array of integers. Received ${describe(axes)}`);
+  }
   if (axes.length !== ndim) {
     throw rangeError('ERR_INVALID_ARG_VALUE', `axes ${formatShape(axes)} don't match an array of dimension ${ndim}`);
   }
@@ -300,14 +308,15 @@ export function transposeAxes(ndim: number, axes?: readonly number[]): number[] 
 }
 
 /**
- * The axes a squeeze removes, ascending: every axis of size 1, or the normalized `axis` list
+ * The axes a squeeze removes, ascending: every axis of size 1 (`axis` undefined or null, as NumPy's
+ * `axis=None`), or the normalized `axis` list
  * (RangeError `ERR_INVALID_ARG_VALUE` if one of those is not of size 1).
  * @example
  * squeezeAxes([1, 3, 1]) // [0, 2]
  * squeezeAxes([1, 3, 1], -1) // [2]
  */
-export function squeezeAxes(shape: Shape, axis?: number | readonly number[]): number[] {
-  if (axis === undefined) return shape.flatMap((d, i) => (d === 1 ? [i] : []));
+export function squeezeAxes(shape: Shape, axis?: number | readonly number[] | null): number[] {
+  if (axis === undefined || axis === null) return shape.flatMap((d, i) => (d === 1 ? [i] : []));
   const drop = axisList(axis, shape.length).sort((a, b) => a - b);
   for (const a of drop) {
     if (shape[a] !== 1) {
@@ -328,6 +337,7 @@ export function squeezeAxes(shape: Shape, axis?: number | readonly number[]): nu
  */
 export function expandDims(shape: Shape, strides: readonly number[], axis: number | readonly number[],
   itemsize = 0): Layout {
+  if (typeof axis !== 'number' && !Array.isArray(axis)) axisList(axis, 0); // the TypeError
   const n = shape.length + (typeof axis === 'number' ? 1 : axis.length);
   const isNew = new Array<boolean>(n).fill(false);
   for (const a of axisList(axis, n)) isNew[a] = true;

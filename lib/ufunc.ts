@@ -3,8 +3,8 @@
  * from the (promoted) input dtypes and gives one C statement per category of compute type. The
  * elementwise template (templates/elementwise.ts) expands them; gpuarray.ts calls them.
  */
-import { DTYPES, DType } from './dtype';
-import { typeError } from './errors';
+import { DTYPES, DType, own } from './dtype';
+import { describe, typeError } from './errors';
 
 /** Compute-type categories an op's C code is written for. */
 type Cat = 'b' | 'i' | 'u' | 'f' | 'c';
@@ -187,7 +187,7 @@ export const UFUNCS: Record<string, UfuncDef> = {
 
 /** Looks an operator up by name. */
 export function ufunc(name: string): UfuncDef {
-  const u = UFUNCS[name];
-  if (!u) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown operator "${name}"`);
+  const u = own(UFUNCS, name);
+  if (!u) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown operator ${describe(name)}`);
   return u;
 }

@@ -2,7 +2,7 @@
  * User kernel argument lists (PyCUDA's C declarator strings, "const float *x, float a"): parsed
  * once, then each call's arguments are checked and turned into parameter values.
  */
-import { DTYPES, DType, Scalar, coerce } from './dtype';
+import { DTYPES, DType, Scalar, coerceArg, own } from './dtype';
 import { describe, typeError } from './errors';
 import { GPUArray } from './gpuarray';
 import { CTYPES } from './launch';
@@ -44,7 +44,8 @@ export function parseArguments(decls: string, what: string, reserved: readonly s
     if (words.length < 2) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: cannot parse the argument declaration "${d}"`);
     const name = words[words.length - 1];
     const ctype = words.slice(0, -1).join(' ');
-    const dt = CTYPES[ctype] ? DTYPES[CTYPES[ctype]] : null;
+    const dtName = own(CTYPES, ctype);
+    const dt = dtName ? DTYPES[dtName] : null;
     if (!pointer && !dt) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: scalar argument "${d}" has a type nodecuda cannot pass (${ctype})`);
     return { name, pointer, dtype: dt };
   });
@@ -85,11 +86,7 @@ export function parseArguments(decls: string, what: string, reserved: readonly s
           values.push({ ptr: a.address });
         } else {
           const dt = p.dtype!;
-          const v = a instanceof Scalar ? a.value : a;
-          if (typeof v === 'number' && (dt.name === 'int64' || dt.name === 'uint64') && !Number.isInteger(v)) {
-            throw typeError('ERR_INVALID_ARG_TYPE', `${callWhat}: argument "${p.name}" must be an integer`);
-          }
-          values.push({ dtype: dt, value: coerce(dt, v, `${callWhat}: argument "${p.name}"`) });
+          values.push({ dtype: dt, value: coerceArg(dt, a, `${callWhat}: argument "${p.name}"`) });
         }
       });
       return { values, arrays };

@@ -19,8 +19,13 @@ namespace {
 Napi::Value Launch(const Napi::CallbackInfo& info) {
   const auto& f = FunctionArg(info[0]);
   CUstream stream = StreamArg(info[1]);
-  if (!info[2].IsTypedArray() || !info[3].IsTypedArray())
-    ThrowType("ERR_INVALID_ARG_TYPE", "launch config and parameters must be typed arrays");
+  // The element types are checked, not assumed: a Uint8Array(7) as config would be read as 28
+  // bytes (past its end).
+  if (!info[2].IsTypedArray() || !info[3].IsTypedArray() ||
+      info[2].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array ||
+      info[3].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+    ThrowType("ERR_INVALID_ARG_TYPE",
+              "launch config must be a Uint32Array, parameters a Uint8Array");
   auto cfg = info[2].As<Napi::Uint32Array>();
   if (cfg.ElementLength() < 7) ThrowRange("ERR_OUT_OF_RANGE", "launch config needs 7 entries");
   auto params = info[3].As<Napi::Uint8Array>();

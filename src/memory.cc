@@ -466,9 +466,16 @@ Napi::Value MemcpyAsync(const Napi::CallbackInfo& info) {
 // CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t N, CUstream s) & co
 Napi::Value Memset(const Napi::CallbackInfo& info) {
   CUdeviceptr dst = PtrArg(info, 0, "dst");
-  uint32_t value = info[1].As<Napi::Number>().Uint32Value();
   size_t count = SizeArg(info, 2, "count");
   int width = IntArg(info, 3, "width");
+  if (width != 1 && width != 2 && width != 4)
+    ThrowRange("ERR_OUT_OF_RANGE", "The \"width\" argument must be 1, 2 or 4");
+  // The value must fit the width: no silent truncation of 256 to 0 or of -1 to 0xffffffff.
+  double v = info[1].IsNumber() ? info[1].As<Napi::Number>().DoubleValue() : -1;
+  const double limit = width == 1 ? 256.0 : width == 2 ? 65536.0 : 4294967296.0;
+  if (!(v >= 0 && v < limit) || v != static_cast<double>(static_cast<uint32_t>(v)))
+    ThrowRange("ERR_OUT_OF_RANGE", "The \"value\" argument must be an integer in [0, 2^(8*width))");
+  uint32_t value = static_cast<uint32_t>(v);
   CUstream stream = StreamArg(info[4]);
   bool async = info[5].ToBoolean();
   AsyncOp op;

@@ -6,8 +6,12 @@
 import * as cuda from '../lib';
 import { CudaError, NvrtcError, driver } from '../lib';
 import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES, attributeKey, attributeNumber, camelName } from '../lib/attributes';
-import { DTYPES, DTypeName, coerce, writeScalar } from '../lib/dtype';
-import { parseKernelSignatures } from '../lib/launch';
+import { DTYPES, DTypeName, coerce, coerceArg, own, writeScalar } from '../lib/dtype';
+import { envFlag, envNumber } from '../lib/env';
+import { native } from '../lib/native';
+import { parseArguments } from '../lib/user_args';
+import { parseCArgs, stripComments } from '../lib/templates/elementwise_kernel';
+import { makeFunction, parseKernelSignatures } from '../lib/launch';
 import { expectCode, hasGpu } from './helpers';
 
 describe('error classes', () => {
@@ -307,5 +311,176 @@ describe('argument checks before any CUDA call', () => {
     }
     expect(driver.InOut(new Uint8Array(1))).toMatchObject({ copyIn: true, copyOut: true });
     expect(driver.Out(new Uint8Array(1))).toMatchObject({ copyIn: false, copyOut: true });
+  });
+});
+
+describe('hostile input (issue: reliability)', () => {
+  test('dtype names are own properties of the table: Object.prototype members are not dtypes', () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'valueOf', 'hasOwnProperty']) {
+      expectCode(() => cuda.dtype(name as never), TypeError, 'ERR_INVALID_ARG_VALUE');
+      expectCode(() => cuda.gpuarray.toGpu([1, 2], { dtype: name as never }), TypeError, 'ERR_INVALID_ARG_VALUE');
+    }
+    expectCode(() => cuda.dtype({ ...DTYPES.float32 } as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expect(cuda.dtype(DTYPES.float32)).toBe(DTYPES.float32);
+    expect(own(DTYPES, 'float32')).toBe(DTYPES.float32);
+    expect(own(DTYPES, 'constructor')).toBeUndefined();
+    expect(own(DTYPES, Symbol('x'))).toBeUndefined();
+    expectCode(() => attributeNumber(FUNCTION_ATTRIBUTES, 'constructor', 'function'), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expectCode(() => cuda.cumath.apply('toString', []), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expectCode(() => cuda.cumath.apply(Symbol('sin') as never, []), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expectCode(() => cuda.gpuarray.apply('valueOf', []), TypeError, 'ERR_INVALID_ARG_VALUE');
+    // A C type named like an Object.prototype member is an unknown type, not a dtype.
+    const [p] = parseKernelSignatures('__global__ void k(constructor x) {}').get('k')!;
+    expect(p.kind).toBe('unknown');
+    expectCode(() => parseArguments('toString x', 'k'), TypeError, 'ERR_INVALID_ARG_VALUE');
+  });
+
+  test('integer kernel arguments: plain values must fit the C type, Scalars are casts', () => {
+    const limits: Array<[DTypeName, number, number]> = [
+      ['int8', -128, 127], ['uint8', 0, 255], ['int16', -32768, 32767], ['uint16', 0, 65535],
+      ['int32', -(2 ** 31), 2 ** 31 - 1], ['uint32', 0, 2 ** 32 - 1],
+    ];
+    for (const [name, lo, hi] of limits) {
+      const dt = DTYPES[name];
+      expect(coerceArg(dt, lo, 'argument "n"')).toBe(lo);
+      expect(coerceArg(dt, hi, 'argument "n"')).toBe(hi);
+      expect(coerceArg(dt, BigInt(hi), 'argument "n"')).toBe(hi);
+      for (const bad of [lo - 1, hi + 1, NaN, Infinity, -Infinity, 0.5, BigInt(hi) + 1n]) {
+        const e = expectCode(() => coerceArg(dt, bad, 'argument "n"'), RangeError, 'ERR_OUT_OF_RANGE');
+        expect(e.message).toContain('argument "n"');
+        expect(e.message).toContain(`cuda.${name}(x)`);
+      }
+      expect(coerceArg(dt, true, 'n')).toBe(1);
+      expectCode(() => coerceArg(dt, '1', 'n'), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expectCode(() => coerceArg(dt, Symbol('s'), 'n'), TypeError, 'ERR_INVALID_ARG_TYPE');
+    }
+    // The explicit cast wraps like C.
+    expect(coerceArg(DTYPES.uint32, cuda.uint32(-1), 'n')).toBe(2 ** 32 - 1);
+    expect(coerceArg(DTYPES.int32, cuda.int64(2n ** 31n), 'n')).toBe(-(2 ** 31));
+    expect(coerceArg(DTYPES.uint8, cuda.int32(256), 'n')).toBe(0);
+    // 64-bit: fractions and NaN are range errors too; bigints are range-checked by coerce.
+    expectCode(() => coerceArg(DTYPES.int64, 0.5, 'n'), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => coerceArg(DTYPES.uint64, NaN, 'n'), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => coerceArg(DTYPES.uint64, -1, 'n'), RangeError, 'ERR_OUT_OF_RANGE');
+    expect(coerceArg(DTYPES.uint64, 2n ** 64n - 1n, 'n')).toBe(2n ** 64n - 1n);
+    // Floats take any number; bool refuses NaN.
+    expect(coerceArg(DTYPES.float32, NaN, 'x')).toBeNaN();
+    expect(coerceArg(DTYPES.float64, 2 ** 80, 'x')).toBe(2 ** 80);
+    expectCode(() => coerceArg(DTYPES.bool, NaN, 'b'), RangeError, 'ERR_OUT_OF_RANGE');
+    expect(coerceArg(DTYPES.bool, false, 'b')).toBe(0);
+    // Through a parsed argument list (ReductionKernel/scan kernels' scalars).
+    const args = parseArguments('unsigned int n, unsigned char c, float x', 'k');
+    expect(args.pack([5, 255, 0.5], 'k()').values.map((v) => (v as { value: unknown }).value)).toEqual([5, 255, 0.5]);
+    expect(expectCode(() => args.pack([-1, 0, 0], 'k()'), RangeError, 'ERR_OUT_OF_RANGE').message).toContain('"n"');
+    expect(expectCode(() => args.pack([0, 256, 0], 'k()'), RangeError, 'ERR_OUT_OF_RANGE').message).toContain('"c"');
+    expectCode(() => args.pack([2 ** 32, 0, 0], 'k()'), RangeError, 'ERR_OUT_OF_RANGE');
+    // Kernel launches with a parsed signature check before any driver call (the handle is never used).
+    const sig = parseKernelSignatures('__global__ void k(unsigned n, unsigned char c, int i, float x) {}').get('k')!;
+    const k = makeFunction({} as never, 'k', sig, null);
+    for (const bad of [[-1, 0, 0, 0], [0, 256, 0, 0], [0, 0, 2 ** 31, 0], [NaN, 0, 0, 0], [0, 0, 0.5, 0]]) {
+      expectCode(() => k(...bad, { block: [1] }), RangeError, 'ERR_OUT_OF_RANGE');
+    }
+    expect(expectCode(() => k(-1, 0, 0, 0, { block: [1] }), RangeError, 'ERR_OUT_OF_RANGE').message).toContain('"n"');
+  });
+
+  test('declaration and signature parsing is linear (long inputs parse in well under the test timeout)', () => {
+    // Each of these took seconds at 40k characters (quadratic regexes); 400k would take minutes.
+    const long = 'a'.repeat(400000);
+    expectCode(() => parseCArgs(`float ${long} !`), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expect(parseCArgs(`float ${long}`)[0].name).toBe(long);
+    expectCode(() => parseCArgs('/* '.repeat(130000) + 'float x'), TypeError, 'ERR_INVALID_ARG_VALUE'); // unclosed: left as is
+    expect(parseKernelSignatures('__global__ __launch_bounds__('.repeat(15000)).size).toBe(0);
+    expect(parseKernelSignatures('__global__ void k('.repeat(20000)).size).toBe(0);
+    expect(parseKernelSignatures('/* '.repeat(130000)).size).toBe(0);
+    expect(parseArguments(`float ${long}`, 'k').params[0].name).toBe(long);
+  });
+
+  test('stripComments matches C: block and line comments become a space, an unclosed block stays', () => {
+    expect(stripComments('int /* a */ x; // b')).toBe('int   x;  ');
+    expect(stripComments('a // x\nb')).toBe('a  \nb');
+    expect(stripComments('/* open')).toBe('/* open');
+    expect(stripComments('a/b')).toBe('a/b');
+    expect(stripComments('x /* a */ /* b */ y')).toBe('x     y');
+    expect(stripComments('a /**/ b')).toBe('a   b');
+    expect(stripComments('// only')).toBe(' ');
+    // The same declarations parse as before.
+    expect(parseCArgs('const float *x, /* c */ float a, // d\n int b[], unsigned char c, pycuda::complex<float> *z')
+      .map((a) => `${a.name}:${a.ctype}:${a.pointer}`))
+      .toEqual(['x:float:true', 'a:float:false', 'b:int:true', 'c:unsigned char:false', 'z:pycuda::complex<float>:true']);
+    expectCode(() => parseCArgs('float 1abc'), TypeError, 'ERR_INVALID_ARG_VALUE'); // type "float 1", as before
+  });
+
+  test('NODECUDA_* tuning variables are validated and named', () => {
+    expect(envNumber('X', 128, { min: 32, max: 1024, multipleOf: 32 }, {})).toBe(128);
+    expect(envNumber('X', 128, { min: 32, max: 1024, multipleOf: 32 }, { X: '' })).toBe(128);
+    expect(envNumber('X', 128, { min: 32, max: 1024, multipleOf: 32 }, { X: '256' })).toBe(256);
+    for (const bad of ['abc', '0', '100', '2048', '-32', 'NaN', '1e9', '64.5']) {
+      const e = expectCode(() => envNumber('NODECUDA_EW_BLOCK', 128, { min: 32, max: 1024, multipleOf: 32 }, { NODECUDA_EW_BLOCK: bad }),
+        RangeError, 'ERR_INVALID_ENV');
+      expect(e.message).toContain('NODECUDA_EW_BLOCK');
+    }
+    expect(envNumber('W', 2, { min: 0.125, max: 64, integer: false }, { W: '1.5' })).toBe(1.5);
+    expectCode(() => envNumber('U', 8, { min: 4, max: 8, oneOf: [4, 8] }, { U: '6' }), RangeError, 'ERR_INVALID_ENV');
+    expect(envFlag('F', true, { F: '0' })).toBe(false);
+    expect(envFlag('F', false, { F: '1' })).toBe(true);
+    expect(envFlag('F', true, {})).toBe(true);
+    expectCode(() => envFlag('F', true, { F: 'off' }), RangeError, 'ERR_INVALID_ENV');
+    // A module that reads one at load names it.
+    const saved = process.env.NODECUDA_EW_BLOCK;
+    process.env.NODECUDA_EW_BLOCK = '100';
+    try {
+      jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load is the point
+        const e = expectCode(() => require('../lib/kernels'), RangeError, 'ERR_INVALID_ENV');
+        expect(e.message).toContain('NODECUDA_EW_BLOCK="100"');
+      });
+    } finally {
+      if (saved === undefined) delete process.env.NODECUDA_EW_BLOCK; else process.env.NODECUDA_EW_BLOCK = saved;
+    }
+  });
+
+  test('memset value and width are checked natively (no silent truncation)', () => {
+    for (const [value, width] of [[256, 1], [-1, 1], [65536, 2], [2 ** 32, 4], [1.5, 4], [NaN, 1], ['1', 1]] as const) {
+      expectCode(() => native.memset(1n, value as never, 1, width, null, false), RangeError, 'ERR_OUT_OF_RANGE');
+    }
+    expectCode(() => native.memset(1n, 0, 1, 3 as never, null, false), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => native.memset(1n, 0, 1, 8 as never, null, false), RangeError, 'ERR_OUT_OF_RANGE');
+  });
+
+  test('typed errors for hostile sizes, options and arrays', () => {
+    let caught: unknown;
+    try { driver.pagelockedEmpty([2 ** 40]); } catch (e) { caught = e; }
+    expect(caught).toBeInstanceOf(RangeError);
+    expect(['ERR_OUT_OF_RANGE', 'ERR_MEMORY_ALLOCATION_FAILED']).toContain((caught as { code?: string }).code);
+    for (const n of [-1, 1.5, NaN, 2 ** 60, '3', 3n]) {
+      expect(() => cuda.random.seedGetterUnique(n as never)).toThrow(expect.objectContaining({ code: expect.stringMatching(/^ERR_/) }));
+      expect(() => cuda.random.seedGetterUniform(n as never)).toThrow(expect.objectContaining({ code: expect.stringMatching(/^ERR_/) }));
+      expect(() => cuda.random.generateDirectionVectors32(n as never)).toThrow(expect.objectContaining({ code: expect.stringMatching(/^ERR_/) }));
+      expect(() => cuda.random.generateScrambleConstants32(n as never)).toThrow(expect.objectContaining({ code: expect.stringMatching(/^ERR_/) }));
+    }
+    for (const bad of [undefined, null, NaN, {}, [1]]) {
+      expectCode(() => cuda.gpuarray.emptyLike(bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expectCode(() => cuda.gpuarray.zerosLike(bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expectCode(() => cuda.gpuarray.onesLike(bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expectCode(() => cuda.gpuarray.take(bad as never, [0]), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expectCode(() => cuda.gpuarray.put(bad as never, [0], bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    }
+    expectCode(() => cuda.gpuarray.full([2], undefined as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => cuda.gpuarray.full([2], null as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => cuda.gpuarray.toGpu([1, 2], 5 as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => cuda.gpuarray.zeros([2], 'float32', 'x' as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => cuda.floatToHalfBits(Symbol('x') as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => cuda.floatToHalfBits(1n as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => cuda.halfBitsToFloat(1n as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
+
+  test('In/Out/InOut read the host range once', () => {
+    let reads = 0;
+    const a = new Float32Array(4);
+    Object.defineProperty(a, 'byteLength', { get: () => { reads++; return 16; } });
+    const h = driver.In(a);
+    expect(h.range).toEqual(expect.objectContaining({ byteOffset: 0, byteLength: 16 }));
+    expect(Object.isFrozen(h.range)).toBe(true);
+    expect(reads).toBe(1);
   });
 });

@@ -9,6 +9,8 @@ import {
   transposeAxes,
 } from '../lib/shape';
 import { expectCode } from './helpers';
+import { DTYPES } from '../lib/dtype';
+import { checkAligned } from '../lib/gpuarray';
 
 /** Byte offsets of every element of a layout, in C (row-major) order. */
 function offsets(shape: Shape, strides: readonly number[], base = 0): number[] {
@@ -434,5 +436,51 @@ describe('applyIndex', () => {
     for (const bad of ['abc', '1:2:3:4', '1.5:', '', '1,', ':: -1 x', '....']) {
       expectCode(() => applyIndex(S, T, [bad]), TypeError, 'ERR_INVALID_ARG_VALUE');
     }
+  });
+});
+
+describe('hostile axes, slices and misaligned layouts', () => {
+  test('squeeze/transpose/expandDims axes: typed errors; squeeze(null) is every length-1 axis', () => {
+    for (const bad of ['1', {}, Symbol('a'), 1n, () => 0]) {
+      expectCode(() => squeezeAxes([1, 3], bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expectCode(() => transposeAxes(2, bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expectCode(() => expandDims([2, 3], [12, 4], bad as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    }
+    expect(squeezeAxes([1, 3, 1], null)).toEqual([0, 2]);
+    expect(transposeAxes(3, null)).toEqual([2, 1, 0]);
+    expectCode(() => squeezeAxes([1, 3], [1.5]), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => squeezeAxes([1, 3], [NaN]), TypeError, 'ERR_INVALID_ARG_TYPE');
+    // A Symbol inside a list of axes: the error message itself must not throw.
+    expectCode(() => transposeAxes(2, [Symbol('a')] as never), RangeError, 'ERR_INVALID_ARG_VALUE');
+    expect(formatShape([Symbol('s') as never, 2])).toBe('(Symbol(s),2)');
+  });
+
+  test('Slice.indices(size) refuses non-sizes', () => {
+    for (const bad of [-1, 1.5, NaN, Infinity, 1n, '3', Symbol('x')]) {
+      expectCode(() => slice(1, 3).indices(bad as never), RangeError, 'ERR_OUT_OF_RANGE');
+    }
+    expect(slice(1, 3).indices(5)).toEqual({ start: 1, stop: 3, step: 1, length: 2 });
+  });
+
+  test('views must be aligned for their dtype (ERR_MISALIGNED_VIEW)', () => {
+    const f64 = DTYPES.float64, c128 = DTYPES.complex128, c64 = DTYPES.complex64;
+    // Float32Array(8).index('1:7').view('float64'): offset 4.
+    expectCode(() => checkAligned(4, [3], [8], f64), RangeError, 'ERR_MISALIGNED_VIEW');
+    // Float64Array(6).index('1:5').view('complex128'): offset 8.
+    const e = expectCode(() => checkAligned(8, [2], [16], c128), RangeError, 'ERR_MISALIGNED_VIEW');
+    expect(e.message).toContain('16');
+    // reshape(3,3).index(':', '0:2').view('float64'): strides [12, 8] (wrong values before).
+    expectCode(() => checkAligned(0, [3, 1], [12, 8], f64), RangeError, 'ERR_MISALIGNED_VIEW');
+    expectCode(() => checkAligned(0, [2, 2], [16, 4], c64), RangeError, 'ERR_MISALIGNED_VIEW');
+    expectCode(() => checkAligned(0, [2], [-12], f64), RangeError, 'ERR_MISALIGNED_VIEW');
+    // Aligned layouts, negative strides, broadcast (0) strides, length-1 axes and empty views pass.
+    for (const [addr, shape, strides, dt] of [
+      [0, [3, 1], [16, 8], f64], [8, [3], [-8], f64], [16, [2, 3], [0, 16], c128], [0, [1, 3], [12, 8], f64],
+      [4, [0], [8], f64], [4, [3], [4], DTYPES.float32], [1, [3], [1], DTYPES.uint8], [2, [3], [-2], DTYPES.float16],
+    ] as const) {
+      expect(() => checkAligned(addr, shape, strides, dt)).not.toThrow();
+    }
+    // Every dtype's alignment is its itemsize (so strides that are multiples of it index whole elements).
+    for (const d of Object.values(DTYPES)) expect(d.align).toBe(d.bytes);
   });
 });

@@ -11,6 +11,7 @@ import {
   CudaError, DTYPES, NvrtcError, SourceModule, compiler, driver, floatToHalfBits,
 } from '../lib';
 import type { DTypeName, ScalarFactory } from '../lib';
+import { native } from '../lib/native';
 import { collect, describeGpu, expectCode } from './helpers';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, BigInt } = globalThis;
@@ -214,6 +215,38 @@ describeGpu('launch', () => {
       // A temporary In() copy made before a bad argument is freed again (checked by the leak test).
       expectCode(() => fn('add')(driver.In(ramp()), {}, driver.Out(new Float32Array(N)), N, { block, grid }),
         TypeError, 'ERR_INVALID_ARG_TYPE');
+    });
+    test('plain numbers for integer parameters must fit the C type; a Scalar is an explicit (wrapping) cast', () => {
+      const out = alloc(8), padOut = alloc(1);
+      const bad: Array<[DTypeName, unknown]> = [
+        ['int32', 2 ** 31], ['int32', NaN], ['int32', 1.5], ['uint32', -1], ['uint32', 2 ** 32], ['uint8', 256],
+        ['int8', -129], ['int16', 32768], ['uint16', -1], ['int64', 0.5], ['uint64', -1], ['int32', 2n ** 31n],
+      ];
+      for (const [name, v] of bad) {
+        const e = expectCode(() => put.getFunction(`put_${name}`)(out, -7, v, padOut, { block: [1] }), RangeError, 'ERR_OUT_OF_RANGE');
+        expect(e.message).toContain('"v"'); // names the parameter
+      }
+      expectCode(() => put.getFunction('put_uint32')(out, 300, 1, padOut, { block: [1] }), RangeError, 'ERR_OUT_OF_RANGE');
+      // The explicit cast keeps C's conversion.
+      put.getFunction('put_uint32')(out, -7, cuda.uint32(-1), padOut, { block: [1] });
+      const got = new Uint32Array(1);
+      driver.memcpyDtoh(got, out);
+      expect(got[0]).toBe(2 ** 32 - 1);
+      // Boundaries are accepted.
+      put.getFunction('put_int32')(out, -128, -(2 ** 31), padOut, { block: [1] });
+      const i32 = new Int32Array(1);
+      driver.memcpyDtoh(i32, out);
+      expect(i32[0]).toBe(-(2 ** 31));
+    });
+    test('native launch checks the element types of the config and parameter arrays', () => {
+      const h = native.moduleFunction(mod.handle, 'twice');
+      const params = new Uint8Array(16);
+      expectCode(() => native.launch(h, null, new Uint8Array(7) as never, params, 12, false), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expectCode(() => native.launch(h, null, new Int32Array(7) as never, params, 12, false), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expectCode(() => native.launch(h, null, new Uint32Array(7), new Float64Array(2) as never, 12, false), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expectCode(() => native.launch(h, null, new Uint32Array(6), params, 12, false), RangeError, 'ERR_OUT_OF_RANGE');
+      expectCode(() => native.launch(h, null, new Uint32Array(7), params, 17, false), RangeError, 'ERR_OUT_OF_RANGE');
+      expect(fn('scale')).toBeDefined(); // the module still works: later tests launch from it
     });
   });
 

@@ -300,6 +300,37 @@ __global__ void spin(long long cycles, int *out, int n, int v) {
       check.done();
     }));
 
+    test('misaligned views are refused (ERR_MISALIGNED_VIEW) and the context stays healthy', () => cuda.tidy(() => {
+      const check = softly();
+      // Each of these once faulted the context (MISALIGNED_ADDRESS) or read wrong bytes on add(1).
+      check(() => expectCode(() => gpuarray.toGpu(new Float32Array(8)).index('1:7').view('float64'), RangeError, 'ERR_MISALIGNED_VIEW'));
+      check(() => expectCode(() => gpuarray.toGpu(new Float64Array(6)).index('1:5').view('complex128'), RangeError, 'ERR_MISALIGNED_VIEW'));
+      check(() => expectCode(() => upload('float32', range(9), [3, 3]).index(':', '0:2').view('float64'), RangeError, 'ERR_MISALIGNED_VIEW'));
+      check(() => expectCode(() => upload('uint8', range(9)).index('1:').view('int32'), RangeError, 'ERR_MISALIGNED_VIEW'));
+      // Aligned offsets and strides still view, and compute right.
+      const f = new Float32Array([1, 2, 3, 4, 5, 6, 7, 8]);
+      const ok = gpuarray.toGpu(f).index('2:6').view('float64');
+      const expected = new Float64Array(f.slice(2, 6).buffer).map((x) => x + 1);
+      check(() => expectArray(ok.add(1), 'float64', [2], Array.from(expected)));
+      const rows = upload('float32', range(12), [3, 4]).index(':', '0:2').view('float64'); // strides [16, 8]
+      check(() => expect(rows.strides).toEqual([16, 8]));
+      const ref = new Float64Array(new Float32Array(range(12)).buffer);
+      check(() => expectArray(rows.add(1), 'float64', [3, 1], [ref[0] + 1, ref[2] + 1, ref[4] + 1]));
+      // The misaligned case as a copy works, and later work is correct (nothing poisoned).
+      const copied = gpuarray.toGpu(new Float32Array(8)).index('1:7').copy().view('float64');
+      check(() => expectArray(copied.add(1), 'float64', [3], [1, 1, 1]));
+      check(() => expectArray(upload('float64', [1, 2, 3]).mul(2), 'float64', [3], [2, 4, 6]));
+      check.done();
+    }));
+
+    test('a broadcast view of more than 2^32 elements sums exactly (64-bit indexing, as NumPy)', () => cuda.tidy(() => {
+      const n = 2 ** 33 + 3; // no memory behind it: stride 0
+      expect(upload('float64', [1]).broadcastTo([n]).sum().item()).toBe(n);
+      const rows = upload('int32', [2, 3], [2, 1]).broadcastTo([2, 2 ** 32 + 1]).sum({ axis: 1 });
+      expect(rows.dtype.name).toBe('int64');
+      expect(Array.from(rows.get() as BigInt64Array)).toEqual([2n * (2n ** 32n + 1n), 3n * (2n ** 32n + 1n)]);
+    }));
+
     test('transpose, T, squeeze, expandDims, broadcastTo', () => cuda.tidy(() => {
       const check = softly();
       const base = range(24);

@@ -56,8 +56,11 @@ function linRef(d: DTypeName, a: V, b: V, x: V, y: V): V {
 function scalars(d: DTypeName): { a: unknown; b: unknown; av: V; bv: V } {
   switch (kind(d)) {
     case 'b': return { a: true, b: true, av: 1, bv: 1 };
-    // uint64 takes its wrapped value (a 64-bit argument out of range is a RangeError).
-    case 'i': case 'u': return { a: 3, b: d === 'uint64' ? 2n ** 64n - 2n : -2, av: store(d, 3n), bv: store(d, -2n) };
+    // A plain number must fit the C type (RangeError otherwise): unsigned types get -2 as an explicit
+    // cast, a Scalar (uint64: its wrapped value as a bigint, since the cast range-checks 64 bits).
+    case 'i': return { a: 3, b: -2, av: store(d, 3n), bv: store(d, -2n) };
+    case 'u': return { a: 3, b: d === 'uint64' ? 2n ** 64n - 2n : new Scalar(dtype(d), 2 ** (8 * dtype(d).bytes) - 2),
+      av: store(d, 3n), bv: store(d, -2n) };
     case 'f': return { a: 2, b: -0.5, av: 2, bv: -0.5 };
     default: return { a: { re: 2, im: 0 }, b: new Scalar(dtype(d), { re: -0.5, im: 0 }), av: { re: 2, im: 0 }, bv: { re: -0.5, im: 0 } };
   }
@@ -146,6 +149,14 @@ describeGpu('ElementwiseKernel (PyCUDA form)', () => {
     expect(expectCode(() => k(1, t, z), TypeError, 'ERR_NOT_CONTIGUOUS').message).toContain('a.copy()');
     expectCode(() => k(1, x, gpuarray.zeros([5], 'float32')), RangeError, 'ERR_SHAPE_MISMATCH');
     expectCode(() => k(1, x, z, { grid: [1] }), TypeError, 'ERR_INVALID_ARG_VALUE');
+    // Integer scalars must fit their C type; an explicit Scalar is a (wrapping) cast.
+    const ku = new ElementwiseKernel('unsigned int m, unsigned char c, float *z', 'z[i] = (float)m + (float)c', 'uc');
+    expect(expectCode(() => ku(-1, 0, z), RangeError, 'ERR_OUT_OF_RANGE').message).toContain('"m"');
+    expect(expectCode(() => ku(1, 256, z), RangeError, 'ERR_OUT_OF_RANGE').message).toContain('"c"');
+    expectCode(() => ku(NaN, 0, z), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => ku(1.5, 0, z), RangeError, 'ERR_OUT_OF_RANGE');
+    ku(new Scalar(dtype('uint32'), 7), new Scalar(dtype('uint8'), 255), z);
+    expect(Array.from(z.get() as Float32Array)).toEqual([262, 262, 262, 262]);
   });
 
   test('identical kernels compile once per process', () => {
@@ -224,6 +235,10 @@ describeGpu('ElementwiseKernel.generic (CuPy form)', () => {
     const x = upload('float32', [1, 2, 3]);
     expectArray(axpb(x, 2.5, 0.5) as GPUArray, 'float32', [3], [3, 5.5, 8]);
     expectArray(axpb(upload('int16', [1, 2, 3]), 2.5, 1) as GPUArray, 'int16', [3], [3, 5, 7]); // 2.5 → int16 2
+    // A weak number that T cannot hold is an error (NumPy 2's OverflowError), not a wrapped value.
+    expectCode(() => axpb(upload('uint8', [1, 2]), 300, 0), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => axpb(upload('uint8', [1, 2]), -1, 0), RangeError, 'ERR_OUT_OF_RANGE');
+    expectArray(axpb(upload('uint8', [1, 2]), new Scalar(dtype('uint8'), 255), 0) as GPUArray, 'uint8', [2], [255, 254]);
     const conv = ElementwiseKernel.generic('float32 x', 'int32 z', 'z = (int)(x * 2)', 'conv');
     expectArray(conv(upload('int16', [1, -2, 3])) as GPUArray, 'int32', [3], [2, -4, 6]);
     expectCode(() => add(x, upload('float64', [1, 2, 3])), TypeError, 'ERR_INVALID_DTYPE');

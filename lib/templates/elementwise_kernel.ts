@@ -3,7 +3,7 @@
  * (half, pycuda::complex, nc_raw, <stdint> names — no headers), the PyCUDA grid-stride kernel,
  * and the wrapper body that turns a CuPy-style operation into an ElementwiseSpec body.
  */
-import { DTYPES, DType } from '../dtype';
+import { DTYPES, DType, own } from '../dtype';
 import { typeError } from '../errors';
 import { PREAMBLE } from './preamble';
 
@@ -25,7 +25,7 @@ const C_TYPES: Record<string, keyof typeof DTYPES> = {
 /** The dtype a C type names (PyCUDA spellings, or a dtype name such as `float32`), or undefined. */
 export function cTypeDType(ctype: string): DType | undefined {
   const t = ctype.replace(/\s*([<>:])\s*/g, '$1').replace(/\s+/g, ' ').trim();
-  const name = C_TYPES[t] ?? (Object.prototype.hasOwnProperty.call(DTYPES, t) ? t : undefined);
+  const name = own(C_TYPES, t) ?? (Object.hasOwn(DTYPES, t) ? t : undefined);
   return name ? DTYPES[name as keyof typeof DTYPES] : undefined;
 }
 
@@ -56,12 +56,66 @@ function cOf(d: DType): string {
 }
 
 /**
+ * C source with comments replaced by a space, in one linear pass (the lazy regex `/\*[\s\S]*?\*\//`
+ * rescans to the end from every unclosed `/*`: quadratic). An unclosed block comment is left as is.
+ * @internal
+ * @example
+ * stripComments('int /* a *\/ x; // b') === 'int   x;  ';
+ */
+export function stripComments(src: string): string {
+  const n = src.length;
+  let out = '';
+  let start = 0;
+  for (let i = src.indexOf('/'); i >= 0 && i < n - 1; i = src.indexOf('/', i + 1)) {
+    const c = src.charCodeAt(i + 1);
+    if (c === 42 /* '*' */) {
+      const e = src.indexOf('*/', i + 2);
+      if (e < 0) break;
+      out += src.slice(start, i) + ' ';
+      start = e + 2;
+      i = e + 1;
+    } else if (c === 47 /* '/' */) {
+      const e = src.indexOf('\n', i + 2);
+      out += src.slice(start, i) + ' ';
+      start = e < 0 ? n : e;
+      if (e < 0) break;
+      i = e;
+    }
+  }
+  return out + src.slice(start);
+}
+
+/**
+ * `[whole, type text, name, '[]' or undefined]` of a declaration `<type> name` / `<type> name[]`,
+ * or null. A backward scan: the regex it replaces (`^(.*?)([A-Za-z_]\w*)\s*(\[\s*\])?$`) was
+ * quadratic in a long identifier that does not end the text (40k characters took seconds).
+ */
+function splitDeclarator(d: string): [string, string, string, string | undefined] | null {
+  let end = d.length;
+  let brackets: string | undefined;
+  if (d.endsWith(']')) {
+    let j = end - 2;
+    while (j >= 0 && /\s/.test(d[j])) j--;
+    if (j < 0 || d[j] !== '[') return null;
+    brackets = d.slice(j, end);
+    end = j;
+    while (end > 0 && /\s/.test(d[end - 1])) end--;
+  }
+  let k = end;
+  while (k > 0 && /\w/.test(d[k - 1])) k--;
+  // The regex took the longest identifier-shaped tail: skip leading digits of the word.
+  while (k < end && /\d/.test(d[k])) k++;
+  if (k === end) return null;
+  return [d, d.slice(0, k), d.slice(k, end), brackets];
+}
+
+/**
  * Parses a PyCUDA argument list such as `"float a, const float *x, float *z"` (pointers are
  * arrays, plain types scalars). TypeError ERR_INVALID_ARG_VALUE for what it cannot parse.
  */
 export function parseCArgs(decls: string): CArg[] {
   if (typeof decls !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'ElementwiseKernel: arguments must be a string of C declarations');
-  const src = decls.replace(/\/\*[\s\S]*?\*\//g, ' ').replace(/\/\/.*$/gm, ' ').trim();
+  const src = stripComments(decls).trim();
   if (src === '') return [];
   // Split on commas outside template brackets.
   const parts: string[] = [];
@@ -75,7 +129,7 @@ export function parseCArgs(decls: string): CArg[] {
   const seen = new Set<string>();
   return parts.map((raw) => {
     const d = raw.trim();
-    const m = /^(.*?)([A-Za-z_]\w*)\s*(\[\s*\])?$/.exec(d);
+    const m = splitDeclarator(d);
     const stars = (d.match(/\*/g) ?? []).length + (m?.[3] ? 1 : 0);
     const typeText = (m?.[1] ?? '').replace(/\*/g, ' ');
     const words = typeText.replace(/([<>:])/g, ' $1 ').split(/\s+/).filter(Boolean);

@@ -17,6 +17,7 @@
  * with 16-byte stores where the output is 16-byte aligned ('v' kernels), element stores otherwise
  * ('s'), stepping over the array by the grid's size (the grid holds a few waves of the device).
  */
+import { envNumber } from '../env';
 import { DType } from '../dtype';
 import { PREAMBLE } from './preamble';
 import { storageType } from './elementwise';
@@ -48,8 +49,7 @@ export function wordsPerElement(dist: Distribution, d: DType): 1 | 2 {
 // Bytes each thread writes (NODECUDA_RANDOM_THREAD_BYTES: 16, 32 or 64 overrides it). Measured on
 // an H200 (float32, 2^28): uniform is fastest with one 16-byte store per thread (3.3 TB/s against
 // 2.0 with two), the distributions with more arithmetic per word with two (normal: 2.4 against 2.1).
-const THREAD_BYTES = [16, 32, 64].includes(Number(process.env.NODECUDA_RANDOM_THREAD_BYTES))
-  ? Number(process.env.NODECUDA_RANDOM_THREAD_BYTES) : 0;
+const THREAD_BYTES = envNumber('NODECUDA_RANDOM_THREAD_BYTES', 0, { min: 16, max: 64, oneOf: [16, 32, 64] });
 
 /** Elements one thread writes: U units per block × G blocks (the thread bytes where the type allows). */
 export function elementsPerThread(dist: Distribution, d: DType): number {

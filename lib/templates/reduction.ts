@@ -9,6 +9,7 @@
  *   contiguous), the reduction split over blockIdx.y with partials and per-column-tile counters.
  * Warp shuffles (`__shfl_down_sync`) and shared memory; no volatile warp-synchronous code.
  */
+import { envNumber } from '../env';
 
 /** What a reduction computes (all strings are CUDA C). */
 export interface ReduceSpec {
@@ -59,10 +60,10 @@ export const REDUCE_BLOCK = 256;
  * Loads in flight per thread in the cols variant: 8 (default) or 4 (NODECUDA_RED_COLS_UNROLL).
  * H200, sum over axis 0 of 16384² float32: 4 loads 3.79 TB/s, 8 loads 3.91 (4.00 with 2 waves).
  */
-const COLS_UNROLL = Number(process.env.NODECUDA_RED_COLS_UNROLL) === 4 ? 4 : 8;
+const COLS_UNROLL = envNumber('NODECUDA_RED_COLS_UNROLL', 8, { min: 4, max: 8, oneOf: [4, 8] });
 
 /** Vector loads in flight per thread in the rows variant (tuning: NODECUDA_RED_UNROLL). */
-const REDUCE_UNROLL = Math.max(1, Math.min(8, Number(process.env.NODECUDA_RED_UNROLL) || 2));
+const REDUCE_UNROLL = envNumber('NODECUDA_RED_UNROLL', 2, { min: 1, max: 8 });
 
 /** Device helpers shared by every reduction and scan kernel (once per module). */
 export const REDUCE_PREAMBLE = String.raw`

@@ -9,6 +9,7 @@
  * results are (flags, value) pairs, flags = has-value | contains-segment-start, so no neutral
  * element is needed for the scan itself.
  */
+import { envFlag, envNumber } from '../env';
 
 /** What a scan computes (CUDA C strings). */
 export interface ScanSpec {
@@ -46,19 +47,19 @@ export interface ScanSpec {
 // 128 × 12 KiB 2640-2790; 192 × 24 KiB 2380; 64 × 8 KiB 2480; without the first sleep 2785.
 // Full tiles are loaded without bounds checks (NODECUDA_SCAN_FULL=0 turns it off: 2363 → 2256 at
 // 256 × 32 KiB).
-export const SCAN_BLOCK = Number(process.env.NODECUDA_SCAN_BLOCK) || 128;
-const TILE_BYTES = Math.min(45056, Number(process.env.NODECUDA_SCAN_TILE_BYTES) || 16384);
-const FULL_TILES = process.env.NODECUDA_SCAN_FULL !== '0';
+export const SCAN_BLOCK = envNumber('NODECUDA_SCAN_BLOCK', 128, { min: 32, max: 1024, multipleOf: 32 });
+const TILE_BYTES = envNumber('NODECUDA_SCAN_TILE_BYTES', 16384, { min: 256, max: 45056 });
+const FULL_TILES = envFlag('NODECUDA_SCAN_FULL', true);
 // Full tiles of cumsum/cumprod and the scan builders load 16-byte vectors (NODECUDA_SCAN_VECTOR=0:
 // off). H200, cumsum 2^28 float32 / int32: 2338 / 2411 GB/s without, 2410-2480 / 2480-2520 with.
-const VECTOR_LOADS = process.env.NODECUDA_SCAN_VECTOR !== '0';
-const MIN_BLOCKS = process.env.NODECUDA_SCAN_MIN_BLOCKS === undefined ? 6 : Number(process.env.NODECUDA_SCAN_MIN_BLOCKS) || 0;
+const VECTOR_LOADS = envFlag('NODECUDA_SCAN_VECTOR', true);
+const MIN_BLOCKS = envNumber('NODECUDA_SCAN_MIN_BLOCKS', 6, { min: 0, max: 32 });
 // Look-back sleeps, as CUB's fixed delay (its sm_90 values for float sums): __nanosleep before a
 // tile starts looking back (ns, NODECUDA_SCAN_SLEEP_FIRST) and before each poll of a predecessor's
 // status (NODECUDA_SCAN_SLEEP), in launches of at least 500 tiles. Spinning without them takes
 // memory-system bandwidth from the tiles still loading and storing.
-const SLEEP_FIRST = Number(process.env.NODECUDA_SCAN_SLEEP_FIRST ?? 1140) || 0;
-const SLEEP = Number(process.env.NODECUDA_SCAN_SLEEP ?? 688) || 0;
+const SLEEP_FIRST = envNumber('NODECUDA_SCAN_SLEEP_FIRST', 1140, { min: 0, max: 1e6 });
+const SLEEP = envNumber('NODECUDA_SCAN_SLEEP', 688, { min: 0, max: 1e6 });
 const sleep = (ns: number): string => (ns ? `
 #if __CUDA_ARCH__ >= 700
         if (gridDim.x >= 500) __nanosleep(${ns});
