@@ -20,6 +20,8 @@ import * as randomNs from './random';
 import { GPUArray } from './gpuarray';
 import { native } from './native';
 import * as curandomNs from './curandom';
+import * as arrays from './cuda_array';
+import * as textures from './texture';
 
 export { CudaError, NvrtcError } from './errors';
 export type { CudaErrorInfo, NvrtcErrorInfo } from './errors';
@@ -164,7 +166,27 @@ export const driver = Object.freeze({
   InOut: launchNs.InOut,
   moduleFromBuffer: compilerNs.moduleFromBuffer,
   Module: compilerNs.Module,
+  Array: arrays.CudaArray,
+  arrayFormat: arrays.arrayFormat,
+  arrayFlags: arrays.arrayFlags,
+  addressMode: arrays.addressMode,
+  filterMode: arrays.filterMode,
+  textureFlags: arrays.textureFlags,
+  memAllocPitch: arrays.memAllocPitch,
+  memcpy2D: arrays.memcpy2D,
+  memcpy2DAsync: arrays.memcpy2DAsync,
+  memcpy3D: arrays.memcpy3D,
+  memcpy3DAsync: arrays.memcpy3DAsync,
+  Memcpy2D: arrays.Memcpy2D,
+  Memcpy3D: arrays.Memcpy3D,
+  matrixToArray: arrays.matrixToArray,
+  arrayFromGPUArray: arrays.arrayFromGPUArray,
+  gpuarrayToArray: arrays.arrayFromGPUArray,
+  TextureObject: textures.TextureObject,
+  SurfaceObject: textures.SurfaceObject,
 });
+export type { CudaArray, ArrayDescriptor, ArrayDescriptorInfo, ArrayFormatLike, CopyEnd, Memcpy2DOptions, Memcpy3DOptions, ToArrayOptions } from './cuda_array';
+export type { TextureObject, SurfaceObject, TextureDesc, TextureResource, LinearResource, Pitch2DResource, AddressModeName } from './texture';
 
 export type { SeedGetter, GeneratorLayout, CurandOptions } from './curandom';
 

@@ -27,6 +27,8 @@ export const CTYPES: Record<string, keyof typeof DTYPES> = {
   'unsigned long long': 'uint64', 'unsigned long long int': 'uint64', int64_t: 'int64',
   uint64_t: 'uint64', size_t: 'uint64', ptrdiff_t: 'int64', ssize_t: 'int64', float: 'float32',
   double: 'float64', __half: 'float16', half: 'float16',
+  // texture and surface objects (lib/texture.ts): 64-bit handles
+  cudaTextureObject_t: 'uint64', cudaSurfaceObject_t: 'uint64', CUtexObject: 'uint64', CUsurfObject: 'uint64',
 };
 
 /** Parses one C parameter declaration ("const float * __restrict__ x"). */

@@ -33,13 +33,19 @@ const napi_type_tag* TagOf(Kind k) {
                                        {0x6e6f6465637564a4ULL, 0x6c4f5e6d7c8b9a04ULL},
                                        {0x6e6f6465637564a5ULL, 0x5b5a6978879695a5ULL},
                                        {0x6e6f6465637564a6ULL, 0x4a6b7c8d9eafb006ULL},
-                                       {0x6e6f6465637564a7ULL, 0x397c8d9eafb0c107ULL}};
+                                       {0x6e6f6465637564a7ULL, 0x397c8d9eafb0c107ULL},
+                                       {0x6e6f6465637564a8ULL, 0x2f8b9cadbecfd008ULL},
+                                       {0x6e6f6465637564a9ULL, 0x1e9aabbccddeef09ULL},
+                                       {0x6e6f6465637564aaULL, 0x0da9bacbdcedfe0aULL},
+                                       {0x6e6f6465637564abULL, 0xfcb8c9dae0f1020bULL},
+                                       {0x6e6f6465637564acULL, 0xebc7d8e9f001130cULL}};
   return &tags[static_cast<int>(k)];
 }
 
 const char* KindName(Kind k) {
-  static const char* names[] = {"Stream",           "Event",  "Module", "Function",
-                                "HostRegistration", "Context"};
+  static const char* names[] = {"Stream",           "Event",     "Module",          "Function",
+                                "HostRegistration", "Context",   "Array",           "TextureObject",
+                                "SurfaceObject",    "GLContext", "GraphicsResource"};
   return names[static_cast<int>(k)];
 }
 
@@ -172,6 +178,8 @@ Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
   InitModule(env, exports);
   InitLaunch(env, exports);
   InitCurand(env, exports);
+  InitArray(env, exports);
+  InitGl(env, exports);
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
   return exports;
 }

@@ -58,6 +58,8 @@ void InitProgram(Napi::Env env, Napi::Object exports);
 void InitModule(Napi::Env env, Napi::Object exports);
 void InitLaunch(Napi::Env env, Napi::Object exports);
 void InitCurand(Napi::Env env, Napi::Object exports);
+void InitArray(Napi::Env env, Napi::Object exports);
+void InitGl(Napi::Env env, Napi::Object exports);
 
 // Reads a non-negative integer argument that fits in size_t (TS validates; this is the backstop).
 size_t SizeArg(const Napi::CallbackInfo& info, size_t i, const char* name);

@@ -191,7 +191,19 @@ struct ContextRes {  // a JS handle on a Context
 };
 
 // Type tags, one per kind of handle, so a handle of one kind is never taken for another.
-enum class Kind { Stream, Event, Module, Function, HostReg, Context };
+enum class Kind {
+  Stream,
+  Event,
+  Module,
+  Function,
+  HostReg,
+  Context,
+  Array,
+  TexObject,
+  SurfObject,
+  GlContext,
+  GraphicsResource
+};
 const napi_type_tag* TagOf(Kind k);
 const char* KindName(Kind k);
 

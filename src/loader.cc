@@ -15,6 +15,7 @@ namespace {
 #define NODECUDA_STR(x) NODECUDA_STR2(x)
 
 DriverApi g_cu;
+void* g_cu_lib = nullptr;
 DriverState g_driver;
 std::once_flag g_driver_once;
 
@@ -42,6 +43,7 @@ void OpenDriver() {
                        dlerror();
     return;
   }
+  g_cu_lib = lib;
   std::string missing;
 #define NODECUDA_LOAD_CU(name)                      \
   if (!Resolve(lib, NODECUDA_STR(name), g_cu.name)) \
@@ -140,6 +142,11 @@ const DriverApi& Cu_Unchecked() {
 }
 
 const DriverApi& CuRaw() { return g_cu; }
+
+void* DriverSymbol(const char* name) {
+  if (!LoadDriver().found || !g_cu_lib) return nullptr;
+  return dlsym(g_cu_lib, name);
+}
 
 const NvrtcApi& Nvrtc() {
   std::call_once(g_nvrtc_once, OpenNvrtc);

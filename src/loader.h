@@ -29,7 +29,12 @@ namespace nodecuda {
   X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize) X(cuEventQuery) \
   X(cuEventElapsedTime) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) \
   X(cuModuleGetGlobal) X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel) \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuOccupancyMaxPotentialBlockSize)
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuOccupancyMaxPotentialBlockSize) \
+  X(cuArray3DCreate) X(cuArray3DGetDescriptor) X(cuArrayDestroy) X(cuMemcpy3D) \
+  X(cuMemcpy3DAsync) X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuSurfObjectCreate) \
+  X(cuSurfObjectDestroy) X(cuGraphicsMapResources) X(cuGraphicsUnmapResources) \
+  X(cuGraphicsResourceGetMappedPointer) X(cuGraphicsSubResourceGetMappedArray) \
+  X(cuGraphicsUnregisterResource) X(cuGraphicsResourceSetMapFlags)
 
 #define NODECUDA_NVRTC_FUNCS(X) \
   X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram) \
@@ -65,6 +70,9 @@ const DriverApi& Cu_Unchecked();
 // neither (the queue's own calls, error names).
 const DriverApi& CuRaw();
 void BeforeDriverCall(bool report);
+// A symbol of the opened driver library outside the table (cudaGL.h's registration functions,
+// whose header needs GL's); nullptr when the driver is not loaded or lacks it.
+void* DriverSymbol(const char* name);
 // The NVRTC table; throws NvrtcErr NVRTC_NOT_FOUND when no libnvrtc could be opened.
 const NvrtcApi& Nvrtc();
 // Where NVRTC was found ("" when not loaded).

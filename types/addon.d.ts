@@ -10,6 +10,9 @@ declare namespace NativeAddon {
   interface FunctionHandle { readonly __brand: 'Function' }
   interface HostRegHandle { readonly __brand: 'HostRegistration' }
   interface ContextHandle { readonly __brand: 'Context' }
+  interface ArrayHandle { readonly __brand: 'Array' }
+  interface TexObjectHandle { readonly __brand: 'TextureObject' }
+  interface SurfObjectHandle { readonly __brand: 'SurfaceObject' }
   type HostBuffer = ArrayBuffer | ArrayBufferView | SharedArrayBuffer;
   /**
    * `pinned` of a copy: the page-locked registration covering the host range (null: pageable,
@@ -30,6 +33,43 @@ declare namespace NativeAddon {
     image: Uint8Array;
     log: string;
     loweredNames: string[];
+  }
+
+  /** One end of memcpy3D: kind 0 host, 1 device, 2 array; x in bytes. */
+  interface CopySide {
+    kind: 0 | 1 | 2;
+    host?: ArrayBuffer | ArrayBufferView;
+    byteOffset?: number;
+    byteLength?: number;
+    ptr?: bigint;
+    array?: ArrayHandle;
+    x: number;
+    y: number;
+    z: number;
+    pitch: number;
+    height: number;
+  }
+
+  /** What a texture object reads: kind 0 array, 1 linear memory, 2 pitched 2-D memory. */
+  interface TextureResourceDesc {
+    kind: 0 | 1 | 2;
+    array?: ArrayHandle;
+    ptr?: bigint;
+    format?: number;
+    channels?: number;
+    bytes?: number;
+    width?: number;
+    height?: number;
+    pitch?: number;
+  }
+
+  /** CUDA_TEXTURE_DESC's fields. */
+  interface TextureDesc {
+    addressMode: number[];
+    filterMode: number;
+    flags: number;
+    maxAnisotropy: number;
+    borderColor: number[];
   }
 
   interface Addon {
@@ -138,5 +178,21 @@ declare namespace NativeAddon {
      * library path]; or the reason (a string) when libcurand cannot be used.
      */
     curandTable(which: 0 | 1 | 2): [ArrayBuffer, number, string] | string;
+
+    // array.cc
+    arrayCreate(format: number, channels: number, width: number, height: number, depth: number,
+      flags: number): ArrayHandle;
+    /** [format, channels, width, height, depth, flags] */
+    arrayDescriptor(a: ArrayHandle): [number, number, number, number, number, number];
+    /** Frees an owned array now (idempotent); a mapped one is only forgotten. */
+    arrayDestroy(a: ArrayHandle): void;
+    memcpy3D(src: CopySide, dst: CopySide, widthInBytes: number, height: number, depth: number,
+      stream: StreamHandle | null, async: false): void;
+    memcpy3D(src: CopySide, dst: CopySide, widthInBytes: number, height: number, depth: number,
+      stream: StreamHandle | null, async: true): Promise<void>;
+    texObjectCreate(resource: TextureResourceDesc, desc: TextureDesc): [TexObjectHandle, bigint];
+    texObjectDestroy(t: TexObjectHandle): void;
+    surfObjectCreate(a: ArrayHandle): [SurfObjectHandle, bigint];
+    surfObjectDestroy(s: SurfObjectHandle): void;
   }
 }
