@@ -193,7 +193,13 @@ Napi::Value Memcpy3D(const Napi::CallbackInfo& info) {
     return info.Env().Undefined();
   }
   if (!empty) CU_CHECK(Cu().cuMemcpy3DAsync(&p, stream));
-  return WhenDone(info.Env(), ctx, stream, nullptr, nullptr, std::move(keep));
+  AsyncOp op;
+  op.ctx = ctx;
+  // Host sides may be page-locked JS memory the DMA still uses (pageable ones were copied
+  // before cuMemcpy3DAsync returned).
+  op.uses_js_memory = !keep.empty();
+  op.keep = std::move(keep);
+  return WhenDone(info.Env(), stream, std::move(op));
 }
 
 // texObjectCreate(resource, desc) -> [handle, bigint]
