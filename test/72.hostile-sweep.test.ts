@@ -18,7 +18,7 @@ const SCRIPT = String.raw`
   const mod = new SourceModule(SPIN + ' __global__ void twice(float* x, int n) { int i = threadIdx.x; if (i < n) x[i] *= 2; }');
   const spin = mod.getFunction('spin');
   const twice = mod.getFunction('twice');
-  const detached = () => { const b = new ArrayBuffer(64); structuredClone(b, { transfer: [b] }); return b; };
+  const detached = () => { const h = new Float32Array(16); structuredClone(h.buffer, { transfer: [h.buffer] }); return h; };
   const eq = (a, b) => { if (JSON.stringify(Array.from(a)) !== JSON.stringify(Array.from(b))) throw new Error('WRONG ' + Array.from(a).slice(0, 8) + ' != ' + Array.from(b).slice(0, 8)); };
   const S = [
     ['use after dispose: add', 'throws', () => { const a = gpuarray.zeros([4], 'float32'); a.dispose(); a.add(1); }],
@@ -38,9 +38,10 @@ const SCRIPT = String.raw`
       const h = new Float32Array(1 << 19).fill(7); const a = gpuarray.empty([1 << 19], 'float32'); const s = new driver.Stream();
       spin(20e6, { block: [1], stream: s }); const p = a.setAsync(h, { stream: s }); h.fill(-1); await p;
       if (a.get()[100] !== 7) throw new Error('WRONG ' + a.get()[100]); }],
-    ['toGpu of a detached ArrayBuffer', 'throws', () => gpuarray.toGpu(new Float32Array(detached()))],
-    ['set() from a detached buffer', 'throws', () => gpuarray.zeros([16], 'float32').set(new Float32Array(detached()))],
-    ['memcpyDtoh into a too small buffer', 'throws', () => { const d = driver.memAlloc(64); driver.memcpyDtoh(new Uint8Array(16), d); }],
+    ['toGpu of a detached ArrayBuffer', 'throws', () => gpuarray.toGpu(detached())],
+    ['set() from a detached buffer', 'throws', () => gpuarray.zeros([16], 'float32').set(detached())],
+    ['memcpyDtoh of more bytes than the allocation holds', 'throws', () => { const d = driver.memAlloc(16); driver.memcpyDtoh(new Uint8Array(64), d); }],
+    ['memcpyDtoh into a smaller buffer copies its length', 'ok', () => { const d = driver.memAlloc(64); driver.memsetD8(d, 5, 64); const h = new Uint8Array(16); driver.memcpyDtoh(h, d); eq(h, new Uint8Array(16).fill(5)); }],
     ['memcpyHtod from a too large buffer', 'throws', () => { const d = driver.memAlloc(16); driver.memcpyHtod(d, new Uint8Array(64)); }],
     ['memsetD32 past the allocation', 'throws', () => { const d = driver.memAlloc(16); driver.memsetD32(d, 1, 1000); }],
     ['memsetD8 with a value out of range', 'throws', () => { const d = driver.memAlloc(16); driver.memsetD8(d, 300, 16); }],
