@@ -6,7 +6,7 @@ import { inspect, types } from 'util';
 import { DTypeLike, DType, dtype as toDType, dtypeOfArray } from './dtype';
 import { describe, rangeError, typeError } from './errors';
 import { Stream, currentContext, streamHandle } from './driver';
-import { DEVICE_VIEW, DeviceAllocation, hostRange, useOn } from './memory';
+import { DEVICE_VIEW, DeviceAllocation, checkAttached, hostRange, useOn } from './memory';
 import { native } from './native';
 import {
   Element, HostArray, NestedArray, flatten, format, getElement, hostArray, hostView, inferKind, inferShape,
@@ -474,6 +474,7 @@ export function hostInput(host: unknown, opts: { shape?: number | readonly numbe
   }
   if (types.isAnyArrayBuffer(host)) {
     const dt = want ?? toDType('uint8');
+    if (host.byteLength === 0) checkAttached(host, 'host');
     const n = host.byteLength / dt.bytes;
     if (!Number.isInteger(n)) throw rangeError('ERR_OUT_OF_RANGE', `${host.byteLength} bytes are not a whole number of ${dt.name}`);
     const shape = opts.shape === undefined ? [n] : normalizeShape(opts.shape);

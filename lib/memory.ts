@@ -177,12 +177,25 @@ function isPinned(buffer: ArrayBuffer | SharedArrayBuffer, start: number, end: n
 }
 
 /** Normalises a host buffer argument. */
+/**
+ * @internal A transferred (detached) buffer looks empty: refuse it instead of copying nothing.
+ * Called only for empty ranges, so the common path pays nothing.
+ */
+export function checkAttached(buffer: unknown, name: string): void {
+  if (native.isDetached(buffer)) {
+    throw typeError('ERR_INVALID_STATE',
+      `The "${name}" argument's ArrayBuffer was transferred (detached): it has no memory to copy`);
+  }
+}
+
 export function hostRange(h: unknown, name: string): HostRange {
   if (types.isAnyArrayBuffer(h)) {
+    if (h.byteLength === 0) checkAttached(h, name);
     return { buffer: h, byteOffset: 0, byteLength: h.byteLength, pinned: isPinned(h, 0, h.byteLength) };
   }
   if (ArrayBuffer.isView(h)) {
     const start = h.byteOffset, length = h.byteLength; // each getter read once
+    if (length === 0) checkAttached(h.buffer, name);
     return { buffer: h.buffer, byteOffset: start, byteLength: length, pinned: isPinned(h.buffer, start, start + length) };
   }
   throw typeError('ERR_INVALID_ARG_TYPE',

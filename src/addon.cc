@@ -164,12 +164,21 @@ Napi::Value Init(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// isDetached(arrayBuffer) -> boolean: the buffer was transferred (postMessage, structuredClone).
+// Node 20 has no ArrayBuffer.prototype.detached; a detached buffer looks empty to JS.
+Napi::Value IsDetached(const Napi::CallbackInfo& info) {
+  bool detached = false;
+  if (info[0].IsArrayBuffer()) napi_is_detached_arraybuffer(info.Env(), info[0], &detached);
+  return Napi::Boolean::New(info.Env(), detached);
+}
+
 Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
   auto* data = new AddonData();
   data->env = env;
   env.SetInstanceData(data);
   napi_add_env_cleanup_hook(env, MarkClosing, data);
   NODECUDA_EXPORT(env, exports, "init", Init);
+  NODECUDA_EXPORT(env, exports, "isDetached", IsDetached);
   InitDevice(env, exports);
   InitMemory(env, exports);
   InitHostMemory(env, exports);

@@ -9,6 +9,7 @@ import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES, attributeKey, attributeNumber, 
 import { DTYPES, DTypeName, coerce, coerceArg, own, writeScalar } from '../lib/dtype';
 import { envFlag, envNumber } from '../lib/env';
 import { native } from '../lib/native';
+import { hostRange } from '../lib/memory';
 import { parseArguments } from '../lib/user_args';
 import { parseCArgs, stripComments } from '../lib/templates/elementwise_kernel';
 import { makeFunction, parseKernelSignatures } from '../lib/launch';
@@ -482,5 +483,17 @@ describe('hostile input (issue: reliability)', () => {
     expect(h.range).toEqual(expect.objectContaining({ byteOffset: 0, byteLength: 16 }));
     expect(Object.isFrozen(h.range)).toBe(true);
     expect(reads).toBe(1);
+  });
+});
+
+describe('detached host buffers', () => {
+  test('a transferred buffer is refused with ERR_INVALID_STATE, never taken as empty', () => {
+    const h = new Float32Array(8);
+    structuredClone(h.buffer, { transfer: [h.buffer] });
+    expectCode(() => cuda.gpuarray.toGpu(h), TypeError, 'ERR_INVALID_STATE');
+    expectCode(() => cuda.gpuarray.toGpu(h.buffer), TypeError, 'ERR_INVALID_STATE');
+    expectCode(() => hostRange(h, 'dst'), TypeError, 'ERR_INVALID_STATE');
+    // A genuinely empty buffer is still fine.
+    expect(hostRange(new Float32Array(0), 'dst').byteLength).toBe(0);
   });
 });

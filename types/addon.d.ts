@@ -74,6 +74,8 @@ declare namespace NativeAddon {
 
   interface Addon {
     readonly napiVersion: number;
+    /** The ArrayBuffer was transferred (detached); false for anything else. */
+    isDetached(buffer: unknown): boolean;
     init(cudaError: Function, nvrtcError: Function, typeError: Function, rangeError: Function, isWorker?: boolean): void;
 
     // device.cc
