@@ -140,6 +140,8 @@ struct GlErr {
 const EglApi& Egl();
 // Throws GlErr GL_NO_CONTEXT unless a GL context is current on the calling thread.
 const EglApi& GlCurrent(const char* what);
+// Throws the first GL error raised since the last check (clearing the rest) as a GlErr.
+void CheckGl(const char* call);
 // The JS error for a GlErr (the GlError class lib/gl registered, else Error with `code`).
 Napi::Error ToJsError(Napi::Env env, const GlErr& e);
 
@@ -155,6 +157,7 @@ Napi::Value GlGuard(const Napi::CallbackInfo& info) {
 #define NODECUDA_GL_EXPORT(env, exports, name, fn) \
   ::nodecuda::Export(env, exports, name, Napi::Function::New(env, ::nodecuda::GlGuard<fn>, name))
 
+void InitGlObjects(Napi::Env env, Napi::Object exports);
 void InitGlInterop(Napi::Env env, Napi::Object exports);
 
 }  // namespace nodecuda
