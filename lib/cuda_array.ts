@@ -242,14 +242,15 @@ export interface Memcpy2DOptions {
 /** A 3-D copy (cuMemcpy3D): `depth` slices of `height` rows. */
 export interface Memcpy3DOptions extends Memcpy2DOptions {
   depth?: number;
-  /** Rows per slice of a host/device end (default: height). */
+  /** Rows per slice of a host/device end (default: y + height, the rows the copy reaches). */
   srcHeight?: number;
   dstHeight?: number;
   srcZ?: number;
   dstZ?: number;
 }
 
-interface Side {
+/** @internal */
+export interface Side {
   kind: 0 | 1 | 2;
   host?: ArrayBuffer | Uint8Array;
   byteOffset?: number;
@@ -284,7 +285,9 @@ function side(end: CopyEnd, which: 'src' | 'dst', o: Memcpy3DOptions, width: num
   }
   const pitch = optSize(o[`${which}Pitch`], `${which}Pitch`,
     (DeviceAllocation.isDeviceAllocation(end) && pitches.get(end)) || width);
-  const rows = optSize(o[`${which}Height`], `${which}Height`, height);
+  // Rows per slice: the driver wants y + height within it even for one slice, so the default
+  // is the rows the copy reaches (give srcHeight/dstHeight for sub-boxes of taller slices).
+  const rows = optSize(o[`${which}Height`], `${which}Height`, y + height);
   if (height > 1 && pitch < x + width) {
     throw rangeError('ERR_OUT_OF_RANGE', `The "${which}Pitch" (${pitch}) is less than x + widthInBytes (${x + width})`);
   }
@@ -308,7 +311,8 @@ function side(end: CopyEnd, which: 'src' | 'dst', o: Memcpy3DOptions, width: num
   return { kind: 0, host, byteOffset: h.byteOffset, byteLength: h.byteLength, x, y, z, pitch, height: rows };
 }
 
-function plan(o: Memcpy3DOptions, is3D: boolean): [Side, Side, number, number, number] {
+/** @internal The native copy's two sides and extent (exported for tests). */
+export function plan(o: Memcpy3DOptions, is3D: boolean): [Side, Side, number, number, number] {
   if (typeof o !== 'object' || o === null) {
     throw typeError('ERR_INVALID_ARG_TYPE', `The copy options must be an object. Received ${describe(o)}`);
   }

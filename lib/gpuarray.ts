@@ -551,3 +551,11 @@ export function tidy<T>(fn: () => T): T {
   return result;
 }
 
+
+/**
+ * @internal A C-contiguous GPUArray over memory nodecuda does not own (a mapped GL buffer):
+ * `alloc` is a non-owning DeviceAllocation, which its owner frees (unmap) to end the view.
+ */
+export function wrapDeviceMemory(alloc: DeviceAllocation, shape: readonly number[], dt: DType): GPUArray {
+  return new GPUArray(CREATE, alloc, shape, cStrides(shape, dt.bytes), dt, 0, null, currentContextId());
+}

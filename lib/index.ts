@@ -186,6 +186,11 @@ export const driver = Object.freeze({
   SurfaceObject: textures.SurfaceObject,
 });
 export type { CudaArray, ArrayDescriptor, ArrayDescriptorInfo, ArrayFormatLike, CopyEnd, Memcpy2DOptions, Memcpy3DOptions, ToArrayOptions } from './cuda_array';
+export { gl } from './gl';
+export type { GlError } from './gl/errors';
+export type { HeadlessContext, HeadlessContextOptions, GlAvailability, EglDeviceInfo } from './gl/context';
+export type { RegisteredBuffer, RegisteredImage, RegisteredMapping, RegisteredObject } from './gl/interop';
+export type { BufferObject } from './gl';
 export type { TextureObject, SurfaceObject, TextureDesc, TextureResource, LinearResource, Pitch2DResource, AddressModeName } from './texture';
 
 export type { SeedGetter, GeneratorLayout, CurandOptions } from './curandom';

@@ -24,6 +24,7 @@ struct AddonData {
   Napi::FunctionReference nvrtc_error;
   Napi::FunctionReference type_error;   // the caller's realm's TypeError and RangeError, so
   Napi::FunctionReference range_error;  // `instanceof` works in vm contexts (Jest) too
+  Napi::FunctionReference gl_error;     // lib/gl's GlError (gl.cc), set when lib/gl loads
   std::unique_ptr<AsyncQueue> queue;    // created on first async call
   // Live device allocations made through this environment (by address) and their bytes.
   std::unordered_map<CUdeviceptr, DeviceMem*> allocations;

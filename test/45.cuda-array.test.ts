@@ -5,7 +5,7 @@
  */
 import { SourceModule, compiler, driver, gpuarray } from '../lib';
 import { parseKernelSignatures } from '../lib/launch';
-import { formatOf } from '../lib/cuda_array';
+import { formatOf, plan } from '../lib/cuda_array';
 import { describeGpu, expectCode } from './helpers';
 
 const KERNELS = `
@@ -67,6 +67,16 @@ describe('CUDA arrays and textures without a GPU', () => {
       RangeError, 'ERR_OUT_OF_RANGE');
     expectCode(() => driver.memcpy2D({ src: new Float32Array(64), dst: new Float32Array(64), widthInBytes: 16, depth: 2 } as never),
       TypeError, 'ERR_INVALID_ARG_VALUE');
+  });
+
+  test('host/device rows per slice default to the rows the copy reaches (y + height)', () => {
+    // Regression: with dstY = 1 and height 4, a slice height of 4 made cuMemcpy3D return
+    // CUDA_ERROR_INVALID_VALUE on the H100 (the driver wants y + height ≤ slice height).
+    const [s, d, w, h, depth] = plan({ src: new Float32Array(64), dst: new Float32Array(120), widthInBytes: 20, height: 4,
+      srcY: 0, dstXInBytes: 8, dstY: 1, dstPitch: 48 }, false);
+    expect([w, h, depth]).toEqual([20, 4, 1]);
+    expect(s).toMatchObject({ kind: 0, y: 0, pitch: 20, height: 4 });
+    expect(d).toMatchObject({ kind: 0, x: 8, y: 1, pitch: 48, height: 5 });
   });
 
   test('texture and surface object parameters are 64-bit handles', () => {

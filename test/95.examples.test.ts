@@ -67,6 +67,12 @@ const EXPECT: Record<string, Expectation> = {
   'elementwise-lincomb.js': {
     lines: [/^linear_combination: OK$/m, /^linear_combination on slice\(0, null, 3\): OK$/m, /^linear_combination_sin: OK$/m],
   },
+  'gl-interop.js': {
+    args: (tmp) => [path.join(tmp, 'gl.png')],
+    lines: [/^GL: .*OpenGL/m, /^kernel wrote 307200 bytes into GL buffer/m, /^320x240 pixels against the CPU .*: OK$/m,
+      /^wrote .*gl\.png \(320x240\): OK$/m],
+    check: (_out, tmp) => expect(readPng(path.join(tmp, 'gl.png'))).toEqual({ width: 320, height: 240 }),
+  },
   'gpuarray.js': { lines: [/^a\.add\(row\) +OK$/m, /^i8\.add\(10\) wraps +OK$/m, /^y = \(x\*x \+ 1\) \/ 2 +OK$/m] },
   'mandelbrot.js': {
     args: (tmp) => [path.join(tmp, 'm.png')],

@@ -13,6 +13,16 @@ declare namespace NativeAddon {
   interface ArrayHandle { readonly __brand: 'Array' }
   interface TexObjectHandle { readonly __brand: 'TextureObject' }
   interface SurfObjectHandle { readonly __brand: 'SurfaceObject' }
+  interface GlContextHandle { readonly __brand: 'GLContext' }
+  interface GraphicsResourceHandle { readonly __brand: 'GraphicsResource' }
+
+  interface GlStatus {
+    ok: boolean;
+    code: string;
+    message: string;
+    path: string;
+    clientExtensions: string;
+  }
   type HostBuffer = ArrayBuffer | ArrayBufferView | SharedArrayBuffer;
   /**
    * `pinned` of a copy: the page-locked registration covering the host range (null: pageable,
@@ -196,5 +206,54 @@ declare namespace NativeAddon {
     texObjectDestroy(t: TexObjectHandle): void;
     surfObjectCreate(a: ArrayHandle): [SurfObjectHandle, bigint];
     surfObjectDestroy(s: SurfObjectHandle): void;
+
+    // gl.cc (EGL/GL; GL calls need a current context and throw GlError GL_NO_CONTEXT without one)
+    glStatus(): GlStatus;
+    glSetErrorClass(cls: Function): void;
+    /** cuda: the CUDA ordinal (EGL_NV_device_cuda) or -1. */
+    eglDevices(): Array<{ cuda: number; extensions: string; drm: string }>;
+    /** eglDevice -1: Mesa's surfaceless platform. → [handle, platform description] */
+    glContextCreate(eglDevice: number, major: number, minor: number, core: boolean): [GlContextHandle, string];
+    glMakeCurrent(ctx: GlContextHandle): void;
+    glRelease(ctx: GlContextHandle): boolean;
+    glIsCurrent(ctx: GlContextHandle | null): boolean;
+    glContextDestroy(ctx: GlContextHandle): void;
+    /** [GL_VENDOR, GL_RENDERER, GL_VERSION] of the current context. */
+    glStrings(): [string, string, string];
+    glBufferCreate(target: number, bytes: number, data: HostBuffer | null, byteOffset: number, byteLength: number,
+      usage: number): number;
+    glBufferAccess(write: boolean, target: number, buffer: number, offset: number, host: HostBuffer,
+      byteOffset: number, byteLength: number): void;
+    glBufferSize(target: number, buffer: number): number;
+    glTextureCreate(width: number, height: number, internalFormat: number, format: number, type: number,
+      data: HostBuffer | null, byteOffset: number, byteLength: number, linear: boolean): number;
+    glTextureWrite(texture: number, x: number, y: number, width: number, height: number, format: number, type: number,
+      data: HostBuffer | null, byteOffset: number, byteLength: number, unpackBuffer: number, unpackOffset: number): void;
+    glTextureRead(texture: number, format: number, type: number, host: HostBuffer, byteOffset: number,
+      byteLength: number): void;
+    glTextureSize(texture: number): [number, number];
+    glRenderbufferCreate(internalFormat: number, width: number, height: number): number;
+    glFramebufferCreate(attachment: number, renderbuffer: boolean): number;
+    glReadPixels(fbo: number, x: number, y: number, width: number, height: number, format: number, type: number,
+      host: HostBuffer, byteOffset: number, byteLength: number): void;
+    glProgramCreate(vertexSource: string, fragmentSource: string): number;
+    glDrawFullscreen(program: number, fbo: number, texture: number, width: number, height: number,
+      uniforms: Record<string, number>): void;
+    glClearFramebuffer(fbo: number, r: number, g: number, b: number, a: number): void;
+    /** kind: 0 buffer, 1 texture, 2 framebuffer, 3 renderbuffer, 4 program */
+    glDelete(kind: 0 | 1 | 2 | 3 | 4, name: number): void;
+    glFinish(): void;
+
+    // gl_interop.cc
+    glRegisterBuffer(buffer: number, flags: number): GraphicsResourceHandle;
+    glRegisterImage(image: number, target: number, flags: number): GraphicsResourceHandle;
+    graphicsMap(resources: GraphicsResourceHandle[], stream: StreamHandle | null): void;
+    graphicsUnmap(resources: GraphicsResourceHandle[], stream: StreamHandle | null): void;
+    graphicsMappedPointer(r: GraphicsResourceHandle): [bigint, number];
+    /** The mapped image's CUDA array (not owned; unusable after unmap). */
+    graphicsMappedArray(r: GraphicsResourceHandle, index: number, level: number): ArrayHandle;
+    graphicsSetMapFlags(r: GraphicsResourceHandle, flags: number): void;
+    /** Unmaps (if mapped) and unregisters; idempotent. */
+    graphicsUnregister(r: GraphicsResourceHandle): void;
   }
 }

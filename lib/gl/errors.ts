@@ -1,0 +1,24 @@
+/**
+ * GlError: EGL/OpenGL failures and GL unavailability (`code`: GL_NOT_AVAILABLE, GL_NO_CONTEXT,
+ * GL_NO_MATCHING_DEVICE, GL_INVALID_OPERATION, EGL_BAD_ACCESS, …). Handed to native code when
+ * lib/gl loads, so errors thrown there are instances of it.
+ */
+import { native } from '../native';
+
+/**
+ * An EGL or OpenGL failure, or GL not being usable here.
+ * @example
+ * try { gl.createHeadlessContext(); } catch (e) {
+ *   if (e instanceof gl.GlError && e.code === 'GL_NOT_AVAILABLE') console.log(e.message); // what to install
+ * }
+ */
+export class GlError extends Error {
+  readonly code: string;
+  constructor(message: string, code: string) {
+    super(message);
+    this.name = 'GlError';
+    this.code = code;
+  }
+}
+
+native.glSetErrorClass(GlError);
