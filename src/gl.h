@@ -149,9 +149,13 @@ Napi::Error ToJsError(Napi::Env env, const GlErr& e);
 template <Napi::Value (*F)(const Napi::CallbackInfo&)>
 Napi::Value GlGuard(const Napi::CallbackInfo& info) {
   try {
-    return Guard<F>(info);
-  } catch (const GlErr& e) {
+    return F(info);
+  } catch (const Napi::Error&) {
+    throw;
+  } catch (const GlErr& e) {  // before Guard's catch-all would take it for an internal error
     throw ToJsError(info.Env(), e);
+  } catch (...) {
+    throw ToJsError(info.Env(), std::current_exception());
   }
 }
 #define NODECUDA_GL_EXPORT(env, exports, name, fn) \
