@@ -115,37 +115,49 @@ describe('Event.dispose() while synchronizeAsync() is pending', () => {
 
 // 4. Damaged kernel-cache files: cuModuleLoadData takes no size, so the image must be checked
 // before it is loaded. The double reads what the ELF header claims, as the real loader does.
-describe('damaged kernel-cache files', () => {
+describe('damaged kernel images (item 4): cache entries and bytes handed to moduleFromBuffer', () => {
+  // Entries are checked (header, length, SHA-256) before anything reaches the loader, and the
+  // native layer checks an image's ELF extents before cuModuleLoadData (which takes no size): a
+  // damaged image is recompiled or refused, never read past its end.
   const SCRIPT = `
-    const { SourceModule } = require(process.env.NODECUDA_DIST);
+    const { SourceModule, driver, compiler } = require(process.env.NODECUDA_DIST);
+    const fs = require('fs');
+    const SRC = '__global__ void k(float *a, int n) { if (n) a[0] = 1; }';
     const out = { ok: true };
     try {
-      new SourceModule('__global__ void k(float *a, int n) { if (n) a[0] = 1; }', { cacheDir: process.env.CACHE })
-        .getFunction('k')(0n, 1, { block: [1] });
+      new SourceModule(SRC, { cacheDir: process.env.CACHE }).getFunction('k')(0n, 1, { block: [1] });
       out.loaded = true;
     } catch (e) { out.error = e.code || e.name; }
+    if (process.env.DAMAGE) {
+      const img = Buffer.from(compiler.compile(SRC, { arch: 'sm_90' }).image);
+      const bad = process.env.DAMAGE === 'truncate' ? img.subarray(0, Math.floor(img.length / 3))
+        : (img.writeUInt16LE(img.readUInt16LE(60) + 40, 60), img);
+      try { driver.moduleFromBuffer(bad); out.direct = 'loaded'; } catch (e) { out.direct = e.code || e.name; }
+    }
     console.log(JSON.stringify(out));
   `;
-  test.each([
-    ['truncated to a third', (b: Buffer) => b.subarray(0, Math.floor(b.length / 3))],
-    ['header claims 40 more section headers', (b: Buffer) => {
+  const damages: Array<[string, string, (b: Buffer) => Buffer]> = [
+    ['truncated to a third', 'truncate', (b) => b.subarray(0, Math.floor(b.length / 3))],
+    ['header claims 40 more section headers', 'shnum', (b) => {
       const c = Buffer.from(b);
-      c.writeUInt16LE(c.readUInt16LE(60) + 40, 60); // e_shnum
+      const elf = c.indexOf(Buffer.from([0x7f, 0x45, 0x4c, 0x46])); // the image inside the entry
+      c.writeUInt16LE(c.readUInt16LE(elf + 60) + 40, elf + 60); // e_shnum
       return c;
     }],
-  ])('%s', (_name, damage) => {
+  ];
+  test.each(damages)('%s', (_name, kind, damage) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodecuda-asan-cache-'));
     try {
       const first = runFake(SCRIPT, { CACHE: dir });
       expectClean(first);
-      const files = fs.readdirSync(dir).filter((f) => f.endsWith('.cubin'));
+      const files = fs.readdirSync(dir).filter((f) => f.endsWith('.entry'));
       expect(files).toHaveLength(1);
       const file = path.join(dir, files[0]);
       fs.writeFileSync(file, damage(fs.readFileSync(file)));
-      const r = runFake(SCRIPT, { CACHE: dir });
+      const r = runFake(SCRIPT, { CACHE: dir, DAMAGE: kind });
       expectClean(r);
-      // Recompiled (a damaged entry is a miss) or a typed error: never a read past the image.
-      expect(r.out.loaded === true || /^(ERR_|CUDA_ERROR_INVALID_IMAGE)/.test(String(r.out.error))).toBe(true);
+      expect(r.out.loaded).toBe(true); // the damaged entry was a miss: recompiled and loaded
+      expect(r.out.direct).toBe('CUDA_ERROR_INVALID_IMAGE'); // refused before the driver
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
