@@ -6,7 +6,10 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
   },
-  testTimeout: 60000,
+  // A hang guard, not a speed check: the suite compiles every generated kernel with NVRTC into a
+  // fresh temporary cache, and on a 2-core machine the first test of a codegen file waits for
+  // hundreds of concurrent compiles.
+  testTimeout: 300000,
   // Kernels compiled by the suite go to a temporary cache directory, not ~/.cache/nodecuda.
   globalSetup: '<rootDir>/test/setup/cache-dir.ts',
   globalTeardown: '<rootDir>/test/setup/cache-dir-teardown.ts',
