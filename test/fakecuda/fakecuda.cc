@@ -11,7 +11,8 @@
 
 namespace fakecuda {
 
-// Never destroyed: detached stream threads outlive exit.
+// State is never destroyed: detached stream threads and the addon's worker threads may still
+// call in while the process exits (static destructors would free it under them).
 std::mutex& mu = *new std::mutex;
 std::condition_variable& cv = *new std::condition_variable;
 
@@ -37,14 +38,17 @@ double NowMs() {
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
 }
 
-std::set<uintptr_t> g_dead;
-std::map<uintptr_t, Ctx> g_ctx;
-std::map<uintptr_t, StreamP> g_streams;
-std::map<uintptr_t, std::shared_ptr<Event>> g_events;
-std::map<uintptr_t, Module> g_modules;
-std::map<uintptr_t, std::pair<uintptr_t, std::string>> g_funcs;
-std::map<uintptr_t, Alloc> g_mem;
-std::map<uintptr_t, std::pair<size_t, bool>> g_pinned;
+std::set<uintptr_t>& g_dead = *new std::set<uintptr_t>;
+std::map<uintptr_t, Ctx>& g_ctx = *new std::map<uintptr_t, Ctx>;
+std::map<uintptr_t, StreamP>& g_streams = *new std::map<uintptr_t, StreamP>;
+std::map<uintptr_t, std::shared_ptr<Event>>& g_events =
+    *new std::map<uintptr_t, std::shared_ptr<Event>>;
+std::map<uintptr_t, Module>& g_modules = *new std::map<uintptr_t, Module>;
+std::map<uintptr_t, std::pair<uintptr_t, std::string>>& g_funcs =
+    *new std::map<uintptr_t, std::pair<uintptr_t, std::string>>;
+std::map<uintptr_t, Alloc>& g_mem = *new std::map<uintptr_t, Alloc>;
+std::map<uintptr_t, std::pair<size_t, bool>>& g_pinned =
+    *new std::map<uintptr_t, std::pair<size_t, bool>>;
 size_t g_used = 0, g_total = size_t(Env("FAKECUDA_MEM_MB", 80 << 10)) << 20;
 uint64_t g_threshold = 0;
 thread_local uintptr_t t_ctx = 0;

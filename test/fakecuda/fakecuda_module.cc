@@ -2,8 +2,10 @@
 // functions, launches and occupancy.
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "fakecuda_state.h"
 
@@ -11,7 +13,25 @@ using namespace fakecuda;
 
 namespace {
 
-int g_launches = 0;  // cuLaunchKernel calls that passed validation (FAKECUDA_FAULT_LAUNCH)
+int g_launches = 0;   // launches queued (FAKECUDA_FAULT_LAUNCH counts these)
+int g_fail_seen = 0;  // launches FAKECUDA_FAIL_LAUNCH counts (of FAKECUDA_FAIL_KERNEL only)
+
+// FAKECUDA_FAIL_LAUNCH=N[,N...]: those launches (1-based, counting valid launches of kernels
+// whose name contains FAKECUDA_FAIL_KERNEL, or of all kernels) return
+// CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES and queue nothing: a failure that is not sticky, so nothing
+// else changes. Per kernel name, so that tests with several threads pick whose launch fails.
+bool FailThisLaunch(const std::string& name) {
+  static const std::set<int>* fail = [] {
+    auto* s = new std::set<int>;
+    const char* v = std::getenv("FAKECUDA_FAIL_LAUNCH");
+    for (const char* p = v; p && *p; p = std::strchr(p, ',') ? std::strchr(p, ',') + 1 : "")
+      s->insert(std::atoi(p));
+    return s;
+  }();
+  static const char* kernel = std::getenv("FAKECUDA_FAIL_KERNEL");
+  if (fail->empty() || (kernel && name.find(kernel) == std::string::npos)) return false;
+  return fail->count(++g_fail_seen) > 0;
+}
 
 template <typename T>
 T Read(const uint8_t* image, uint64_t off) {
@@ -213,6 +233,10 @@ FAKE_API CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v
 FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                  unsigned by, unsigned bz, unsigned shared, CUstream h,
                                  void** params, void** extra) {
+  // FAKECUDA_LAUNCH_DELAY_US: each launch takes this long (as when the driver's queue is full),
+  // so a caller's launch queue stays busy and every launch of a run is deferred.
+  static int delay_us = Env("FAKECUDA_LAUNCH_DELAY_US", 0);
+  if (delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
   LOCK_CTX;
   Func* fn = FuncOf(f);
   if (!fn) return CUDA_ERROR_INVALID_HANDLE;
@@ -245,6 +269,7 @@ FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigne
     for (size_t i = 0; i < fn->params.size(); i++)
       std::memcpy(copy.data() + fn->params[i].first, params[i], fn->params[i].second);
   }
+  if (FailThisLaunch(g_funcs[H(f)].second)) return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
   bool fault = ++g_launches == Env("FAKECUDA_FAULT_LAUNCH", 0);
   uintptr_t ctx = t_ctx;
   Enqueue(s, [fault, ctx] {

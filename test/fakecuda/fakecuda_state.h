@@ -16,8 +16,9 @@
 //   another thread waits in cuEventSynchronize, abort with a "fakecuda:" line.
 // Knobs: FAKECUDA_SYNC_DELAY_MS (sleep before every queued op and in every synchronize, to
 // widen races), FAKECUDA_MEM_MB (device memory size), FAKECUDA_FAULT_LAUNCH=N (the Nth launch
-// leaves a sticky CUDA_ERROR_ILLEGAL_ADDRESS, as a faulting kernel does), FAKECUDA_FAIL_LAUNCH
-// (launches that return a non-sticky error: fakecuda_module.cc).
+// leaves a sticky CUDA_ERROR_ILLEGAL_ADDRESS, as a faulting kernel does), FAKECUDA_FAIL_LAUNCH=N,..
+// and FAKECUDA_FAIL_KERNEL=name (those launches return a non-sticky error), and
+// FAKECUDA_LAUNCH_DELAY_US (each launch takes that long): fakecuda_module.cc.
 //
 // Files: this header (state shared by all), fakecuda.cc (state, stream machinery, init, device,
 // contexts), fakecuda_memory.cc (memory, copies, streams, events), fakecuda_module.cc (images,
@@ -96,14 +97,15 @@ struct Alloc {
 };
 
 // All under `mu`. Handles are small never-reused numbers (never dereferenced by a correct caller).
-extern std::set<uintptr_t> g_dead;  // destroyed handles: using one is a bug in the caller
-extern std::map<uintptr_t, Ctx> g_ctx;
-extern std::map<uintptr_t, StreamP> g_streams;
-extern std::map<uintptr_t, std::shared_ptr<Event>> g_events;
-extern std::map<uintptr_t, Module> g_modules;
-extern std::map<uintptr_t, std::pair<uintptr_t, std::string>> g_funcs;  // handle -> (module, name)
-extern std::map<uintptr_t, Alloc> g_mem;                                // host base -> allocation
-extern std::map<uintptr_t, std::pair<size_t, bool>> g_pinned;  // base -> (bytes, AllocHost)
+// Never destroyed (as `mu`): threads of the addon may still call in while the process exits.
+extern std::set<uintptr_t>& g_dead;  // destroyed handles: using one is a bug in the caller
+extern std::map<uintptr_t, Ctx>& g_ctx;
+extern std::map<uintptr_t, StreamP>& g_streams;
+extern std::map<uintptr_t, std::shared_ptr<Event>>& g_events;
+extern std::map<uintptr_t, Module>& g_modules;
+extern std::map<uintptr_t, std::pair<uintptr_t, std::string>>& g_funcs;  // handle -> (module, name)
+extern std::map<uintptr_t, Alloc>& g_mem;                                // host base -> allocation
+extern std::map<uintptr_t, std::pair<size_t, bool>>& g_pinned;  // base -> (bytes, AllocHost)
 extern size_t g_used, g_total;
 extern uint64_t g_threshold;
 extern thread_local uintptr_t t_ctx;
