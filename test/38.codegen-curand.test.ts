@@ -1,8 +1,8 @@
 /**
- * cuRAND device-API kernels (lib/templates/curand.ts) compile with NVRTC against the toolkit's
+ * cuRAND device-API kernels (lib/engine/templates/curand.ts) compile with NVRTC against the toolkit's
  * curand_kernel.h (no GPU needed): every kernel of every generator kind, sm_75 PTX and sm_90 CUBIN.
  * curand_kernel.h is large (its precalculated skip-ahead tables): a module takes seconds to compile,
- * which is why lib/curandom.ts compiles each kind once per process and the disk cache keeps it.
+ * which is why lib/random/curandom.ts compiles each kind once per process and the disk cache keeps it.
  * Also: cuRAND's Sobol32 tables read through libcurand (dlopen, no GPU) and the error paths.
  */
 import { spawnSync } from 'child_process';
@@ -10,9 +10,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { compiler } from '../lib';
-import { curandTable, sobolRows } from '../lib/curandom';
-import { curandIncludeDir, curandIncludeDirs } from '../lib/curand_sequence';
-import { CURAND_FILLS, CURAND_STATES, CurandKind, curandKernelName, curandSource } from '../lib/templates/curand';
+import { curandTable, sobolRows } from '../lib/random/curandom';
+import { curandIncludeDir, curandIncludeDirs } from '../lib/random/curand_sequence';
+import { CURAND_FILLS, CURAND_STATES, CurandKind, curandKernelName, curandSource } from '../lib/engine/templates/curand';
 
 const KINDS = Object.keys(CURAND_STATES) as CurandKind[];
 const DIST = path.resolve(__dirname, '..', 'dist');

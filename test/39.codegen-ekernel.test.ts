@@ -10,9 +10,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { DTYPES, ElementwiseKernel, NvrtcError, compiler } from '../lib';
-import { native } from '../lib/native';
-import { Variant, elementwiseSource } from '../lib/templates/elementwise';
-import { LoopMode, parseCArgs } from '../lib/templates/elementwise_kernel';
+import { native } from '../lib/cuda/native';
+import { Variant, elementwiseSource } from '../lib/engine/templates/elementwise';
+import { LoopMode, parseCArgs } from '../lib/engine/templates/elementwise_kernel';
 import { expectCode } from './helpers';
 
 const DIST = path.join(__dirname, '..', 'dist');

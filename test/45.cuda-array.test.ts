@@ -1,11 +1,11 @@
 /**
- * CUDA arrays, 2-D/3-D copies, pitched memory, texture and surface objects (lib/cuda_array.ts,
- * lib/texture.ts, src/array.cc). Argument checks and NVRTC compilation of texture/surface kernels
+ * CUDA arrays, 2-D/3-D copies, pitched memory, texture and surface objects (lib/cuda/cuda_array.ts,
+ * lib/cuda/texture.ts, src/array.cc). Argument checks and NVRTC compilation of texture/surface kernels
  * run without a GPU; round trips, sampling and surface writes need one.
  */
 import { SourceModule, compiler, driver, gpuarray } from '../lib';
-import { parseKernelSignatures } from '../lib/launch';
-import { formatOf, plan } from '../lib/cuda_array';
+import { parseKernelSignatures } from '../lib/cuda/launch';
+import { formatOf, plan } from '../lib/cuda/cuda_array';
 import { describeGpu, expectCode } from './helpers';
 
 const KERNELS = `

@@ -4,7 +4,7 @@
  * reuse, streams, reductions and async reads; the same answers with the queue switched off.
  */
 import * as cuda from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/cuda/native';
 import { describeGpu, runChild } from './helpers';
 
 const { gpuarray, driver } = cuda;

@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as cuda from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/cuda/native';
 import { DIST, describeGpu, expectCode, runChild } from './helpers';
 
 const { driver } = cuda;

@@ -13,8 +13,8 @@
 import * as cuda from '../lib';
 import { GPUArray, driver, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
-import { DTYPES, checkStorable } from '../lib/dtype';
-import { hostInput } from '../lib/gpuarray';
+import { DTYPES, checkStorable } from '../lib/base/dtype';
+import { hostInput } from '../lib/array/gpuarray';
 import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import { DTYPE_NAMES, expectArray, kind, softly, upload } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
