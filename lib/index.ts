@@ -18,7 +18,7 @@ import * as red from './array/reductions';
 import * as scans from './array/scan';
 import * as randomNs from './random/random';
 import { GPUArray } from './array/gpuarray';
-import { native } from './cuda/native';
+import * as cu from './cuda/door';
 import * as curandomNs from './random/curandom';
 import * as arrays from './cuda/cuda_array';
 import * as textures from './cuda/texture';
@@ -227,20 +227,20 @@ export function version(): Versions {
   let drv: string | null = null;
   let nvrtc: string | null;
   try {
-    if (native.driverStatus().found) {
-      const v = native.driverVersion();
+    if (cu.driverStatus().found) {
+      const v = cu.driverVersion();
       drv = `${Math.floor(v / 1000)}.${(v % 1000) / 10}`;
     }
   } catch {
     drv = null;
   }
   try {
-    const [maj, min] = native.nvrtcVersion();
+    const [maj, min] = cu.nvrtcVersion();
     nvrtc = `${maj}.${min}`;
   } catch {
     nvrtc = null;
   }
-  return { nodecuda: PACKAGE_VERSION, driver: drv, nvrtc, napi: native.napiVersion };
+  return { nodecuda: PACKAGE_VERSION, driver: drv, nvrtc, napi: cu.napiVersion() };
 }
 
 /**
@@ -252,7 +252,7 @@ export function version(): Versions {
 export function memory(): {
   liveArrays: number; liveAllocations: number; liveBytes: number; poolReservedBytes: number; poolUsedBytes: number;
 } {
-  let [liveAllocations, liveBytes] = native.memLive();
+  let [liveAllocations, liveBytes] = cu.memLive();
   for (const w of memoryNs.workspaceAllocations) {
     if (w.freed) {
       memoryNs.workspaceAllocations.delete(w);
@@ -262,7 +262,7 @@ export function memory(): {
     }
   }
   let pool: [number, number] = [0, 0];
-  if (driverCore.isAvailable()) pool = native.poolInfo();
+  if (driverCore.isAvailable()) pool = cu.poolInfo();
   // Every GPUArray owner is one allocation; views share their owner's.
   return { liveArrays: liveAllocations, liveAllocations, liveBytes, poolReservedBytes: pool[0], poolUsedBytes: pool[1] };
 }
@@ -274,5 +274,5 @@ export function memory(): {
  * cuda.freeCachedMemory();
  */
 export function freeCachedMemory(): void {
-  native.poolTrim();
+  cu.poolTrim();
 }

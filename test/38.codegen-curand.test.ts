@@ -107,8 +107,8 @@ describe('cuRAND Sobol32 tables through libcurand (dlopen, no GPU)', () => {
   });
 
   test('no libcurand: ERR_CURAND_NOT_FOUND naming what was tried', () => {
-    if (!fs.existsSync(path.join(DIST, 'curandom.js'))) throw new Error('build dist first: npx tsc -p tsconfig.build.json');
-    const script = `try { require(${JSON.stringify(path.join(DIST, 'curandom.js'))}).curandTable(0); console.log('no error'); }
+    if (!fs.existsSync(path.join(DIST, 'random', 'curandom.js'))) throw new Error('build dist first: npx tsc -p tsconfig.build.json');
+    const script = `try { require(${JSON.stringify(path.join(DIST, 'random', 'curandom.js'))}).curandTable(0); console.log('no error'); }
       catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`;
     const r = spawnSync(process.execPath, ['-e', script], {
       env: { ...process.env, NODECUDA_CURAND: path.join(tmp, 'libcurand-missing.so') }, encoding: 'utf8' });

@@ -196,7 +196,7 @@ describe('compile once per process, once per machine', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodecuda-ek-'));
     const script = `
       const cuda = require(${JSON.stringify(DIST)});
-      const { native } = require(${JSON.stringify(path.join(DIST, 'native.js'))});
+      const { native } = require(${JSON.stringify(path.join(DIST, 'cuda', 'native.js'))});
       let calls = 0; const real = native.compile; native.compile = (...a) => { calls++; return real(...a); };
       const opts = { arch: 'sm_90', noExternC: true, options: ['--std=c++17'], cacheDir: process.env.NC_DIR };
       let t = performance.now();

@@ -6,7 +6,7 @@ import { checkSize, rangeError, typeError, describe } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray, arrayArg, fromHost, hostInput, optionsArg } from './gpuarray';
 import { hostRange } from '../cuda/memory';
-import { native } from '../cuda/native';
+import * as cu from '../cuda/door';
 import { Operand, elementwise, fill } from './operators';
 import { normalizeShape } from '../base/shape';
 import { NestedArray } from '../base/host';
@@ -47,7 +47,7 @@ export async function toGpuAsync(host: ArrayBufferView | ArrayBuffer | NestedArr
   opts = optionsArg(opts);
   const { h, shape, dtype, convertTo } = hostInput(host, opts);
   const a = GPUArray.allocate(shape, dtype, opts.stream);
-  await native.memcpyHtodAsync(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
+  await cu.memcpyHtodAsync(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
     streamHandle(opts.stream));
   if (!convertTo) return a;
   try {
@@ -79,7 +79,7 @@ export function empty(shape: number | readonly number[], dtype?: DTypeLike, opts
 export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
   opts = optionsArg(opts);
   const a = empty(shape, dtype, opts);
-  if (a.nbytes) native.memset(a.ptr, 0, a.nbytes, 1, streamHandle(opts.stream), false);
+  if (a.nbytes) cu.memset(a.ptr, 0, a.nbytes, 1, streamHandle(opts.stream), false);
   return a;
 }
 

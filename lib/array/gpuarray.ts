@@ -7,7 +7,7 @@ import { DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../base/dtype'
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { DEVICE_VIEW, DeviceAllocation, checkAttached, hostRange, useOn } from '../cuda/memory';
-import { native } from '../cuda/native';
+import * as cu from '../cuda/door';
 import {
   Element, HostArray, NestedArray, flatten, format, getElement, hostArray, hostView, inferKind, inferShape,
   nest, publicHost, setElement,
@@ -188,7 +188,7 @@ export class GPUArray {
     const h = this.#hostOut(out);
     const src = this.contiguous();
     try {
-      native.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, src.ptr, hostRange(h, 'out').pinned);
+      cu.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, src.ptr, hostRange(h, 'out').pinned);
     } finally {
       if (src !== this) src.dispose();
     }
@@ -209,7 +209,7 @@ export class GPUArray {
     try {
       const stream = streamHandle(opts.stream);
       useOn(src, stream);
-      await native.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, src.ptr, hostRange(h, 'out').pinned,
+      await cu.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, src.ptr, hostRange(h, 'out').pinned,
         stream);
     } finally {
       if (src !== this) src.dispose();
@@ -259,7 +259,7 @@ export class GPUArray {
     const pinned = hostRange(h, 'host').pinned;
     if (this.flags.cContiguous) {
       useOn(this, null); // a small pageable copy may still be in flight when this returns
-      native.memcpyHtod(this.ptr, h.buffer, h.byteOffset, h.byteLength, pinned);
+      cu.memcpyHtod(this.ptr, h.buffer, h.byteOffset, h.byteLength, pinned);
     } else {
       const tmp = fromHost(h, this.shape, this.dtype);
       try { assign(this, tmp); } finally { tmp.dispose(); }
@@ -274,7 +274,7 @@ export class GPUArray {
     if (!this.flags.cContiguous) return this.set(h);
     const stream = streamHandle(opts.stream);
     useOn(this, stream);
-    await native.memcpyHtodAsync(this.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
+    await cu.memcpyHtodAsync(this.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
       stream);
     return this;
   }
@@ -288,7 +288,7 @@ export class GPUArray {
     this.check();
     if (this.size !== 1) throw rangeError('ERR_OUT_OF_RANGE', `item() needs an array of size 1; this one has ${this.size}`);
     const h = hostArray(this.dtype, 1);
-    native.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, this.ptr, false);
+    cu.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, this.ptr, false);
     return getElement(h, this.dtype, 0);
   }
 
@@ -445,7 +445,7 @@ export function setCopyHooks(c: typeof copyOf, a: typeof assign): void {
 /** @internal A new array holding a C-ordered host array of `dt`. */
 export function fromHost(h: HostArray, shape: readonly number[], dt: DType, stream?: Stream | null): GPUArray {
   const a = GPUArray.allocate(shape, dt, stream);
-  native.memcpyHtod(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned);
+  cu.memcpyHtod(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned);
   return a;
 }
 

@@ -8,7 +8,7 @@ import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray, arrayArg, optionsArg } from './gpuarray';
 import { generatedKernel } from '../cuda/compiler';
-import { native } from '../cuda/native';
+import * as cu from '../cuda/door';
 import { assign } from './operators';
 import { resultType } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
@@ -110,7 +110,7 @@ function launchIndex(fn: NativeAddon.FunctionHandle, dst: GPUArray, src: GPUArra
   inner: number, n: number, stream: Stream | null | undefined): void {
   const err = GPUArray.allocate([1], DTYPES.int32, stream);
   try {
-    native.memset(err.ptr, 0, 4, 1, streamHandle(stream), false);
+    cu.memset(err.ptr, 0, 4, 1, streamHandle(stream), false);
     [dst.ptr, src.ptr, idx.ptr].forEach((p, k) => view.setBigUint64(8 * k, p, true));
     view.setBigUint64(24, BigInt(idx.size), true);
     view.setBigInt64(32, BigInt(axlen), true);
@@ -120,7 +120,7 @@ function launchIndex(fn: NativeAddon.FunctionHandle, dst: GPUArray, src: GPUArra
     cfg.set([Math.max(1, Math.ceil(n / 256)), 1, 1, 256, 1, 1, 0]);
     const sh = streamHandle(stream);
     for (const x of [dst, src, idx]) useOn(x, sh); // memory of another stream (memory.ts)
-    if (n > 0) native.launch(fn, sh, cfg, params, 64);
+    if (n > 0) cu.launch(fn, sh, cfg, params, 64);
     if (err.item()) throw rangeError('ERR_INDEX_OUT_OF_RANGE', `index out of range for an axis of length ${axlen}`);
   } finally {
     err.dispose();
@@ -138,7 +138,7 @@ function indexArray(indices: GPUArray | readonly number[], stream?: Stream | nul
   }
   const h = BigInt64Array.from(indices.map((x) => BigInt(x)));
   const idx = GPUArray.allocate([h.length], DTYPES.int64, stream);
-  native.memcpyHtod(idx.ptr, h.buffer, 0, h.byteLength, false);
+  cu.memcpyHtod(idx.ptr, h.buffer, 0, h.byteLength, false);
   return { idx, temp: true };
 }
 

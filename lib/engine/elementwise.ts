@@ -9,7 +9,7 @@ import { Complex, DTYPES, floatToHalfBits, halfBitsToFloat, writeScalar } from '
 import { generatedKernel } from '../cuda/compiler';
 import { collapseDims } from '../base/shape';
 import { ElementwiseSpec, InnerMode, Variant, elementwiseSource } from './templates/elementwise';
-import { native } from '../cuda/native';
+import * as cu from '../cuda/door';
 import { currentContext } from '../cuda/driver';
 import type { DeviceAllocation } from '../cuda/memory';
 
@@ -226,5 +226,5 @@ export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], 
   }
   // Memory of another stream than this one: its free must wait for this launch (memory.ts).
   for (const a of arrays) if (a.mem !== undefined && a.mem.stream_ !== stream) a.mem.useOn_(stream);
-  native.launch(fn, stream, cfg, params, off, true);
+  cu.launch(fn, stream, cfg, params, off, true);
 }

@@ -11,7 +11,7 @@ import { Complex, DType, writeScalar } from '../base/dtype';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
 import { DeviceAllocation, workspaceAllocations } from '../cuda/memory';
-import { native } from '../cuda/native';
+import * as cu from '../cuda/door';
 import { collapseDims } from '../base/shape';
 import { PREAMBLE } from './templates/preamble';
 import { REDUCE_BLOCK, REDUCE_PREAMBLE, ReduceSpec, ReduceVariant, reduceKernel } from './templates/reduction';
@@ -74,7 +74,7 @@ export function counters(stream: Stream | null | undefined): bigint {
   if (!ws || ws.freed) {
     ws = new DeviceAllocation(COUNTERS * 4, null);
     workspaceAllocations.add(ws);
-    native.memset(ws.ptr, 0, COUNTERS, 4, null, false);
+    cu.memset(ws.ptr, 0, COUNTERS, 4, null, false);
     workspaces.set(key, ws);
   }
   return ws.ptr;
@@ -92,7 +92,7 @@ function kernelFor(spec: ReduceSpec, v: ReduceVariant): Kernel {
   const { source, name } = reduceKernel(spec, v);
   const fn = generatedKernel(`${PREAMBLE}\n${REDUCE_PREAMBLE}\n${source}\n`, name);
   // Occupancy decides how many blocks a single wave holds (registers may allow fewer than 8).
-  const perSM = Math.max(1, native.occupancyMaxActiveBlocks(fn, REDUCE_BLOCK, 0));
+  const perSM = Math.max(1, cu.occupancyMaxActiveBlocks(fn, REDUCE_BLOCK, 0));
   const k: Kernel = { generation, ctx, fn, perSM };
   perSpec.set(key, k);
   return k;
@@ -197,7 +197,7 @@ export class Params {
     const c = this.cfg;
     c[0] = grid[0]; c[1] = grid[1] ?? 1; c[2] = grid[2] ?? 1;
     c[3] = block[0]; c[4] = block[1] ?? 1; c[5] = block[2] ?? 1; c[6] = 0;
-    native.launch(fn, streamHandle(stream ?? null), c, this.buf, this.off, true);
+    cu.launch(fn, streamHandle(stream ?? null), c, this.buf, this.off, true);
   }
 }
 

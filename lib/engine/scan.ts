@@ -7,7 +7,7 @@ import { DTYPES, DType } from '../base/dtype';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
 import { DeviceAllocation, useOn, workspaceAllocations } from '../cuda/memory';
-import { native } from '../cuda/native';
+import * as cu from '../cuda/door';
 import { PREAMBLE } from './templates/preamble';
 import { REDUCE_PREAMBLE } from './templates/reduction';
 import { SCAN_BLOCK, ScanSpec, scanItems, scanKernel, scanPacked } from './templates/scan';
@@ -30,7 +30,7 @@ function workspace(tiles: number, stream: Stream | null | undefined): { ws: Work
     const bytes = 16 + cap * (4 + 2 * MAX_ACC + 8 + 16);
     const alloc = new DeviceAllocation(bytes, stream ?? null);
     workspaceAllocations.add(alloc);
-    native.memset(alloc.ptr, 0, bytes / 4, 4, null, false);
+    cu.memset(alloc.ptr, 0, bytes / 4, 4, null, false);
     ws = { alloc, tiles: cap, epoch: 0 };
     workspaces.set(key, ws);
   }

@@ -20,7 +20,7 @@ import { ElementwiseSpec, InputSpec, OutputSpec } from '../engine/templates/elem
 import {
   CArg, IDENT, LoopMode, ResolvedParam, cTypeDType, genericBody, helpers, loopKernelSource, parseCArgs,
 } from '../engine/templates/elementwise_kernel';
-import { native } from '../cuda/native';
+import * as cu from '../cuda/door';
 
 /** A range or slice: a Slice, `{ start?, stop?, step? }` or `[start, stop, step?]`. */
 export type RangeLike = Slice | { start?: number | null; stop?: number | null; step?: number | null } |
@@ -283,7 +283,7 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
   const fn = loopKernel(k, mode);
   cfg[0] = Math.min(MAX_GRID, Math.ceil(count / BLOCK)); cfg[1] = 1; cfg[2] = 1;
   cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
-  native.launch(fn, stream, cfg, k.buf.bytes, off, true); // 256 threads: always launchable
+  cu.launch(fn, stream, cfg, k.buf.bytes, off, true); // 256 threads: always launchable
 }
 
 // ---- CuPy form --------------------------------------------------------------------------------

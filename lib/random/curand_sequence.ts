@@ -11,7 +11,7 @@ import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { GPUArray } from '../array/gpuarray';
 import { DeviceAllocation } from '../cuda/memory';
-import { native } from '../cuda/native';
+import * as cu from '../cuda/door';
 import { assign, elementwise } from '../array/operators';
 import { CURAND_STATES, CurandKind, curandKernelName, curandSource } from '../engine/templates/curand';
 
@@ -62,7 +62,7 @@ export function kernel(kind: CurandKind, what: string): NativeAddon.FunctionHand
   const m = moduleOf(kind);
   let fn = m.fns.get(what);
   if (!fn) {
-    fn = native.moduleFunction(m.mod.handle, curandKernelName(kind, what));
+    fn = cu.moduleFunction(m.mod.handle, curandKernelName(kind, what));
     m.fns.set(what, fn);
   }
   return fn;
@@ -87,7 +87,7 @@ const cfg = new Uint32Array(7);
 /** @internal Launches `fn` on `blocks` × `threads` with the parameters packed in `p`. */
 export function launch(fn: NativeAddon.FunctionHandle, blocks: number, threads: number, p: Params, stream?: Stream | null): void {
   cfg[0] = blocks; cfg[1] = 1; cfg[2] = 1; cfg[3] = threads; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
-  native.launch(fn, streamHandle(stream), cfg, p.bytes, p.off, true);
+  cu.launch(fn, streamHandle(stream), cfg, p.bytes, p.off, true);
 }
 // ---- argument checks --------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import { checkSize, describe, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { GPUArray } from '../array/gpuarray';
 import { DeviceAllocation, useOn } from '../cuda/memory';
-import { native } from '../cuda/native';
+import * as cu from '../cuda/door';
 import { assign } from '../array/operators';
 import { normalizeShape } from '../base/shape';
 import { CURAND_STATES, CurandKind, curandSource } from '../engine/templates/curand';
@@ -50,7 +50,7 @@ function checkGeneratorArray(a: unknown, name: string, dtypes: string[], shape: 
 export function seedGetterUniform(n: number): GPUArray {
   checkSize(n, 'n', 2 ** 31 - 1);
   const a = GPUArray.allocate([n], toDType('int32'));
-  native.memset(a.ptr, randomInt(0, 2 ** 31 - 1), n, 4, null, false);
+  cu.memset(a.ptr, randomInt(0, 2 ** 31 - 1), n, 4, null, false);
   return a;
 }
 
@@ -64,7 +64,7 @@ export function seedGetterUnique(n: number): GPUArray {
   const h = new Int32Array(n);
   for (let i = 0; i < n; i++) h[i] = randomInt(0, 2 ** 31 - 1);
   const a = GPUArray.allocate([n], toDType('int32'));
-  native.memcpyHtod(a.ptr, h.buffer, 0, h.byteLength, false);
+  cu.memcpyHtod(a.ptr, h.buffer, 0, h.byteLength, false);
   return a;
 }
 
@@ -78,7 +78,7 @@ const tables = new Map<number, Uint32Array>();
 export function curandTable(which: 0 | 1 | 2): Uint32Array {
   let t = tables.get(which);
   if (!t) {
-    const r = native.curandTable(which);
+    const r = cu.curandTable(which);
     if (typeof r === 'string') {
       const e = new Error(r);
       (e as Error & { code: string }).code = 'ERR_CURAND_NOT_FOUND';
@@ -105,7 +105,7 @@ export function sobolRows(count: number, which: 0 | 1 | 2): Uint32Array {
 
 function upload(h: Uint32Array, shape: number[]): GPUArray {
   const a = GPUArray.allocate(shape, toDType('uint32'));
-  native.memcpyHtod(a.ptr, h.buffer, h.byteOffset, h.byteLength, false);
+  cu.memcpyHtod(a.ptr, h.buffer, h.byteOffset, h.byteLength, false);
   return a;
 }
 
@@ -159,10 +159,10 @@ abstract class CurandGenerator {
     const m = moduleOf(kind);
     let maxThreads = 1024;
     for (const name of curandSource(kind).names) {
-      const fn = native.moduleFunction(m.mod.handle, name);
-      maxThreads = Math.min(maxThreads, native.funcAttribute(fn, FUNCTION_ATTRIBUTES.MAX_THREADS_PER_BLOCK));
+      const fn = cu.moduleFunction(m.mod.handle, name);
+      maxThreads = Math.min(maxThreads, cu.funcAttribute(fn, FUNCTION_ATTRIBUTES.MAX_THREADS_PER_BLOCK));
     }
-    const sms = native.deviceAttribute(native.currentDevice(), DEVICE_ATTRIBUTES.MULTIPROCESSOR_COUNT);
+    const sms = cu.deviceAttribute(cu.currentDevice(), DEVICE_ATTRIBUTES.MULTIPROCESSOR_COUNT);
     if (layout !== undefined && (layout === null || typeof layout !== 'object')) {
       throw typeError('ERR_INVALID_ARG_TYPE', `The layout options must be an object. Received ${describe(layout)}`);
     }
@@ -372,7 +372,7 @@ abstract class PseudoRandomGenerator extends CurandGenerator {
       const h = new Int32Array(n);
       for (let i = 0; i < n; i++) h[i] = randomInt(0, 2 ** 31 - 1);
       seeds = GPUArray.allocate([n], toDType('int32'));
-      native.memcpyHtod(seeds.ptr, h.buffer, 0, h.byteLength, false);
+      cu.memcpyHtod(seeds.ptr, h.buffer, 0, h.byteLength, false);
     } else {
       if (typeof seedGetter !== 'function') {
         this.dispose();

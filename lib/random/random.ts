@@ -16,7 +16,7 @@ import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cu
 import { useOn } from '../cuda/memory';
 import { GPUArray } from '../array/gpuarray';
 import { generatedKernel } from '../cuda/compiler';
-import { native } from '../cuda/native';
+import * as cu from '../cuda/door';
 import { assign } from '../array/operators';
 import { normalizeShape } from '../base/shape';
 import { CurandSequence, fillFromSequence } from './curand_sequence';
@@ -78,7 +78,7 @@ function kernelFor(dist: Distribution, d: DType, vec: boolean): RandomKernel {
   if (hit && hit.generation === generation && hit.ctx === ctx) return hit;
   const { source, name } = randomKernel(dist, d, vec);
   const fn = generatedKernel(source, name);
-  const perSM = Math.max(1, native.occupancyMaxActiveBlocks(fn, BLOCK, 0));
+  const perSM = Math.max(1, cu.occupancyMaxActiveBlocks(fn, BLOCK, 0));
   const k = { generation, ctx, fn, maxBlocks: WAVES * perSM * multiprocessorCount() };
   kernels.set(key, k);
   return k;
@@ -273,7 +273,7 @@ export class Generator {
       view.setUint32(16, e % 2 ** 32, true);
       view.setUint32(20, Math.floor(e / 2 ** 32), true);
       cfg[0] = Math.min(Math.ceil(m / ept / BLOCK), k.maxBlocks);
-      native.launch(k.fn, h, cfg, params, 64, true);
+      cu.launch(k.fn, h, cfg, params, 64, true);
     }
     this.#offset = next;
     return a;
