@@ -32,7 +32,9 @@ export {
 export type { DType, DTypeName, DTypeLike, Complex, ScalarFactory } from './base/dtype';
 export { SourceModule, Module } from './cuda/compiler';
 export { ElementwiseKernel, GenericElementwiseKernel } from './kernels/elementwise';
-export type { ElementwiseKernelOptions, ElementwiseCallOptions, GenericKernelOptions, GenericCallOptions, RangeLike } from './kernels/elementwise';
+export type {
+  ElementwiseKernelOptions, ElementwiseCallOptions, GenericKernelOptions, GenericCallOptions, RangeLike,
+} from './kernels/elementwise';
 export type { CompileOptions, CompileResult, SourceModuleOptions } from './cuda/compiler';
 export type { CudaFunction, LaunchOptions, ParamType } from './cuda/launch';
 export { isAvailable } from './cuda/driver';
@@ -186,13 +188,17 @@ export const driver = Object.freeze({
   TextureObject: textures.TextureObject,
   SurfaceObject: textures.SurfaceObject,
 });
-export type { CudaArray, ArrayDescriptor, ArrayDescriptorInfo, ArrayFormatLike, CopyEnd, Memcpy2DOptions, Memcpy3DOptions, ToArrayOptions } from './cuda/cuda_array';
+export type {
+  CudaArray, ArrayDescriptor, ArrayDescriptorInfo, ArrayFormatLike, CopyEnd, Memcpy2DOptions, Memcpy3DOptions, ToArrayOptions,
+} from './cuda/cuda_array';
 export { gl } from './gl';
 export type { GlError } from './gl/errors';
 export type { HeadlessContext, HeadlessContextOptions, GlAvailability, EglDeviceInfo } from './gl/context';
 export type { RegisteredBuffer, RegisteredImage, RegisteredMapping, RegisteredObject } from './gl/interop';
 export type { BufferObject } from './gl';
-export type { TextureObject, SurfaceObject, TextureDesc, TextureResource, LinearResource, Pitch2DResource, AddressModeName } from './cuda/texture';
+export type {
+  TextureObject, SurfaceObject, TextureDesc, TextureResource, LinearResource, Pitch2DResource, AddressModeName,
+} from './cuda/texture';
 
 export type { SeedGetter, GeneratorLayout, CurandOptions } from './random/curandom';
 

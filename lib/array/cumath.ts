@@ -190,7 +190,9 @@ function parse(x: unknown, name: string): Parsed {
   if (x instanceof GPUArray) return { arr: x.check() };
   if (x instanceof Scalar) return { value: x.value, strong: x.dtype };
   if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean') return { value: x };
-  if (typeof x === 'object' && x !== null && typeof (x as { re?: unknown }).re === 'number') return { value: x as { re: number; im: number } };
+  if (typeof x === 'object' && x !== null && typeof (x as { re?: unknown }).re === 'number') {
+    return { value: x as { re: number; im: number } };
+  }
   throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: operands must be GPUArrays or scalars. Received ${describe(x)}`);
 }
 
@@ -350,7 +352,8 @@ export function apply(name: string, operands: unknown[], opts: MathOptions = {})
 
 function operand(a: GPUArray, shape: readonly number[]): ArrayOperand {
   const same = a.shape.length === shape.length && a.shape.every((n, i) => n === shape[i]);
-  return { dtype: a.dtype, shape, strides: same ? a.strides : broadcastStrides(a.shape, a.strides, shape), ptr: a.address, align16: a.align16, mem: a.alloc };
+  const strides = same ? a.strides : broadcastStrides(a.shape, a.strides, shape);
+  return { dtype: a.dtype, shape, strides, ptr: a.address, align16: a.align16, mem: a.alloc };
 }
 
 /** Two results from one kernel (frexp, modf); `out` may alias the input. */

@@ -131,7 +131,9 @@ function indexArray(indices: GPUArray | readonly number[], stream?: Stream | nul
   if (indices instanceof GPUArray) {
     const d = indices.check().dtype;
     if (d.kind !== 'i' && d.kind !== 'u') throw typeError('ERR_INVALID_DTYPE', `indices must be integers, not ${d.name}`);
-    return d === DTYPES.int64 && indices.flags.cContiguous ? { idx: indices, temp: false } : { idx: indices.astype('int64', { stream }), temp: true };
+    return d === DTYPES.int64 && indices.flags.cContiguous
+      ? { idx: indices, temp: false }
+      : { idx: indices.astype('int64', { stream }), temp: true };
   }
   if (!Array.isArray(indices) || indices.some((x) => !Number.isInteger(x))) {
     throw typeError('ERR_INVALID_ARG_TYPE', `indices must be a GPUArray or an array of integers. Received ${describe(indices)}`);

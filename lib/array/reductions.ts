@@ -229,7 +229,8 @@ function elemStrides(a: GPUArray): number[] {
 export interface Target { result: GPUArray; write: GPUArray }
 
 /** The output: `out` itself when contiguous of the right dtype, else a temporary copied over after. @internal */
-export function target(shape: number[], keptShape: number[], outDt: DType, opts: { out?: GPUArray; stream?: Stream | null }, what: string): Target {
+export function target(shape: number[], keptShape: number[], outDt: DType,
+  opts: { out?: GPUArray; stream?: Stream | null }, what: string): Target {
   const out = opts.out;
   if (out === undefined) {
     const r = GPUArray.allocate(shape, outDt, opts.stream);

@@ -137,11 +137,15 @@ export const UFUNCS: Record<string, UfuncDef> = {
   },
   maximum: {
     name: 'maximum', nin: 2, types: same(NUMERIC, 'maximum'),
-    body: (d) => d.kind === 'f' || d.kind === 'c' ? 'r0 = nc_isnan(x0) ? x0 : (nc_isnan(x1) ? x1 : (x0 >= x1 ? x0 : x1));' : 'r0 = x0 >= x1 ? x0 : x1;',
+    body: (d) => d.kind === 'f' || d.kind === 'c'
+      ? 'r0 = nc_isnan(x0) ? x0 : (nc_isnan(x1) ? x1 : (x0 >= x1 ? x0 : x1));'
+      : 'r0 = x0 >= x1 ? x0 : x1;',
   },
   minimum: {
     name: 'minimum', nin: 2, types: same(NUMERIC, 'minimum'),
-    body: (d) => d.kind === 'f' || d.kind === 'c' ? 'r0 = nc_isnan(x0) ? x0 : (nc_isnan(x1) ? x1 : (x0 <= x1 ? x0 : x1));' : 'r0 = x0 <= x1 ? x0 : x1;',
+    body: (d) => d.kind === 'f' || d.kind === 'c'
+      ? 'r0 = nc_isnan(x0) ? x0 : (nc_isnan(x1) ? x1 : (x0 <= x1 ? x0 : x1));'
+      : 'r0 = x0 <= x1 ? x0 : x1;',
   },
   eq: { name: 'eq', nin: 2, types: toBool, body: () => 'r0 = x0 == x1;' },
   ne: { name: 'ne', nin: 2, types: toBool, body: () => 'r0 = x0 != x1;' },

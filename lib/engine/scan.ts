@@ -19,7 +19,8 @@ const workspaces = new Map<string, Workspace>();
 const MAX_ACC = 32;
 
 /** Status/aggregate/inclusive arrays for `tiles` tiles on `stream` (per context), grown on demand. */
-function workspace(tiles: number, stream: Stream | null | undefined): { ws: Workspace; status: bigint; aggs: bigint; incls: bigint; ticket: bigint; packed8: bigint; packed16: bigint } {
+function workspace(tiles: number, stream: Stream | null | undefined):
+  { ws: Workspace; status: bigint; aggs: bigint; incls: bigint; ticket: bigint; packed8: bigint; packed16: bigint } {
   const key = workspaceKey(stream);
   let ws = workspaces.get(key);
   if (!ws || ws.alloc.freed || ws.tiles < tiles) {

@@ -391,7 +391,8 @@ export class GenericElementwiseKernel {
    * @example
    * const spec = k.specFor(['float32', 'float32'], ['float32']);
    */
-  specFor(inDtypes: ReadonlyArray<string | null>, outDtypes: ReadonlyArray<string>, scalarTypes: ReadonlyArray<string | null> = []): ElementwiseSpec {
+  specFor(inDtypes: ReadonlyArray<string | null>, outDtypes: ReadonlyArray<string>,
+    scalarTypes: ReadonlyArray<string | null> = []): ElementwiseSpec {
     const dt = (s: string) => cTypeDType(s) ?? (() => { throw typeError('ERR_INVALID_DTYPE', `unknown dtype ${s}`); })();
     const ins: Bound[] = inDtypes.map((d, j) => d === null ? { value: 0, strong: scalarTypes[j] ? dt(scalarTypes[j]!) : undefined }
       : fakeArray(dt(d)));
@@ -453,7 +454,8 @@ function resolve(k: GenericElementwiseKernel, ins: Bound[], outs: Bound[]): Reso
   const rp = (p: Param, t: DType, raw: boolean): ResolvedParam => {
     const r: ResolvedParam = { name: p.name, raw, type: t, slot: inputs.length };
     if (raw) {
-      inputs.push({ dtype: DTYPES.uint64, compute: DTYPES.uint64, scalar: true }, { dtype: DTYPES.uint64, compute: DTYPES.uint64, scalar: true });
+      inputs.push({ dtype: DTYPES.uint64, compute: DTYPES.uint64, scalar: true },
+        { dtype: DTYPES.uint64, compute: DTYPES.uint64, scalar: true });
       r.sizeSlot = r.slot + 1;
     }
     return r;
@@ -478,7 +480,8 @@ function resolve(k: GenericElementwiseKernel, ins: Bound[], outs: Bound[]): Reso
     if (read) inputs.push({ dtype: store, compute: t, scalar: false });
     return r;
   });
-  const key = JSON.stringify([inputs.map((x) => [x.dtype.name, x.compute.name, x.scalar]), outputs.map((o) => [o.dtype.name, o.compute.name]),
+  const key = JSON.stringify([
+    inputs.map((x) => [x.dtype.name, x.compute.name, x.scalar]), outputs.map((o) => [o.dtype.name, o.compute.name]),
     resolvedOuts.map((o) => o.read), [...types].map(([h, d]) => h + d.name)]);
   let spec = k.specs.get(key);
   if (!spec) {
@@ -495,7 +498,8 @@ function resolve(k: GenericElementwiseKernel, ins: Bound[], outs: Bound[]): Reso
 
 function asOperand(a: GPUArray, shape: readonly number[]): ArrayOperand {
   const same = a.shape.length === shape.length && a.shape.every((s, d) => s === shape[d]);
-  return { dtype: a.dtype, shape, strides: same ? a.strides : broadcastStrides(a.shape, a.strides, shape), ptr: a.address, align16: a.align16, mem: a.alloc };
+  const strides = same ? a.strides : broadcastStrides(a.shape, a.strides, shape);
+  return { dtype: a.dtype, shape, strides, ptr: a.address, align16: a.align16, mem: a.alloc };
 }
 
 function callGeneric(k: GenericElementwiseKernel, a: unknown[]): GPUArray | GPUArray[] {

@@ -49,13 +49,21 @@ let count = 0;
  * sumsq(x).item();
  */
 export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: ReductionKernelOptions): ReductionCallable {
-  if (typeof o !== 'object' || o === null) throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel(dtypeOut, { neutral, reduceExpr, mapExpr?, arguments? })');
+  if (typeof o !== 'object' || o === null) {
+    throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel(dtypeOut, { neutral, reduceExpr, mapExpr?, arguments? })');
+  }
   const out = toDType(dtypeOut);
-  if (typeof o.reduceExpr !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: reduceExpr must be a C expression in a and b');
+  if (typeof o.reduceExpr !== 'string') {
+    throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: reduceExpr must be a C expression in a and b');
+  }
   if (o.neutral === undefined) throw typeError('ERR_MISSING_ARGS', 'ReductionKernel: neutral is required');
-  if (o.mapExpr !== undefined && typeof o.mapExpr !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: mapExpr must be a string');
+  if (o.mapExpr !== undefined && typeof o.mapExpr !== 'string') {
+    throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: mapExpr must be a string');
+  }
   const user = parseArguments(o.arguments ?? `const ${storageType(out)} *in`, 'ReductionKernel', ['i']);
-  if (!user.params.some((p) => p.pointer)) throw typeError('ERR_INVALID_ARG_VALUE', 'ReductionKernel: at least one array argument is needed');
+  if (!user.params.some((p) => p.pointer)) {
+    throw typeError('ERR_INVALID_ARG_VALUE', 'ReductionKernel: at least one array argument is needed');
+  }
   const acc = accType(out);
   const base = (o.name ?? 'reduce').replace(/[^A-Za-z0-9_]/g, '_');
   const spec: ReduceSpec = {

@@ -37,7 +37,9 @@ function scanCall(spec: ScanSpec, dt: DType, what: string) {
 }
 
 function builderSpec(dt: DType, scanExpr: string, neutral: string | undefined, exclusive: boolean, preamble?: string): ScanSpec {
-  if (typeof scanExpr !== 'string' || !scanExpr.trim()) throw typeError('ERR_INVALID_ARG_TYPE', 'scanExpr must be a C expression in a and b');
+  if (typeof scanExpr !== 'string' || !scanExpr.trim()) {
+    throw typeError('ERR_INVALID_ARG_TYPE', 'scanExpr must be a C expression in a and b');
+  }
   const c = accType(dt);
   return {
     name: `nc_uscan${builderCount++}`, acc: c, accBytes: accBytes(dt), scan: scanExpr,

@@ -166,7 +166,8 @@ abstract class CurandGenerator {
     if (layout !== undefined && (layout === null || typeof layout !== 'object')) {
       throw typeError('ERR_INVALID_ARG_TYPE', `The layout options must be an object. Received ${describe(layout)}`);
     }
-    this.generatorsPerBlock = layout?.generatorsPerBlock === undefined ? maxThreads : checkCount(layout.generatorsPerBlock, 'generatorsPerBlock', maxThreads);
+    this.generatorsPerBlock = layout?.generatorsPerBlock === undefined
+      ? maxThreads : checkCount(layout.generatorsPerBlock, 'generatorsPerBlock', maxThreads);
     this.blockCount = layout?.blockCount === undefined ? sms : checkCount(layout.blockCount, 'blockCount', 2 ** 31 - 1);
     this.#context = currentContext().id;
     this.#state = new DeviceAllocation(this.generatorCount * CURAND_STATES[kind].bytes);

@@ -29,8 +29,13 @@ export const CURAND_FILLS: Readonly<Record<string, FillInfo>> = Object.freeze({
   normal_double2: { out: 'double2', call: 'curand_normal2_double(&st)', params: '', pseudoOnly: true },
   log_float: { out: 'float', call: 'curand_log_normal(&st, mean, stddev)', params: 'const float mean, const float stddev, ' },
   log_double: { out: 'double', call: 'curand_log_normal_double(&st, mean, stddev)', params: 'const double mean, const double stddev, ' },
-  log_float2: { out: 'float2', call: 'curand_log_normal2(&st, mean, stddev)', params: 'const float mean, const float stddev, ', pseudoOnly: true },
-  log_double2: { out: 'double2', call: 'curand_log_normal2_double(&st, mean, stddev)', params: 'const double mean, const double stddev, ', pseudoOnly: true },
+  log_float2: {
+    out: 'float2', call: 'curand_log_normal2(&st, mean, stddev)', params: 'const float mean, const float stddev, ', pseudoOnly: true,
+  },
+  log_double2: {
+    out: 'double2', call: 'curand_log_normal2_double(&st, mean, stddev)', params: 'const double mean, const double stddev, ',
+    pseudoOnly: true,
+  },
   poisson: { out: 'unsigned int', call: 'curand_poisson(&st, lambda)', params: 'const double lambda, ' },
 });
 
