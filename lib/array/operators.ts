@@ -147,11 +147,6 @@ export function elementwise(name: string, body: string, inputs: Parsed[], comput
   return result;
 }
 
-/**
- * Applies the operator `name` (see ufunc.ts) with NumPy promotion and broadcasting.
- * @example
- * gpuarray.apply('add', [a, 1]);
- */
 const COMPARISONS = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
 
 /**
@@ -231,6 +226,11 @@ function plan(name: string, parsed: Parsed[], uncached = false): Plan {
   return pl;
 }
 
+/**
+ * Applies the operator `name` (see ufunc.ts) with NumPy promotion and broadcasting.
+ * @example
+ * gpuarray.apply('add', [a, 1]);
+ */
 export function apply(name: string, operands: unknown[], opts: OpOptions = {}): GPUArray {
   const def = ufunc(name);
   if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `${name} takes ${def.nin} operand(s)`);

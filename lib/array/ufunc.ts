@@ -1,7 +1,8 @@
 /**
  * Elementwise operators declared as data: each entry says how its result and compute dtypes follow
- * from the (promoted) input dtypes and gives one C statement per category of compute type. The
- * elementwise template (templates/elementwise.ts) expands them; gpuarray.ts calls them.
+ * from the (promoted) input dtypes and gives one C statement per compute dtype. operators.ts
+ * (`apply` and the GPUArray operator methods) looks them up here and runs them on the elementwise
+ * engine (engine/elementwise.ts, template engine/templates/elementwise.ts).
  */
 import { DTYPES, DType, own } from '../base/dtype';
 import { describe, typeError } from '../base/errors';
@@ -16,8 +17,6 @@ export interface UfuncDef {
   types(promoted: DType): [DType, DType];
   /** Statement computing r0 from x0.. (compute-typed) for a compute dtype. */
   body(compute: DType): string;
-  /** Whether inputs are promoted together (false: each input keeps its own dtype, e.g. shifts' count). */
-  promote?: boolean;
 }
 
 const UNSIGNED: Record<string, string> = {

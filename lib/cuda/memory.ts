@@ -12,18 +12,18 @@ import { Stream, streamHandle } from './driver';
 import { native } from './native';
 
 /**
+ * @internal Library-owned workspaces (reduction counters, scan status arrays): kept for the life
+ * of the process and left out of memory()'s live counts, which describe the user's allocations.
+ */
+export const workspaceAllocations = new Set<DeviceAllocation>();
+
+/**
  * A block of device memory (pycuda.driver.DeviceAllocation). Freed by `free()`, `using`, or —
  * as a backstop — when garbage collected. Its bytes count toward V8's external memory.
  * @example
  * using buf = driver.memAlloc(1024);
  * driver.memcpyHtod(buf, new Float32Array(256));
  */
-/**
- * @internal Library-owned workspaces (reduction counters, scan status arrays): kept for the life
- * of the process and left out of memory()'s live counts, which describe the user's allocations.
- */
-export const workspaceAllocations = new Set<DeviceAllocation>();
-
 export class DeviceAllocation {
   /** Device address. */
   readonly ptr: bigint;
