@@ -2,7 +2,7 @@
  * Array reductions with NumPy semantics: sum, prod, min, max, mean, var, std, argmin, argmax, any,
  * all, dot and the subset forms, whole-array or over `axis` (int or list) with `keepdims`,
  * `dtype` and `out`. Each is a ReduceSpec (templates/reduction.ts) built from the dtypes; the
- * engine (reduce_engine.ts) picks the kernel variant for the layout.
+ * engine (engine/reduce.ts) picks the kernel variant for the layout.
  */
 import { DTYPES, DType, DTypeLike, dtype as toDType } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
