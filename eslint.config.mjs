@@ -12,6 +12,31 @@ const nodeGlobals = Object.fromEntries([
   'TextEncoder', 'TextDecoder', 'AbortController', 'AbortSignal', 'WebAssembly', 'fetch',
 ].map((name) => [name, 'readonly']));
 
+/**
+ * The house plan of lib/ (docs/design/layout.md): each folder imports only the folders below it,
+ * and only lib/cuda/ (and lib/gl/, the GL capability's own bindings) imports the addon (`native`);
+ * everything else reaches it through lib/cuda/door.ts. Type-only imports may point upward.
+ */
+const LAYERS = {
+  base: ['cuda', 'engine', 'array', 'kernels', 'random', 'gl'],
+  cuda: ['engine', 'array', 'kernels', 'random', 'gl'],
+  engine: ['array', 'kernels', 'random', 'gl'],
+  array: ['kernels', 'random', 'gl'],
+  kernels: ['random', 'gl'],
+  random: ['kernels', 'gl'],
+  gl: ['engine', 'kernels', 'random'],
+};
+const NATIVE = { regex: '(^|/)cuda/native$', message: 'Only lib/cuda/ imports the addon: use lib/cuda/door.ts (or a lib/cuda/ module).' };
+const layerRule = (folder) => ['error', {
+  patterns: [
+    ...(folder === 'cuda' || folder === 'gl' ? [] : [NATIVE]),
+    ...(LAYERS[folder] ?? []).length ? [{
+      regex: `^(\\.\\./)+(${LAYERS[folder].join('|')})(/|$)`, allowTypeImports: true,
+      message: `lib/${folder}/ sits below these folders (docs/design/layout.md); import downward only.`,
+    }] : [],
+  ],
+}];
+
 export default defineConfig(
   { ignores: ['dist/**', 'build/**', 'prebuilds/**', 'docs/api/**', 'node_modules/**', 'scratch/**'] },
   {
@@ -31,6 +56,18 @@ export default defineConfig(
       '@typescript-eslint/no-namespace': ['error', { allowDeclarations: true, allowDefinitionFiles: true }],
     },
   },
+  // Lines of at most 140 characters. Template literals are CUDA C source (wrapping them changes the
+  // generated kernels); tests may also keep long string literals (expected messages, child scripts).
+  { files: ['lib/**/*.ts'], rules: { 'max-len': ['error', { code: 140, ignoreUrls: true, ignoreTemplateLiterals: true }] } },
+  {
+    files: ['test/**/*.ts'],
+    rules: { 'max-len': ['error', { code: 140, ignoreUrls: true, ignoreTemplateLiterals: true, ignoreStrings: true, ignoreRegExpLiterals: true }] },
+  },
+  { files: ['lib/*.ts'], rules: { '@typescript-eslint/no-restricted-imports': layerRule('root') } },
+  ...Object.keys(LAYERS).map((folder) => ({
+    files: [`lib/${folder}/**/*.ts`],
+    rules: { '@typescript-eslint/no-restricted-imports': layerRule(folder) },
+  })),
   {
     files: ['**/*.mjs'],
     extends: [js.configs.recommended],

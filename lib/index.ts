@@ -6,61 +6,64 @@
  * const a = new Float32Array(32).fill(1);
  * mod.getFunction('twice')(cuda.driver.InOut(a), { block: [32] });
  */
-import * as compilerNs from './compiler';
-import * as driverCore from './driver';
-import * as launchNs from './launch';
-import * as memoryNs from './memory';
-import * as creation from './creation';
-import * as ops from './operators';
-import * as joins from './joins';
-import * as cumathNs from './cumath';
-import * as red from './reductions';
-import * as scans from './scan';
-import * as randomNs from './random';
-import { GPUArray } from './gpuarray';
-import { native } from './native';
-import * as curandomNs from './curandom';
-import * as arrays from './cuda_array';
-import * as textures from './texture';
+import * as compilerNs from './cuda/compiler';
+import * as driverCore from './cuda/driver';
+import * as launchNs from './cuda/launch';
+import * as memoryNs from './cuda/memory';
+import * as creation from './array/creation';
+import * as ops from './array/operators';
+import * as joins from './array/joins';
+import * as cumathNs from './array/cumath';
+import * as red from './array/reductions';
+import * as scans from './array/scan';
+import * as randomNs from './random/random';
+import { GPUArray } from './array/gpuarray';
+import * as cu from './cuda/door';
+import * as curandomNs from './random/curandom';
+import * as arrays from './cuda/cuda_array';
+import * as textures from './cuda/texture';
 
-export { CudaError, NvrtcError } from './errors';
-export type { CudaErrorInfo, NvrtcErrorInfo } from './errors';
+export { CudaError, NvrtcError } from './base/errors';
+export type { CudaErrorInfo, NvrtcErrorInfo } from './base/errors';
 export {
   DTYPES, Scalar, dtype, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16,
   float32, float64, complex64, complex128, floatToHalfBits, halfBitsToFloat,
-} from './dtype';
-export type { DType, DTypeName, DTypeLike, Complex, ScalarFactory } from './dtype';
-export { SourceModule, Module } from './compiler';
-export { ElementwiseKernel, GenericElementwiseKernel } from './elementwise_kernel';
-export type { ElementwiseKernelOptions, ElementwiseCallOptions, GenericKernelOptions, GenericCallOptions, RangeLike } from './elementwise_kernel';
-export type { CompileOptions, CompileResult, SourceModuleOptions } from './compiler';
-export type { CudaFunction, LaunchOptions, ParamType } from './launch';
-export { isAvailable } from './driver';
-export { ReductionKernel } from './reduction_kernel';
-export type { ReductionKernelOptions, ReductionCallOptions, ReductionCallable } from './reduction_kernel';
-export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './scan';
-export type { ScanKernel, GenericScanOptions, GenericScanCallable, ScanOptions } from './scan';
-export type { ReduceOptions, VarOptions, ArgOptions } from './reductions';
-export { GPUArray, tidy } from './gpuarray';
-export { slice, newaxis, ellipsis, Slice } from './indexing';
-export type { IndexItem } from './indexing';
-export type { Operand, OpOptions } from './operators';
-export type { CreateOptions } from './creation';
-export { resultType, promoteTypes, canCast } from './promote';
+} from './base/dtype';
+export type { DType, DTypeName, DTypeLike, Complex, ScalarFactory } from './base/dtype';
+export { SourceModule, Module } from './cuda/compiler';
+export { ElementwiseKernel, GenericElementwiseKernel } from './kernels/elementwise';
+export type {
+  ElementwiseKernelOptions, ElementwiseCallOptions, GenericKernelOptions, GenericCallOptions, RangeLike,
+} from './kernels/elementwise';
+export type { CompileOptions, CompileResult, SourceModuleOptions } from './cuda/compiler';
+export type { CudaFunction, LaunchOptions, ParamType } from './cuda/launch';
+export { isAvailable } from './cuda/driver';
+export { ReductionKernel } from './kernels/reduction';
+export type { ReductionKernelOptions, ReductionCallOptions, ReductionCallable } from './kernels/reduction';
+export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './kernels/scan';
+export type { ScanKernel, GenericScanOptions, GenericScanCallable } from './kernels/scan';
+export type { ScanOptions } from './array/scan';
+export type { ReduceOptions, VarOptions, ArgOptions } from './array/reductions';
+export { GPUArray, tidy } from './array/gpuarray';
+export { slice, newaxis, ellipsis, Slice } from './base/indexing';
+export type { IndexItem } from './base/indexing';
+export type { Operand, OpOptions } from './array/operators';
+export type { CreateOptions } from './array/creation';
+export { resultType, promoteTypes, canCast } from './base/promote';
 // Types the public API refers to (for TypeScript users and the typedoc reference; no runtime names).
-export type { Device, Context, Stream, Event } from './driver';
-export type { DeviceAllocation, AnyTypedArray, DeviceLike, DeviceView, HostBufferLike } from './memory';
-export type { Generator } from './random';
+export type { Device, Context, Stream, Event } from './cuda/driver';
+export type { DeviceAllocation, AnyTypedArray, DeviceLike, DeviceView, HostBufferLike } from './cuda/memory';
+export type { Generator } from './random/random';
 export type {
   XORWOWRandomNumberGenerator, MRG32k3aRandomNumberGenerator, Sobol32RandomNumberGenerator, ScrambledSobol32RandomNumberGenerator,
-} from './curandom';
-export type { TypedArrayConstructor } from './dtype';
-export type { Unary as CumathUnary, Binary as CumathBinary } from './cumath';
-export type { ElementwiseSpec, InputSpec, OutputSpec } from './templates/elementwise';
-export type { Element, NestedArray } from './host';
-export type { Casting, Operand as PromoteOperand } from './promote';
-export type { LoopMode } from './templates/elementwise_kernel';
-export type { HostArg } from './launch';
+} from './random/curandom';
+export type { TypedArrayConstructor } from './base/dtype';
+export type { Unary as CumathUnary, Binary as CumathBinary } from './array/cumath';
+export type { ElementwiseSpec, InputSpec, OutputSpec } from './engine/templates/elementwise';
+export type { Element, NestedArray } from './base/host';
+export type { Casting, Operand as PromoteOperand } from './base/promote';
+export type { LoopMode } from './engine/templates/elementwise_kernel';
+export type { HostArg } from './cuda/launch';
 
 /** pycuda.gpuarray: creating arrays and the operators as functions. */
 export const gpuarray = Object.freeze({
@@ -125,11 +128,11 @@ export const random = Object.freeze({
   generateDirectionVectors32: curandomNs.generateDirectionVectors32,
   generateScrambleConstants32: curandomNs.generateScrambleConstants32,
 });
-export type { Algorithm as RandomAlgorithm, GeneratorOptions, RandomState, DrawOptions } from './random';
+export type { Algorithm as RandomAlgorithm, GeneratorOptions, RandomState, DrawOptions } from './random/random';
 
 /** pycuda.cumath: elementwise math functions (NumPy 2 types; `{ out, stream, fastMath }`). */
 export const cumath = Object.freeze({ ...cumathNs.cumathFunctions, apply: cumathNs.apply });
-export type { MathOptions, SplitOptions, CumathFunctions } from './cumath';
+export type { MathOptions, SplitOptions, CumathFunctions } from './array/cumath';
 
 /** pycuda.driver: devices, contexts, memory, copies, streams, events, modules, launches. */
 export const driver = Object.freeze({
@@ -185,15 +188,19 @@ export const driver = Object.freeze({
   TextureObject: textures.TextureObject,
   SurfaceObject: textures.SurfaceObject,
 });
-export type { CudaArray, ArrayDescriptor, ArrayDescriptorInfo, ArrayFormatLike, CopyEnd, Memcpy2DOptions, Memcpy3DOptions, ToArrayOptions } from './cuda_array';
+export type {
+  CudaArray, ArrayDescriptor, ArrayDescriptorInfo, ArrayFormatLike, CopyEnd, Memcpy2DOptions, Memcpy3DOptions, ToArrayOptions,
+} from './cuda/cuda_array';
 export { gl } from './gl';
 export type { GlError } from './gl/errors';
 export type { HeadlessContext, HeadlessContextOptions, GlAvailability, EglDeviceInfo } from './gl/context';
 export type { RegisteredBuffer, RegisteredImage, RegisteredMapping, RegisteredObject } from './gl/interop';
 export type { BufferObject } from './gl';
-export type { TextureObject, SurfaceObject, TextureDesc, TextureResource, LinearResource, Pitch2DResource, AddressModeName } from './texture';
+export type {
+  TextureObject, SurfaceObject, TextureDesc, TextureResource, LinearResource, Pitch2DResource, AddressModeName,
+} from './cuda/texture';
 
-export type { SeedGetter, GeneratorLayout, CurandOptions } from './curandom';
+export type { SeedGetter, GeneratorLayout, CurandOptions } from './random/curandom';
 
 /** NVRTC compilation without loading (works with no GPU when `arch` is given). */
 export const compiler = Object.freeze({
@@ -226,20 +233,20 @@ export function version(): Versions {
   let drv: string | null = null;
   let nvrtc: string | null;
   try {
-    if (native.driverStatus().found) {
-      const v = native.driverVersion();
+    if (cu.driverStatus().found) {
+      const v = cu.driverVersion();
       drv = `${Math.floor(v / 1000)}.${(v % 1000) / 10}`;
     }
   } catch {
     drv = null;
   }
   try {
-    const [maj, min] = native.nvrtcVersion();
+    const [maj, min] = cu.nvrtcVersion();
     nvrtc = `${maj}.${min}`;
   } catch {
     nvrtc = null;
   }
-  return { nodecuda: PACKAGE_VERSION, driver: drv, nvrtc, napi: native.napiVersion };
+  return { nodecuda: PACKAGE_VERSION, driver: drv, nvrtc, napi: cu.napiVersion() };
 }
 
 /**
@@ -251,7 +258,7 @@ export function version(): Versions {
 export function memory(): {
   liveArrays: number; liveAllocations: number; liveBytes: number; poolReservedBytes: number; poolUsedBytes: number;
 } {
-  let [liveAllocations, liveBytes] = native.memLive();
+  let [liveAllocations, liveBytes] = cu.memLive();
   for (const w of memoryNs.workspaceAllocations) {
     if (w.freed) {
       memoryNs.workspaceAllocations.delete(w);
@@ -261,7 +268,7 @@ export function memory(): {
     }
   }
   let pool: [number, number] = [0, 0];
-  if (driverCore.isAvailable()) pool = native.poolInfo();
+  if (driverCore.isAvailable()) pool = cu.poolInfo();
   // Every GPUArray owner is one allocation; views share their owner's.
   return { liveArrays: liveAllocations, liveAllocations, liveBytes, poolReservedBytes: pool[0], poolUsedBytes: pool[1] };
 }
@@ -273,5 +280,5 @@ export function memory(): {
  * cuda.freeCachedMemory();
  */
 export function freeCachedMemory(): void {
-  native.poolTrim();
+  cu.poolTrim();
 }

@@ -8,6 +8,7 @@
 
 #include "addon.h"
 #include "async.h"
+#include "context.h"
 
 namespace nodecuda {
 

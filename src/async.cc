@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include "context.h"
+
 namespace nodecuda {
 
 // The worker thread's part of a task: no JS values.

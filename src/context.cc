@@ -1,5 +1,7 @@
 // Contexts: retained primary contexts (process-wide), the per-thread current device and pushed
 // user contexts, poisoning after sticky faults, and the resource destructors.
+#include "context.h"
+
 #include <thread>
 #include <vector>
 
@@ -8,8 +10,6 @@
 #include "launch_queue.h"
 
 namespace nodecuda {
-
-void ForgetCurrent();
 
 namespace {
 

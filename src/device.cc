@@ -1,16 +1,10 @@
 // Devices, contexts and driver status.
 #include "addon.h"
 #include "async.h"
+#include "context.h"
 #include "handles.h"
 
 namespace nodecuda {
-
-void SetThreadDevice(int ordinal);
-int ThreadDevice();
-void PushContext(ContextPtr c);
-ContextPtr PopContext();
-void ResetDevice(int ordinal);
-void ForgetCurrent();
 
 namespace {
 

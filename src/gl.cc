@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "addon.h"
+#include "context.h"
 #include "handles.h"
 
 namespace nodecuda {

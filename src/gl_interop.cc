@@ -7,6 +7,7 @@
 
 #include "addon.h"
 #include "array.h"
+#include "context.h"
 #include "gl.h"
 
 namespace nodecuda {

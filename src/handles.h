@@ -70,25 +70,7 @@ struct Context {
 size_t BlockClass(size_t bytes);
 using ContextPtr = std::shared_ptr<Context>;
 
-// The retained primary context of device `ordinal` (retained once per process).
-ContextPtr PrimaryContext(int ordinal);
-// The calling thread's context: a pushed user context, or the primary context of the thread's
-// current device (device 0 unless useDevice() chose another). Made current, checked for poison.
-ContextPtr Enter();
-// Makes `c` current on this thread (cheap when it already is); throws if it is poisoned.
-void MakeCurrent(const Context& c);
-// The calling thread's current context, and making it current again (launch_queue.cc: a drain
-// on this thread makes the queued launches' contexts current).
-struct SavedCurrent {
-  CUcontext ctx;
-  const Context* c;
-  uint64_t id, generation;
-};
-SavedCurrent SaveCurrent();
-void RestoreCurrent(const SavedCurrent& s);
-// Like MakeCurrent but never throws: false when the context is gone, poisoned or unusable
-// (used by finalizers and destructors).
-bool TryMakeCurrent(const Context& c);
+// Making contexts current, the per-thread device and pushed contexts: context.h.
 
 // Base of every resource: the context it lives in and that context's generation at creation.
 struct Resource {

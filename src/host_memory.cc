@@ -1,6 +1,7 @@
 // Page-locked host memory: JS-allocated ArrayBuffers registered with cuMemHostRegister (never
 // external ArrayBuffers, which Electron's memory cage forbids).
 #include "addon.h"
+#include "context.h"
 #include "handles.h"
 
 namespace nodecuda {

@@ -26,6 +26,8 @@
 #include <system_error>
 #include <thread>
 
+#include "context.h"
+
 namespace nodecuda {
 namespace {
 

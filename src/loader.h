@@ -61,7 +61,8 @@ struct DriverState {
 
 // Opens libcuda.so.1 (or $NODECUDA_LIBCUDA) and runs cuInit once; never throws.
 const DriverState& LoadDriver();
-// The driver table; throws CuErr (CUDA_DRIVER_NOT_FOUND or the cuInit error) when unusable.
+// The driver table, after draining the launch queue (not a plain getter: see below); throws CuErr
+// (CUDA_DRIVER_NOT_FOUND or the cuInit error) when unusable.
 const DriverApi& Cu();
 // The driver table without the usability check (only after LoadDriver().found).
 const DriverApi& Cu_Unchecked();

@@ -6,6 +6,7 @@
 
 #include "addon.h"
 #include "async.h"
+#include "context.h"
 #include "handles.h"
 
 namespace nodecuda {

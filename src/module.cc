@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "addon.h"
+#include "context.h"
 #include "handles.h"
 
 namespace nodecuda {

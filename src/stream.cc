@@ -1,6 +1,7 @@
 // Streams and events.
 #include "addon.h"
 #include "async.h"
+#include "context.h"
 #include "handles.h"
 
 namespace nodecuda {

@@ -1,6 +1,6 @@
 /**
  * Layer 11: the boundary between TypeScript and C++. types/addon.d.ts must describe exactly what
- * the loaded addon exports, and the loader (lib/native.ts) must find the addon where it is
+ * the loaded addon exports, and the loader (lib/cuda/native.ts) must find the addon where it is
  * documented to look, in order, or say what it tried. No GPU needed.
  */
 import { spawnSync } from 'child_process';
@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as ts from 'typescript';
-import { addonCandidates, addonPath, native } from '../lib/native';
+import { addonCandidates, addonPath, native } from '../lib/cuda/native';
 
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
@@ -112,8 +112,8 @@ describe('addonCandidates: where the loader looks', () => {
 describe('loading in a child process (the built package in dist/)', () => {
   let tmp: string;
   beforeAll(() => {
-    if (!fs.existsSync(path.join(DIST, 'native.js'))) {
-      throw new Error(`${DIST}/native.js is missing: run "npm run build:ts" first.`);
+    if (!fs.existsSync(path.join(DIST, 'cuda', 'native.js'))) {
+      throw new Error(`${DIST}/cuda/native.js is missing: run "npm run build:ts" first.`);
     }
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nodecuda-loader-'));
   });
@@ -121,11 +121,11 @@ describe('loading in a child process (the built package in dist/)', () => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
-  /** Loads `<pkgDir>/dist/native.js` in a fresh process; reports the path loaded or the error. */
+  /** Loads `<pkgDir>/dist/cuda/native.js` in a fresh process; reports the path loaded or the error. */
   function loadIn(pkgDir: string, env: Record<string, string>): { path?: string; code?: string; message?: string; tried?: string[] } {
     const script = `
       try {
-        const n = require(${JSON.stringify(path.join(pkgDir, 'dist', 'native.js'))});
+        const n = require(${JSON.stringify(path.join(pkgDir, 'dist', 'cuda', 'native.js'))});
         if (typeof n.native.launch !== 'function') throw new Error('no launch');
         console.log(JSON.stringify({ path: n.addonPath }));
       } catch (e) {

@@ -154,7 +154,7 @@ if (!PACK) process.stdout.write('[nodecuda] NODECUDA_TEST_PACK=0: skipping the n
   test('the tarball has the build, the prebuilt binary, the sources to rebuild, and nothing else', () => {
     const files = packed.files.map((f) => f.path);
     for (const f of ['package.json', 'LICENSE', 'README.md', 'CMakeLists.txt', 'dist/index.js', 'dist/index.mjs',
-      'dist/index.d.ts', 'dist/native.js', 'types/addon.d.ts', `prebuilds/${PLATFORM_DIR}/nodecuda.node`, 'src/addon.cc']) {
+      'dist/index.d.ts', 'dist/cuda/native.js', 'types/addon.d.ts', `prebuilds/${PLATFORM_DIR}/nodecuda.node`, 'src/addon.cc']) {
       expect(files).toContain(f);
     }
     const unwanted = files.filter((f) =>

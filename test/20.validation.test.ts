@@ -5,14 +5,15 @@
  */
 import * as cuda from '../lib';
 import { CudaError, NvrtcError, driver } from '../lib';
-import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES, attributeKey, attributeNumber, camelName } from '../lib/attributes';
-import { DTYPES, DTypeName, coerce, coerceArg, own, writeScalar } from '../lib/dtype';
-import { envFlag, envNumber } from '../lib/env';
-import { native } from '../lib/native';
-import { hostRange } from '../lib/memory';
-import { parseArguments } from '../lib/user_args';
-import { parseCArgs, stripComments } from '../lib/templates/elementwise_kernel';
-import { makeFunction, parseKernelSignatures } from '../lib/launch';
+import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES, attributeKey, attributeNumber, camelName } from '../lib/cuda/attributes';
+import { DTYPES, DTypeName, coerce, coerceArg, own, writeScalar } from '../lib/base/dtype';
+import { envFlag, envNumber } from '../lib/base/env';
+import { native } from '../lib/cuda/native';
+import { hostRange } from '../lib/cuda/memory';
+import { parseArguments } from '../lib/kernels/user_args';
+import { parseCArgs } from '../lib/engine/templates/elementwise_kernel';
+import { stripComments } from '../lib/base/c_source';
+import { makeFunction, parseKernelSignatures } from '../lib/cuda/launch';
 import { expectCode, hasGpu } from './helpers';
 
 describe('error classes', () => {
@@ -432,7 +433,7 @@ describe('hostile input (issue: reliability)', () => {
     try {
       jest.isolateModules(() => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load is the point
-        const e = expectCode(() => require('../lib/kernels'), RangeError, 'ERR_INVALID_ENV');
+        const e = expectCode(() => require('../lib/engine/elementwise'), RangeError, 'ERR_INVALID_ENV');
         expect(e.message).toContain('NODECUDA_EW_BLOCK="100"');
       });
     } finally {

@@ -3,8 +3,8 @@
  * tables are NumPy 2's `np.promote_types`, `np.result_type` with Python scalars and
  * `np.can_cast`, written out by hand (not derived from the implementation).
  */
-import { DTYPES, DTypeName, dtype, float32, int8 } from '../lib/dtype';
-import { Operand, canCast, promoteTypes, resultType, trueDivideType } from '../lib/promote';
+import { DTYPES, DTypeName, dtype, float32, int8 } from '../lib/base/dtype';
+import { Operand, canCast, promoteTypes, resultType, trueDivideType } from '../lib/base/promote';
 import { expectCode } from './helpers';
 
 const CODES: Record<string, DTypeName> = {

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { NvrtcError, compiler } from '../lib';
-import { writeEntry } from '../lib/disk_cache';
+import { writeEntry } from '../lib/cuda/disk_cache';
 import { expectCode } from './helpers';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Number } = globalThis;

@@ -9,9 +9,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { CudaError, SourceModule, compiler, driver } from '../lib';
-import { forgetCompiledImages } from '../lib/compiler';
-import { defaultDir, readEntry } from '../lib/disk_cache';
-import { native } from '../lib/native';
+import { forgetCompiledImages } from '../lib/cuda/compiler';
+import { defaultDir, readEntry } from '../lib/cuda/disk_cache';
+import { native } from '../lib/cuda/native';
 import { describeGpu, expectCode } from './helpers';
 
 const tag = () => randomBytes(6).toString('hex');

@@ -5,11 +5,11 @@
  */
 import { DTYPES, DType, compiler } from '../lib';
 import { compileBoth, expectEntries, startAll } from './helpers';
-import { ElementwiseSpec, Variant, elementwiseKernel } from '../lib/templates/elementwise';
-import { PREAMBLE } from '../lib/templates/preamble';
-import { UFUNCS, UFUNC_PREAMBLE } from '../lib/ufunc';
-import { indexSource } from '../lib/joins';
-import { storageType } from '../lib/templates/elementwise';
+import { ElementwiseSpec, Variant, elementwiseKernel } from '../lib/engine/templates/elementwise';
+import { PREAMBLE } from '../lib/engine/templates/preamble';
+import { UFUNCS, UFUNC_PREAMBLE } from '../lib/array/ufunc';
+import { indexSource } from '../lib/array/joins';
+import { storageType } from '../lib/engine/templates/elementwise';
 
 const VARIANTS: Variant[] = [
   { kind: 'contiguous', e: 4, wide: false },

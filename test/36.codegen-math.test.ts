@@ -6,9 +6,9 @@
  */
 import { DTYPES, DType, DTypeName } from '../lib';
 import { compileBoth, expectEntries, startAll } from './helpers';
-import { MATH, MATH_PREAMBLE, MathPlan, mathPlan } from '../lib/cumath';
-import { ElementwiseSpec, Variant, elementwiseKernel } from '../lib/templates/elementwise';
-import { PREAMBLE } from '../lib/templates/preamble';
+import { MATH, MATH_PREAMBLE, MathPlan, mathPlan } from '../lib/array/cumath';
+import { ElementwiseSpec, Variant, elementwiseKernel } from '../lib/engine/templates/elementwise';
+import { PREAMBLE } from '../lib/engine/templates/preamble';
 
 const VARIANTS: Variant[] = [
   { kind: 'contiguous', e: 4, wide: false },
@@ -24,7 +24,7 @@ const FLOAT_OF: Record<string, DTypeName> = {
 const INEXACT = ['exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan',
   'sinh', 'cosh', 'tanh'];
 
-/** NumPy 2's result dtypes, written out independently of lib/cumath.ts (null: TypeError). */
+/** NumPy 2's result dtypes, written out independently of lib/array/cumath.ts (null: TypeError). */
 function expectedOuts(name: string, d: DTypeName): DTypeName[] | null {
   const k = DTYPES[d].kind, c = k === 'c', int = k === 'i' || k === 'u', b = k === 'b';
   if (['isnan', 'isinf', 'isfinite'].includes(name)) return ['bool'];

@@ -5,11 +5,11 @@
  */
 import { DTYPES, DTypeName, compiler } from '../lib';
 import { compileBoth, expectEntries, startAll } from './helpers';
-import { PREAMBLE } from '../lib/templates/preamble';
+import { PREAMBLE } from '../lib/engine/templates/preamble';
 import {
   DISTRIBUTIONS, Distribution, PHILOX_DEVICE, dtypesOf, elementsPerThread, randomKernel, randomKernelBody,
   wordsPerElement,
-} from '../lib/templates/philox';
+} from '../lib/engine/templates/philox';
 
 function moduleSource(dist: Distribution): { source: string; names: string[] } {
   const names: string[] = [];

@@ -1,8 +1,8 @@
 /**
- * cuRAND device-API kernels (lib/templates/curand.ts) compile with NVRTC against the toolkit's
+ * cuRAND device-API kernels (lib/engine/templates/curand.ts) compile with NVRTC against the toolkit's
  * curand_kernel.h (no GPU needed): every kernel of every generator kind, sm_75 PTX and sm_90 CUBIN.
  * curand_kernel.h is large (its precalculated skip-ahead tables): a module takes seconds to compile,
- * which is why lib/curandom.ts compiles each kind once per process and the disk cache keeps it.
+ * which is why lib/random/curandom.ts compiles each kind once per process and the disk cache keeps it.
  * Also: cuRAND's Sobol32 tables read through libcurand (dlopen, no GPU) and the error paths.
  */
 import { spawnSync } from 'child_process';
@@ -10,9 +10,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { compiler } from '../lib';
-import { curandTable, sobolRows } from '../lib/curandom';
-import { curandIncludeDir, curandIncludeDirs } from '../lib/curand_sequence';
-import { CURAND_FILLS, CURAND_STATES, CurandKind, curandKernelName, curandSource } from '../lib/templates/curand';
+import { curandTable, sobolRows } from '../lib/random/curandom';
+import { curandIncludeDir, curandIncludeDirs } from '../lib/random/curand_sequence';
+import { CURAND_FILLS, CURAND_STATES, CurandKind, curandKernelName, curandSource } from '../lib/engine/templates/curand';
 
 const KINDS = Object.keys(CURAND_STATES) as CurandKind[];
 const DIST = path.resolve(__dirname, '..', 'dist');
@@ -107,8 +107,8 @@ describe('cuRAND Sobol32 tables through libcurand (dlopen, no GPU)', () => {
   });
 
   test('no libcurand: ERR_CURAND_NOT_FOUND naming what was tried', () => {
-    if (!fs.existsSync(path.join(DIST, 'curandom.js'))) throw new Error('build dist first: npx tsc -p tsconfig.build.json');
-    const script = `try { require(${JSON.stringify(path.join(DIST, 'curandom.js'))}).curandTable(0); console.log('no error'); }
+    if (!fs.existsSync(path.join(DIST, 'random', 'curandom.js'))) throw new Error('build dist first: npx tsc -p tsconfig.build.json');
+    const script = `try { require(${JSON.stringify(path.join(DIST, 'random', 'curandom.js'))}).curandTable(0); console.log('no error'); }
       catch (e) { console.log(JSON.stringify({ code: e.code, message: e.message })); }`;
     const r = spawnSync(process.execPath, ['-e', script], {
       env: { ...process.env, NODECUDA_CURAND: path.join(tmp, 'libcurand-missing.so') }, encoding: 'utf8' });

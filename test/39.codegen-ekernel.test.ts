@@ -10,9 +10,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { DTYPES, ElementwiseKernel, NvrtcError, compiler } from '../lib';
-import { native } from '../lib/native';
-import { Variant, elementwiseSource } from '../lib/templates/elementwise';
-import { LoopMode, parseCArgs } from '../lib/templates/elementwise_kernel';
+import { native } from '../lib/cuda/native';
+import { Variant, elementwiseSource } from '../lib/engine/templates/elementwise';
+import { LoopMode, parseCArgs } from '../lib/engine/templates/elementwise_kernel';
 import { expectCode } from './helpers';
 
 const DIST = path.join(__dirname, '..', 'dist');
@@ -196,7 +196,7 @@ describe('compile once per process, once per machine', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodecuda-ek-'));
     const script = `
       const cuda = require(${JSON.stringify(DIST)});
-      const { native } = require(${JSON.stringify(path.join(DIST, 'native.js'))});
+      const { native } = require(${JSON.stringify(path.join(DIST, 'cuda', 'native.js'))});
       let calls = 0; const real = native.compile; native.compile = (...a) => { calls++; return real(...a); };
       const opts = { arch: 'sm_90', noExternC: true, options: ['--std=c++17'], cacheDir: process.env.NC_DIR };
       let t = performance.now();

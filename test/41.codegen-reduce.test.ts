@@ -5,9 +5,9 @@
  */
 import { DTYPES, DType } from '../lib';
 import { compileBoth, expectEntries, startAll } from './helpers';
-import { builtinSpec } from '../lib/reductions';
-import { PREAMBLE } from '../lib/templates/preamble';
-import { REDUCE_PREAMBLE, ReduceSpec, ReduceVariant, reduceKernel } from '../lib/templates/reduction';
+import { builtinSpec } from '../lib/array/reductions';
+import { PREAMBLE } from '../lib/engine/templates/preamble';
+import { REDUCE_PREAMBLE, ReduceSpec, ReduceVariant, reduceKernel } from '../lib/engine/templates/reduction';
 
 const VARIANTS: ReduceVariant[] = [
   { kind: 'rows', nk: 1, nr: 1, wide: false, e: 1 },

@@ -3,10 +3,10 @@
  * segmented), and the scan kernel builders' templates, for sm_75 (PTX) and sm_90 (CUBIN).
  */
 import { DTYPES, DType, NvrtcError, compiler } from '../lib';
-import { cumSpec } from '../lib/scan';
-import { PREAMBLE } from '../lib/templates/preamble';
-import { REDUCE_PREAMBLE } from '../lib/templates/reduction';
-import { scanKernel } from '../lib/templates/scan';
+import { cumSpec } from '../lib/engine/scan';
+import { PREAMBLE } from '../lib/engine/templates/preamble';
+import { REDUCE_PREAMBLE } from '../lib/engine/templates/reduction';
+import { scanKernel } from '../lib/engine/templates/scan';
 
 const accOf = (d: DType) => (d.kind === 'b' || d.kind === 'i' ? DTYPES.int64 : d.kind === 'u' ? DTYPES.uint64 : d);
 

@@ -1,11 +1,11 @@
 /**
- * CUDA arrays, 2-D/3-D copies, pitched memory, texture and surface objects (lib/cuda_array.ts,
- * lib/texture.ts, src/array.cc). Argument checks and NVRTC compilation of texture/surface kernels
+ * CUDA arrays, 2-D/3-D copies, pitched memory, texture and surface objects (lib/cuda/cuda_array.ts,
+ * lib/cuda/texture.ts, src/array.cc). Argument checks and NVRTC compilation of texture/surface kernels
  * run without a GPU; round trips, sampling and surface writes need one.
  */
 import { SourceModule, compiler, driver, gpuarray } from '../lib';
-import { parseKernelSignatures } from '../lib/launch';
-import { formatOf, plan } from '../lib/cuda_array';
+import { parseKernelSignatures } from '../lib/cuda/launch';
+import { formatOf, plan } from '../lib/cuda/cuda_array';
 import { describeGpu, expectCode } from './helpers';
 
 const KERNELS = `
@@ -61,7 +61,9 @@ describe('CUDA arrays and textures without a GPU', () => {
     // A host end too small for the copy is refused here, never read past.
     expectCode(() => driver.memcpy2D({ src: new Float32Array(4), dst: new Float32Array(64), widthInBytes: 16, height: 2 }),
       RangeError, 'ERR_OUT_OF_RANGE');
-    expectCode(() => driver.memcpy3D({ src: new Float32Array(64), dst: new Float32Array(64), widthInBytes: 16, height: 2, depth: 2, srcHeight: 1 }),
+    expectCode(() => driver.memcpy3D({
+      src: new Float32Array(64), dst: new Float32Array(64), widthInBytes: 16, height: 2, depth: 2, srcHeight: 1,
+    }),
       RangeError, 'ERR_OUT_OF_RANGE');
     expectCode(() => driver.memcpy2D({ src: new Float32Array(64), dst: new Float32Array(64), widthInBytes: 16, height: 2, srcPitch: 8 }),
       RangeError, 'ERR_OUT_OF_RANGE');
@@ -204,7 +206,8 @@ describeGpu('CUDA arrays and textures on the GPU', () => {
     using arr = driver.matrixToArray(vals, [1, 4]);
     const run = (desc: ConstructorParameters<typeof driver.TextureObject>[1], us: number[]): Float32Array => {
       using tex = new driver.TextureObject(arr, desc);
-      const u = gpuarray.toGpu(new Float32Array(us)), v = gpuarray.toGpu(new Float32Array(us.length).fill(desc?.normalizedCoords ? 0.5 : 0.5));
+      const u = gpuarray.toGpu(new Float32Array(us));
+      const v = gpuarray.toGpu(new Float32Array(us.length).fill(desc?.normalizedCoords ? 0.5 : 0.5));
       const out = gpuarray.zeros([us.length], 'float32');
       mod.getFunction('sample1')(tex.handle, u, v, out, us.length, { block: [32] });
       return out.get() as Float32Array;

@@ -134,7 +134,9 @@ describeGl('gl: headless context and GL helpers', () => {
     expect(ctx.readTexture(t)).toEqual(px.map((v) => 255 - v));
     const fbo = ctx.createFramebuffer(t);
     expect(ctx.readPixels(fbo, 0, 0, w, h)).toEqual(px.map((v) => 255 - v));
-    const f = ctx.createTexture(4, 2, { internalFormat: gl.GL.R32F, format: gl.GL.RED, type: gl.GL.FLOAT, data: new Float32Array([1, 2, 3, 4, 5, 6, 7, 8.5]) });
+    const f = ctx.createTexture(4, 2, {
+      internalFormat: gl.GL.R32F, format: gl.GL.RED, type: gl.GL.FLOAT, data: new Float32Array([1, 2, 3, 4, 5, 6, 7, 8.5]),
+    });
     expect(ctx.readTexture(f, { format: gl.GL.RED, type: gl.GL.FLOAT })).toEqual(new Float32Array([1, 2, 3, 4, 5, 6, 7, 8.5]));
     expectCode(() => ctx.createTexture(4, 4, { data: new Uint8Array(10) }), RangeError, 'ERR_OUT_OF_RANGE');
     for (const x of [t, f]) ctx.deleteTexture(x);

@@ -11,7 +11,7 @@ import {
   CudaError, DTYPES, NvrtcError, SourceModule, compiler, driver, floatToHalfBits,
 } from '../lib';
 import type { DTypeName, ScalarFactory } from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/cuda/native';
 import { collect, describeGpu, expectCode } from './helpers';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, BigInt } = globalThis;

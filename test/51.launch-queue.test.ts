@@ -4,7 +4,7 @@
  * reuse, streams, reductions and async reads; the same answers with the queue switched off.
  */
 import * as cuda from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/cuda/native';
 import { describeGpu, runChild } from './helpers';
 
 const { gpuarray, driver } = cuda;
@@ -96,7 +96,7 @@ describeGpu('launch queue', () => {
     const script = `
       const { Worker } = require('worker_threads');
       const cuda = require(process.env.NODECUDA_DIST);
-      const { native } = require(process.env.NODECUDA_DIST + '/native');
+      const { native } = require(process.env.NODECUDA_DIST + '/cuda/native');
       const run = (cuda, steps) => {
         let x = cuda.gpuarray.arange(0, 33, 1, 'int32');
         for (let s = 0; s < steps; s++) x = x.mul(3).add(s % 5);
@@ -132,7 +132,7 @@ describeGpu('launch queue', () => {
     const script = `
       process.env.NODECUDA_LAUNCH_QUEUE = '0';
       const cuda = require(process.env.NODECUDA_DIST);
-      const { native } = require(process.env.NODECUDA_DIST + '/native');
+      const { native } = require(process.env.NODECUDA_DIST + '/cuda/native');
       let x = cuda.gpuarray.arange(0, 33, 1, 'int32');
       for (let s = 0; s < 3000; s++) x = x.mul(3).add(s % 5);
       console.log(JSON.stringify({ x: Array.from(x.get()), stats: native.launchQueueStats() }));

@@ -6,7 +6,7 @@
  * new allocation of A's size and fills it with other data: the reader must still see A's data.
  */
 import * as cuda from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/cuda/native';
 import { describeGpu } from './helpers';
 
 const { gpuarray, driver, SourceModule } = cuda;

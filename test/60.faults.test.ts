@@ -64,7 +64,7 @@ describeGpu('sticky faults', () => {
     // of additions: its launches fail, the JS thread's next call throws.
     const script = `
       const { driver, SourceModule, gpuarray } = require(process.env.NODECUDA_DIST);
-      const { native } = require(process.env.NODECUDA_DIST + '/native');
+      const { native } = require(process.env.NODECUDA_DIST + '/cuda/native');
       const a = gpuarray.arange(0, 64, 1, 'float32');
       a.add(1).get();
       const bad = new SourceModule(

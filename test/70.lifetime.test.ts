@@ -64,7 +64,7 @@ describeGpu('lifetime', () => {
     await collect();
     const base = live();
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { native } = require('../lib/native') as typeof import('../lib/native');
+    const { native } = require('../lib/cuda/native') as typeof import('../lib/cuda/native');
     const stream = native.streamCreate(0);
     const event = native.eventCreate(0);
     const mod = new cuda.SourceModule('__global__ void tagged(int *p) { *p = 1; }');

@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import * as cuda from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/cuda/native';
 import { DIST, describeGpu, expectCode, runChild } from './helpers';
 
 const { driver } = cuda;
@@ -123,7 +123,8 @@ describeGpu('asynchronous copies and their host buffers', () => {
     if (!out.ok) throw new Error(`child failed (status ${status}): ${stderr}`);
     expect(status).toBe(0);
     for (const how of ['driver', 'getAsync', 'postMessage']) {
-      const r = (out.results as Record<string, { err: { name: string; code: string; message: string }; dirty: boolean; againOk: boolean }>)[how];
+      type Result = { err: { name: string; code: string; message: string }; dirty: boolean; againOk: boolean };
+      const r = (out.results as Record<string, Result>)[how];
       expect(r.err).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_STATE' });
       expect(r.err.message).toMatch(/transferred \(detached\) or shrunk/);
       expect(r.dirty).toBe(false);

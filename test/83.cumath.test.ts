@@ -127,7 +127,10 @@ const scale = (a: C, s: number): C => cx(a.re * s, a.im * s);
 const div = (a: C, b: C): C => scale(mul(a, cx(b.re, -b.im)), 1 / (b.re * b.re + b.im * b.im));
 const cexp = (z: C): C => scale(cx(Math.cos(z.im), Math.sin(z.im)), Math.exp(z.re));
 const clog = (z: C): C => cx(Math.log(Math.hypot(z.re, z.im)), Math.atan2(z.im, z.re));
-const csqrt = (z: C): C => { const t = Math.atan2(z.im, z.re) / 2; return scale(cx(Math.cos(t), Math.sin(t)), Math.sqrt(Math.hypot(z.re, z.im))); };
+const csqrt = (z: C): C => {
+  const t = Math.atan2(z.im, z.re) / 2;
+  return scale(cx(Math.cos(t), Math.sin(t)), Math.sqrt(Math.hypot(z.re, z.im)));
+};
 const I = cx(0, 1), ONE = cx(1, 0);
 const timesI = (z: C): C => cx(-z.im, z.re);
 const csin = (z: C): C => { const d = sub(cexp(timesI(z)), cexp(scale(timesI(z), -1))); return cx(d.im / 2, -d.re / 2); };

@@ -26,7 +26,8 @@ const red = (name: string, a: GPUArray, opts?: Opts): GPUArray =>
   opts === undefined ? (gpuarray as unknown as Record<string, Red>)[name](a) : (gpuarray as unknown as Record<string, Red>)[name](a, opts);
 /** a.<name>(opts) */
 const meth = (name: string, a: GPUArray, opts?: Opts): GPUArray =>
-  opts === undefined ? (a as unknown as Record<string, (o?: Opts) => GPUArray>)[name]() : (a as unknown as Record<string, (o?: Opts) => GPUArray>)[name](opts);
+  opts === undefined ? (a as unknown as Record<string, (o?: Opts) => GPUArray>)[name]()
+    : (a as unknown as Record<string, (o?: Opts) => GPUArray>)[name](opts);
 const live = (): number => cuda.memory().liveAllocations;
 const FLOATS: DTypeName[] = ['float16', 'float32', 'float64', 'complex64', 'complex128'];
 const isC = (v: V): v is C => typeof v === 'object';
@@ -137,7 +138,8 @@ describeGpu('reductions', () => {
 
   describe('axis', () => {
     // Non-contiguous views of C-ordered bases: base shape, view, view shape, element strides/offset.
-    const CASES: Array<{ name: string; base: number[]; view: (a: GPUArray) => GPUArray; shape: number[]; strides: number[]; offset: number }> = [
+    type Case = { name: string; base: number[]; view: (a: GPUArray) => GPUArray; shape: number[]; strides: number[]; offset: number };
+    const CASES: Case[] = [
       { name: 'contiguous [4,3,50]', base: [4, 3, 50], view: (a) => a, shape: [4, 3, 50], strides: [150, 50, 1], offset: 0 },
       { name: 'transposed [5,7,33].T', base: [5, 7, 33], view: (a) => a.T, shape: [33, 7, 5], strides: [1, 33, 231], offset: 0 },
       {

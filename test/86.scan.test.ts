@@ -22,13 +22,17 @@ type Fn = (a: GPUArray, opts?: Opts) => GPUArray;
 const fn = (name: string, a: GPUArray, opts?: Opts): GPUArray =>
   opts === undefined ? (gpuarray as unknown as Record<string, Fn>)[name](a) : (gpuarray as unknown as Record<string, Fn>)[name](a, opts);
 const meth = (name: string, a: GPUArray, opts?: Opts): GPUArray =>
-  opts === undefined ? (a as unknown as Record<string, (o?: Opts) => GPUArray>)[name]() : (a as unknown as Record<string, (o?: Opts) => GPUArray>)[name](opts);
+  opts === undefined ? (a as unknown as Record<string, (o?: Opts) => GPUArray>)[name]()
+    : (a as unknown as Record<string, (o?: Opts) => GPUArray>)[name](opts);
 const live = (): number => cuda.memory().liveAllocations;
 const exact = (vals: V[]): Expect[] => vals.map((value) => ({ value, tol: 0 }));
 const num = (v: V): number => Number(v);
 /** Small integer x as a value of dtype d. */
 const k = (d: DTypeName, x: number): V => (kind(d) === 'c' ? { re: x, im: 0 } : d.endsWith('int64') ? BigInt(x) : kind(d) === 'b' ? (x ? 1 : 0) : x);
-/** Sizes around multiples of 4096 elements (the tile of 4-byte values; 8-byte values use 2048, 16-byte 1024), up to k = 300, and 2^20 + 3. */
+/**
+ * Sizes around multiples of 4096 elements (the tile of 4-byte values; 8-byte values use 2048, 16-byte 1024), up to k = 300,
+ * and 2^20 + 3.
+ */
 const TILE_SIZES = [...new Set([1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 255, 256, 257, 299, 300]
   .flatMap((m) => [4096 * m - 1, 4096 * m, 4096 * m + 1])), 2 ** 20 + 3];
 
@@ -129,7 +133,8 @@ describeGpu('scans', () => {
     }));
 
     // Views of C-ordered bases: shape, element strides and offset of the view.
-    const CASES: Array<{ name: string; base: number[]; view: (a: GPUArray) => GPUArray; shape: number[]; strides: number[]; offset: number }> = [
+    type Case = { name: string; base: number[]; view: (a: GPUArray) => GPUArray; shape: number[]; strides: number[]; offset: number };
+    const CASES: Case[] = [
       { name: '[37,1000]', base: [37, 1000], view: (a) => a, shape: [37, 1000], strides: [1000, 1], offset: 0 },
       { name: '[37,1000].T', base: [37, 1000], view: (a) => a.T, shape: [1000, 37], strides: [1, 1000], offset: 0 },
       { name: '[5,7,33].T', base: [5, 7, 33], view: (a) => a.T, shape: [33, 7, 5], strides: [1, 33, 231], offset: 0 },

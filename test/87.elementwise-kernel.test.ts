@@ -8,7 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as fs from 'fs';
 import { DTypeName, ElementwiseKernel, GPUArray, Scalar, dtype, gpuarray, slice } from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/cuda/native';
 import { describeGpu, expectCode } from './helpers';
 import { C, DTYPE_NAMES, V, download, expectArray, expectSame, half, kind, nonzero, store, upload, viewOf, wrap } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).

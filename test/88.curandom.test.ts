@@ -1,5 +1,5 @@
 /**
- * PyCUDA's cuRAND generators (lib/curandom.ts) against numbers from cuRAND itself:
+ * PyCUDA's cuRAND generators (lib/random/curandom.ts) against numbers from cuRAND itself:
  * test/fixtures/curand.json, written by test/fixtures/make_curand_fixtures.py (CuPy + cuRAND's
  * device API on a GPU). Integers must match bit for bit, floats exactly. Generator t of a fill
  * writes elements t, t + G, t + 2G, … (G = generatorCount); Box–Muller pairs (even sizes) write
@@ -8,11 +8,11 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { GPUArray, driver, gpuarray } from '../lib';
-import { CurandSequence } from '../lib/curand_sequence';
+import { CurandSequence } from '../lib/random/curand_sequence';
 import {
   MRG32k3aRandomNumberGenerator, ScrambledSobol32RandomNumberGenerator, Sobol32RandomNumberGenerator,
   XORWOWRandomNumberGenerator, curandTable, generateDirectionVectors32, seedGetterUniform, seedGetterUnique,
-} from '../lib/curandom';
+} from '../lib/random/curandom';
 import { describeGpu, expectCode } from './helpers';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, BigInt } = globalThis;

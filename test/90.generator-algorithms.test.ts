@@ -1,13 +1,13 @@
 /**
  * random.Generator({ algorithm: 'xorwow' | 'mrg32k3a' }): draws compared with the cuRAND numbers
- * of a second CurandSequence of the same seed (lib/curand_sequence.ts, itself checked against
+ * of a second CurandSequence of the same seed (lib/random/curand_sequence.ts, itself checked against
  * cuRAND in test/88) mapped on the CPU — uniform u in (0, 1] to low + u·(high − low), normal z to
  * mean + z·std, logNormal exp(normal), exponential (0 − log u)·scale — then split invariance,
  * state/setState replay, skipAhead, any layout, moments of 10^6 samples, and the errors (which
  * need no GPU: construction is lazy).
  */
 import { DTypeName, GPUArray, driver, gpuarray, random } from '../lib';
-import { CurandSequence } from '../lib/curand_sequence';
+import { CurandSequence } from '../lib/random/curand_sequence';
 import { describeGpu, expectCode } from './helpers';
 import { decode, half } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).

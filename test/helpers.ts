@@ -5,7 +5,7 @@
 import { spawnSync } from 'child_process';
 import * as path from 'path';
 import { compiler, isAvailable, memory } from '../lib';
-import { native } from '../lib/native';
+import { native } from '../lib/cuda/native';
 import type { CompileOptions } from '../lib';
 
 export const hasGpu = isAvailable();

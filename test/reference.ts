@@ -257,7 +257,8 @@ function extreme(name: string, pickFirst: (a: V, b: V) => boolean): OpRef {
   };
 }
 
-const powTol = (d: DTypeName): number => ({ float16: 2 ** -9, float32: 2 ** -19, float64: 2 ** -48, complex64: 1e-5, complex128: 1e-12 } as Record<string, number>)[d] ?? 0;
+const POW_TOL: Record<string, number> = { float16: 2 ** -9, float32: 2 ** -19, float64: 2 ** -48, complex64: 1e-5, complex128: 1e-12 };
+const powTol = (d: DTypeName): number => POW_TOL[d] ?? 0;
 const cTol = (d: DTypeName): number => ({ complex64: 1e-6, complex128: 1e-14 } as Record<string, number>)[d] ?? 0;
 
 /** Every operator, by name. */

@@ -4,7 +4,7 @@
 
 const cuda = require('../..');
 const { gpuarray } = cuda;
-const { elementwise } = require('../../dist/operators');
+const { elementwise } = require('../../dist/array/operators');
 
 const N = 2 ** 28;
 const SIDE = 16384;

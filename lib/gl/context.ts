@@ -6,9 +6,9 @@
  * A GL context is current on one thread at a time (EGL's rule): each worker_thread makes its own
  * context (or makeCurrent()s one the main thread release()d first); the CUDA side needs nothing.
  */
-import { checkSize, describe, rangeError, typeError } from '../errors';
-import { isAvailable as cudaAvailable } from '../driver';
-import { native } from '../native';
+import { checkSize, describe, rangeError, typeError } from '../base/errors';
+import { isAvailable as cudaAvailable } from '../cuda/driver';
+import { native } from '../cuda/native';
 import { GlError } from './errors';
 
 /** GL enums the helpers take (a subset of GL's; any valid GLenum number works too). */

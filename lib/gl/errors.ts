@@ -3,7 +3,7 @@
  * GL_NO_MATCHING_DEVICE, GL_INVALID_OPERATION, EGL_BAD_ACCESS, …). Handed to native code when
  * lib/gl loads, so errors thrown there are instances of it.
  */
-import { native } from '../native';
+import { native } from '../cuda/native';
 
 /**
  * An EGL or OpenGL failure, or GL not being usable here.

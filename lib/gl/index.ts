@@ -6,9 +6,9 @@
  * const vbo = ctx.createBuffer(4096);
  * using reg = new gl.RegisteredBuffer(vbo);
  */
-import { Context, useDevice } from '../driver';
-import { checkSize } from '../errors';
-import { native } from '../native';
+import { Context, useDevice } from '../cuda/driver';
+import { checkSize } from '../base/errors';
+import { native } from '../cuda/native';
 import { GlError } from './errors';
 import {
   GL, HeadlessContext, HeadlessContextOptions, availability, createHeadlessContext, glName, isAvailable,

@@ -4,14 +4,14 @@
  * view, or a CUDA array for images), unmap, unregister. While mapped, GL must not touch the
  * object; after unmap, every view CUDA had of it is refused (typed errors, no use-after-unmap).
  */
-import { DTypeLike, dtype as toDType } from '../dtype';
-import { describe, rangeError, typeError } from '../errors';
-import { Stream, streamHandle } from '../driver';
-import { DeviceAllocation } from '../memory';
-import { GPUArray, wrapDeviceMemory } from '../gpuarray';
-import { normalizeShape, sizeOf } from '../shape';
-import { CudaArray } from '../cuda_array';
-import { native } from '../native';
+import { DTypeLike, dtype as toDType } from '../base/dtype';
+import { describe, rangeError, typeError } from '../base/errors';
+import { Stream, streamHandle } from '../cuda/driver';
+import { DeviceAllocation } from '../cuda/memory';
+import { GPUArray, wrapDeviceMemory } from '../array/gpuarray';
+import { normalizeShape, sizeOf } from '../base/shape';
+import { CudaArray } from '../cuda/cuda_array';
+import { native } from '../cuda/native';
 import { GlError } from './errors';
 import { GL, glName } from './context';
 

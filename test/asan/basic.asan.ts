@@ -12,7 +12,7 @@ const PRELUDE = `
   const assert = require('assert');
   const nc = require(process.env.NODECUDA_DIST);
   const { driver, gpuarray, SourceModule } = nc;
-  const { native } = require(process.env.NODECUDA_DIST + '/native');
+  const { native } = require(process.env.NODECUDA_DIST + '/cuda/native');
   const fill = (n, k = 1) => Float32Array.from({ length: n }, (_, i) => (i * k) % 1000);
   const same = (a, b) => assert.deepStrictEqual(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength));
   const code = (f) => { try { f(); } catch (e) { return e.code; } return null; };

@@ -1,0 +1,196 @@
+/**
+ * Creating GPUArrays: toGpu(Async), empty, zeros, ones, full, arange, linspace, *Like.
+ */
+import { DTYPES, DType, DTypeLike, dtype as toDType, float64 } from '../base/dtype';
+import { checkSize, rangeError, typeError, describe } from '../base/errors';
+import { Stream, streamHandle } from '../cuda/driver';
+import { GPUArray, arrayArg, fromHost, hostInput, optionsArg } from './gpuarray';
+import { hostRange } from '../cuda/memory';
+import * as cu from '../cuda/door';
+import { Operand, elementwise, fill } from './operators';
+import { normalizeShape } from '../base/shape';
+import { NestedArray } from '../base/host';
+
+/** Options of creation functions. */
+export interface CreateOptions {
+  shape?: number | readonly number[];
+  dtype?: DTypeLike;
+  stream?: Stream | null;
+}
+
+/**
+ * Copies host data to a new GPUArray. TypedArrays keep their dtype (pass `dtype` to convert, or
+ * to reinterpret: Uint16Array bits as float16, interleaved floats as complex); number arrays
+ * (nested allowed, shape inferred) default to float64; ArrayBuffers need a dtype (default uint8).
+ * @example
+ * gpuarray.toGpu(new Float32Array([1, 2, 3]));
+ * gpuarray.toGpu([[1, 2], [3, 4]], { dtype: 'int32' });
+ */
+export function toGpu(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: CreateOptions = {}): GPUArray {
+  opts = optionsArg(opts);
+  const { h, shape, dtype, convertTo } = hostInput(host, opts);
+  const a = fromHost(h, shape, dtype, opts.stream);
+  if (!convertTo) return a;
+  try {
+    return a.astype(convertTo, { stream: opts.stream });
+  } finally {
+    a.dispose();
+  }
+}
+
+/**
+ * Promise form of toGpu (the copy is queued on `stream`; the event loop is not blocked waiting).
+ * @example
+ * const a = await gpuarray.toGpuAsync(data);
+ */
+export async function toGpuAsync(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: CreateOptions = {}): Promise<GPUArray> {
+  opts = optionsArg(opts);
+  const { h, shape, dtype, convertTo } = hostInput(host, opts);
+  const a = GPUArray.allocate(shape, dtype, opts.stream);
+  await cu.memcpyHtodAsync(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
+    streamHandle(opts.stream));
+  if (!convertTo) return a;
+  try {
+    return a.astype(convertTo, { stream: opts.stream });
+  } finally {
+    a.dispose();
+  }
+}
+
+function dt(d: DTypeLike | undefined): DType {
+  return d === undefined ? DTYPES.float64 : toDType(d);
+}
+
+/**
+ * An uninitialized array.
+ * @example
+ * gpuarray.empty([1024, 1024], 'float32');
+ */
+export function empty(shape: number | readonly number[], dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
+  return GPUArray.allocate(normalizeShape(shape), dt(dtype), opts.stream);
+}
+
+/**
+ * An array of zeros.
+ * @example
+ * gpuarray.zeros(10, 'int32');
+ */
+export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
+  const a = empty(shape, dtype, opts);
+  if (a.nbytes) cu.memset(a.ptr, 0, a.nbytes, 1, streamHandle(opts.stream), false);
+  return a;
+}
+
+/**
+ * An array of ones.
+ * @example
+ * gpuarray.ones([2, 3]);
+ */
+export function ones(shape: number | readonly number[], dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
+  return fill(empty(shape, dtype, opts), 1, opts.stream);
+}
+
+/**
+ * An array filled with `value` (dtype: given, else float64 for numbers, like NumPy's full with a
+ * Python scalar... bool for booleans, int64 for bigints, complex128 for {re, im}).
+ * @example
+ * gpuarray.full([3], 7, 'uint8');
+ */
+export function full(shape: number | readonly number[], value: Operand, dtype?: DTypeLike,
+  opts: { stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
+  let d: DType;
+  if (dtype !== undefined) d = toDType(dtype);
+  else if (typeof value === 'boolean') d = DTYPES.bool;
+  else if (typeof value === 'bigint') d = DTYPES.int64;
+  else if (typeof value === 'object' && value !== null && 're' in value && !(value instanceof GPUArray)) d = DTYPES.complex128;
+  else if (value instanceof GPUArray || value === undefined || value === null) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `full() takes a scalar value. Received ${describe(value)}`);
+  }
+  else d = (value as { dtype?: DType }).dtype ?? DTYPES.float64;
+  const a = GPUArray.allocate(normalizeShape(shape), d, opts.stream);
+  try {
+    return fill(a, value, opts.stream);
+  } catch (e) {
+    a.dispose(); // a value the dtype cannot hold (RangeError ERR_OUT_OF_RANGE) leaves nothing behind
+    throw e;
+  }
+}
+
+function seq(name: string, n: number, start: number, step: number, d: DType, stream?: Stream | null): GPUArray {
+  const out = GPUArray.allocate([n], d, stream);
+  const compute = d.kind === 'f' || d.kind === 'c' ? (d.name === 'float16' ? DTYPES.float32 : d) : DTYPES.float64;
+  const f = compute.name === 'float32' ? 'float' : 'double';
+  // start + i * step in floating point, rounded at each step (no FMA) as NumPy computes it.
+  const [add, mul] = f === 'float' ? ['__fadd_rn', '__fmul_rn'] : ['__dadd_rn', '__dmul_rn'];
+  elementwise(name, `r0 = ${add}((${f})x0, ${mul}((${f})i, (${f})x1));`, [{ value: start }, { value: step }], [compute, compute],
+    compute, d, { out, stream });
+  return out;
+}
+
+function finiteNumber(v: unknown, name: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a finite number. Received ${describe(v)}`);
+  }
+  return v;
+}
+
+/**
+ * Evenly spaced values in [start, stop) (`arange(stop)` starts at 0). Default dtype: int64 when
+ * every argument is an integer, else float64 (NumPy).
+ * @example
+ * gpuarray.arange(5); gpuarray.arange(0, 1, 0.25, 'float32');
+ */
+export function arange(start: number, stop?: number, step = 1, dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
+  if (stop === undefined) {
+    stop = start;
+    start = 0;
+  }
+  finiteNumber(start, 'start');
+  finiteNumber(stop, 'stop');
+  finiteNumber(step, 'step');
+  if (step === 0) throw rangeError('ERR_OUT_OF_RANGE', 'arange: step must not be 0');
+  const n = Math.max(0, Math.ceil((stop - start) / step));
+  const d = dtype !== undefined ? toDType(dtype)
+    : [start, stop, step].every(Number.isInteger) ? DTYPES.int64 : DTYPES.float64;
+  return seq('arange', checkSize(n, 'length'), start, step, d, opts.stream);
+}
+
+/**
+ * `num` evenly spaced values from start to stop (inclusive unless `endpoint` is false).
+ * @example
+ * gpuarray.linspace(0, 1, 5); // [0, 0.25, 0.5, 0.75, 1]
+ */
+export function linspace(start: number, stop: number, num = 50,
+  opts: { endpoint?: boolean; dtype?: DTypeLike; stream?: Stream | null } = {}): GPUArray {
+  opts = optionsArg(opts);
+  finiteNumber(start, 'start');
+  finiteNumber(stop, 'stop');
+  checkSize(num, 'num');
+  const endpoint = opts.endpoint ?? true;
+  const div = endpoint ? num - 1 : num;
+  const step = div > 0 ? (stop - start) / div : 0;
+  const d = opts.dtype !== undefined ? toDType(opts.dtype) : DTYPES.float64;
+  const out = seq('linspace', num, start, step, d, opts.stream);
+  // Exact last value, like NumPy; converted like the others (a strong float64: no range check).
+  if (endpoint && num > 1) fill(out.index(num - 1), float64(stop), opts.stream);
+  return out;
+}
+
+/** Same shape and dtype (or `dtype`), uninitialized. @example gpuarray.emptyLike(a) */
+export function emptyLike(a: GPUArray, dtype?: DTypeLike): GPUArray {
+  return empty(arrayArg(a, 'a').shape, dtype ?? a.dtype);
+}
+/** Same shape and dtype, zeros. @example gpuarray.zerosLike(a) */
+export function zerosLike(a: GPUArray, dtype?: DTypeLike): GPUArray {
+  return zeros(arrayArg(a, 'a').shape, dtype ?? a.dtype);
+}
+/** Same shape and dtype, ones. @example gpuarray.onesLike(a) */
+export function onesLike(a: GPUArray, dtype?: DTypeLike): GPUArray {
+  return ones(arrayArg(a, 'a').shape, dtype ?? a.dtype);
+}
+

@@ -1,0 +1,562 @@
+/**
+ * GPUArray: an n-dimensional view (shape, byte strides, offset, dtype) of a DeviceAllocation.
+ * Views share their base's allocation and keep it alive; only the owner frees it.
+ */
+import { inspect, types } from 'util';
+import { DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../base/dtype';
+import { describe, rangeError, typeError } from '../base/errors';
+import { Stream, currentContext, streamHandle } from '../cuda/driver';
+import { DEVICE_VIEW, DeviceAllocation, checkAttached, hostRange, useOn } from '../cuda/memory';
+import * as cu from '../cuda/door';
+import {
+  Element, HostArray, NestedArray, flatten, format, getElement, hostArray, hostView, inferKind, inferShape,
+  nest, publicHost, setElement,
+} from '../base/host';
+import {
+  broadcastStrides, contiguousStrides, expandDims as expandShape, isCContiguous,
+  isFContiguous, normalizeShape, reshapeStrides, resolveReshape, sizeOf, squeezeAxes, transposeAxes,
+} from '../base/shape';
+import { IndexItem, applyIndex } from '../base/indexing';
+
+const CREATE = Symbol('nodecuda.create');
+
+// tidy() scopes: arrays created inside are disposed when the scope ends unless returned.
+const scopes: GPUArray[][] = [];
+
+// Frozen C-contiguous strides by frozen shape (another array's) and itemsize, shared by arrays.
+const cStridesOf = new WeakMap<readonly number[], Map<number, readonly number[]>>();
+
+function cStrides(shape: readonly number[], itemsize: number): readonly number[] {
+  if (!Object.isFrozen(shape)) return Object.freeze(contiguousStrides(shape, itemsize));
+  let bySize = cStridesOf.get(shape);
+  if (!bySize) cStridesOf.set(shape, (bySize = new Map()));
+  let s = bySize.get(itemsize);
+  if (!s) bySize.set(itemsize, (s = Object.freeze(contiguousStrides(shape, itemsize))));
+  return s;
+}
+
+/** The context an array belongs to (id), so arrays of two devices are not mixed. */
+function currentContextId(): number {
+  return currentContext().id;
+}
+
+/**
+ * An array on the GPU (pycuda.gpuarray.GPUArray), NumPy-like.
+ * @example
+ * const a = gpuarray.toGpu(new Float32Array([1, 2, 3]));
+ * console.log(a.mul(2).get()); // Float32Array [2, 4, 6]
+ */
+export class GPUArray {
+  readonly shape: readonly number[];
+  /** Byte strides. */
+  readonly strides: readonly number[];
+  readonly dtype: DType;
+  /** Byte offset of element 0 within the allocation. */
+  readonly offset: number;
+  /** The array whose memory this view shares (null for an owner). */
+  readonly base: GPUArray | null;
+  /** @internal */
+  readonly alloc: DeviceAllocation;
+  /** @internal Context id the memory lives in. */
+  readonly context: number;
+  /** @internal Device address of element 0 (valid until disposed). */
+  readonly address: bigint;
+  /** @internal The address modulo 16, for alignment checks without BigInt arithmetic. */
+  readonly align16: number;
+  #disposed = false;
+  /** Views that own this owner's memory (tidy() returned them without it); freed with the last. */
+  #heldBy: Set<GPUArray> | null = null;
+  /** The owner whose memory this view owns (see #heldBy). */
+  #holds: GPUArray | null = null;
+
+  /** @internal Use gpuarray.empty/toGpu/... */
+  constructor(token: symbol, alloc: DeviceAllocation, shape: readonly number[], strides: readonly number[],
+    dt: DType, offset: number, base: GPUArray | null, context: number) {
+    if (token !== CREATE) throw typeError('ERR_ILLEGAL_CONSTRUCTOR', 'Use gpuarray.empty(), gpuarray.toGpu() and friends');
+    this.alloc = alloc;
+    // Frozen arrays are shared as they are (another array's shape, cached contiguous strides).
+    this.shape = Object.isFrozen(shape) ? shape : Object.freeze(shape.slice());
+    this.strides = Object.isFrozen(strides) ? strides : Object.freeze(strides.slice());
+    this.dtype = dt;
+    this.offset = offset;
+    this.base = base;
+    this.context = context;
+    this.address = offset === 0 ? alloc.ptr : alloc.ptr + BigInt(offset);
+    this.align16 = (alloc.align16 + offset) & 15;
+    if (!base && scopes.length) scopes[scopes.length - 1].push(this);
+  }
+
+  /** @internal A new C-contiguous array (uninitialized). */
+  static allocate(shape: readonly number[], dt: DType, stream?: Stream | null): GPUArray {
+    const n = sizeOf(shape);
+    const alloc = new DeviceAllocation(n * dt.bytes, stream ?? null);
+    return new GPUArray(CREATE, alloc, shape, cStrides(shape, dt.bytes), dt, 0, null, currentContextId());
+  }
+
+  /** @internal A view of this array's memory. */
+  view_(shape: readonly number[], strides: readonly number[], offset: number, dt: DType = this.dtype): GPUArray {
+    this.check();
+    if (dt.align > 1) checkAligned(this.alloc.align16 + offset, shape, strides, dt);
+    return new GPUArray(CREATE, this.alloc, shape, strides, dt, offset, this.base ?? this, this.context);
+  }
+
+  get ndim(): number { return this.shape.length; }
+  get size(): number { return sizeOf(this.shape); }
+  get itemsize(): number { return this.dtype.bytes; }
+  get nbytes(): number { return this.size * this.dtype.bytes; }
+  /** Device address of element 0. */
+  get ptr(): bigint { this.check(); return this.address; }
+  get flags(): { cContiguous: boolean; fContiguous: boolean } {
+    return {
+      cContiguous: isCContiguous(this.shape, this.strides, this.dtype.bytes),
+      fContiguous: isFContiguous(this.shape, this.strides, this.dtype.bytes),
+    };
+  }
+  /** True after dispose() of this array or of the array that owns its memory. */
+  get disposed(): boolean { return this.#disposed || this.alloc.freed || (this.base?.disposed ?? false); }
+
+  /** @internal Throws a TypeError when used after dispose(). */
+  check(): this {
+    if (this.disposed) throw typeError('ERR_USE_AFTER_DISPOSE', 'This GPUArray was disposed');
+    return this;
+  }
+
+  /** Device memory for launches and copies (the key is not exported from the package). */
+  [DEVICE_VIEW](): { ptr: bigint; bytes: number } {
+    return { ptr: this.ptr, bytes: this.alloc.size - this.offset };
+  }
+
+  /**
+   * Frees the memory now (owner) or detaches this view; idempotent. A view returned by tidy()
+   * without its owner owns the memory: disposing the last such view frees it.
+   */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    if (!this.base) {
+      this.alloc.free();
+      return;
+    }
+    const owner = this.#holds;
+    if (owner) {
+      this.#holds = null;
+      owner.#heldBy?.delete(this);
+      if (owner.#heldBy?.size === 0) owner.dispose();
+    }
+  }
+
+  /**
+   * @internal tidy(): hands this owner's memory to `views` (returned without it), so disposing
+   * the last of them frees it; an empty list gives it back to whoever holds this array.
+   */
+  handOver_(views: readonly GPUArray[]): void {
+    for (const v of this.#heldBy ?? []) v.#holds = null;
+    this.#heldBy = views.length ? new Set(views) : null;
+    for (const v of views) v.#holds = this;
+  }
+  [Symbol.dispose](): void { this.dispose(); }
+
+  // ---- host transfers ---------------------------------------------------------------------
+
+  /** @internal A C-contiguous array with this content: itself, or a copy. */
+  contiguous(): GPUArray {
+    return this.flags.cContiguous ? this : copyOf(this);
+  }
+
+  #hostOut(out: ArrayBufferView | undefined): HostArray {
+    const n = this.size;
+    if (out === undefined) return hostArray(this.dtype, n);
+    const h = hostRange(out, 'out');
+    const need = n * this.dtype.bytes;
+    if (h.byteLength !== need) {
+      throw rangeError('ERR_OUT_OF_RANGE', `get(out): out has ${h.byteLength} bytes; this array needs ${need}`);
+    }
+    return hostView(this.dtype, h.buffer, h.byteOffset, n);
+  }
+
+  /**
+   * Copies to the host: a TypedArray of the dtype's host type (Float16Array for float16 where
+   * the runtime has it, else Uint16Array bits; complex interleaved re/im), or into `out`.
+   * @example
+   * const host = a.get();
+   * const f = a.get(new Float32Array(a.size)); // Float32Array: `out` itself comes back
+   */
+  get<T extends ArrayBufferView>(out: T): T;
+  get(out?: ArrayBufferView): ArrayBufferView;
+  get(out?: ArrayBufferView): ArrayBufferView {
+    this.check();
+    const h = this.#hostOut(out);
+    const src = this.contiguous();
+    try {
+      cu.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, src.ptr, hostRange(h, 'out').pinned);
+    } finally {
+      if (src !== this) src.dispose();
+    }
+    return out ?? publicHost(this.dtype, h);
+  }
+
+  /**
+   * Like get(), resolved when the data has arrived; never blocks the event loop.
+   * @example
+   * const host = await a.getAsync();
+   */
+  getAsync<T extends ArrayBufferView>(out: T, opts?: { stream?: Stream | null }): Promise<T>;
+  getAsync(out?: ArrayBufferView, opts?: { stream?: Stream | null }): Promise<ArrayBufferView>;
+  async getAsync(out?: ArrayBufferView, opts: { stream?: Stream | null } = {}): Promise<ArrayBufferView> {
+    this.check();
+    const h = this.#hostOut(out);
+    const src = this.contiguous();
+    try {
+      const stream = streamHandle(opts.stream);
+      useOn(src, stream);
+      await cu.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, src.ptr, hostRange(h, 'out').pinned,
+        stream);
+    } finally {
+      if (src !== this) src.dispose();
+    }
+    return out ?? publicHost(this.dtype, h);
+  }
+
+  /** @internal Host data for set(): bytes in this dtype's layout, C order. */
+  #hostIn(host: unknown): HostArray {
+    const n = this.size;
+    let h: HostArray;
+    if (ArrayBuffer.isView(host) || types.isAnyArrayBuffer(host)) {
+      const r = hostRange(host, 'host');
+      const fromType = ArrayBuffer.isView(host) ? dtypeOfArray(host) : undefined;
+      if (fromType && fromType !== this.dtype && !(fromType.array === this.dtype.array)) {
+        throw typeError('ERR_INVALID_ARG_TYPE',
+          `set(): a ${host.constructor.name} does not hold ${this.dtype.name} data; convert it or use astype()`);
+      }
+      if (r.byteLength !== n * this.dtype.bytes) {
+        throw rangeError('ERR_OUT_OF_RANGE', `set(): ${r.byteLength} bytes given; this array needs ${n * this.dtype.bytes}`);
+      }
+      h = normalizeBool(hostView(this.dtype, r.buffer, r.byteOffset, n), this.dtype);
+    } else if (Array.isArray(host) || typeof host !== 'object') {
+      const flat = flatten(host as NestedArray);
+      if (flat.length !== n) throw rangeError('ERR_OUT_OF_RANGE', `set(): ${flat.length} values given; this array has ${n}`);
+      h = hostArray(this.dtype, n);
+      flat.forEach((v, i) => setElement(h, this.dtype, i, v));
+    } else {
+      throw typeError('ERR_INVALID_ARG_TYPE', `set() takes a TypedArray, an ArrayBuffer or nested arrays. Received ${describe(host)}`);
+    }
+    return h;
+  }
+
+  /**
+   * Copies data in: host data (same number of elements, this dtype's host type or nested arrays),
+   * or another GPUArray (broadcast and converted).
+   * @example
+   * a.set(new Float32Array([4, 5, 6]));
+   */
+  set(host: ArrayBufferView | ArrayBuffer | NestedArray | GPUArray): this {
+    this.check();
+    if (host instanceof GPUArray) {
+      assign(this, host.check()); // device to device, broadcasting and converting like NumPy's a[...] = b
+      return this;
+    }
+    const h = this.#hostIn(host);
+    const pinned = hostRange(h, 'host').pinned;
+    if (this.flags.cContiguous) {
+      useOn(this, null); // a small pageable copy may still be in flight when this returns
+      cu.memcpyHtod(this.ptr, h.buffer, h.byteOffset, h.byteLength, pinned);
+    } else {
+      const tmp = fromHost(h, this.shape, this.dtype);
+      try { assign(this, tmp); } finally { tmp.dispose(); }
+    }
+    return this;
+  }
+
+  /** Promise form of set(). @example await a.setAsync(data); */
+  async setAsync(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: { stream?: Stream | null } = {}): Promise<this> {
+    this.check();
+    const h = this.#hostIn(host);
+    if (!this.flags.cContiguous) return this.set(h);
+    const stream = streamHandle(opts.stream);
+    useOn(this, stream);
+    await cu.memcpyHtodAsync(this.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
+      stream);
+    return this;
+  }
+
+  /**
+   * The single element of a size-1 array: number, bigint (64-bit ints), boolean or {re, im}.
+   * @example
+   * gpuarray.toGpu([3]).item(); // 3
+   */
+  item(): Element {
+    this.check();
+    if (this.size !== 1) throw rangeError('ERR_OUT_OF_RANGE', `item() needs an array of size 1; this one has ${this.size}`);
+    const h = hostArray(this.dtype, 1);
+    cu.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, this.ptr, false);
+    return getElement(h, this.dtype, 0);
+  }
+
+  /** Nested JS arrays (a scalar for 0-d). @example a.toArray(); // [[1, 2], [3, 4]] */
+  toArray(): NestedArray {
+    const h = this.get();
+    return nest(h as HostArray, this.dtype, this.shape);
+  }
+
+  // ---- views --------------------------------------------------------------------------------
+
+  /**
+   * A view with a new shape (one dimension may be -1); a copy when no view is possible.
+   * @example
+   * a.reshape(2, 3); a.reshape([2, -1]);
+   */
+  reshape(...shape: Array<number | readonly number[]>): GPUArray {
+    const want = resolveReshape(this.size, shape.length === 1 && Array.isArray(shape[0]) ? shape[0] : shape as number[]);
+    const strides = reshapeStrides(this.shape, this.strides, want, this.dtype.bytes);
+    if (strides) return this.view_(want, strides, this.offset);
+    // No view possible: a new owner with the new shape, filled through a view in the old one.
+    const out = GPUArray.allocate(want, this.dtype);
+    assign(out.view_(this.shape, contiguousStrides(this.shape, this.dtype.bytes), 0), this);
+    return out;
+  }
+
+  /** A 1-d view (or copy). @example a.ravel() */
+  ravel(): GPUArray { return this.reshape(-1); }
+
+  /**
+   * The same bytes as another dtype (last dimension rescaled, like NumPy's view).
+   * @example
+   * gpuarray.zeros(4, 'float32').view('uint32');
+   */
+  view(dt: DTypeLike): GPUArray {
+    const d = toDType(dt);
+    if (d.bytes === this.dtype.bytes) return this.view_(this.shape, this.strides, this.offset, d);
+    const last = this.ndim - 1;
+    if (last < 0 || this.strides[last] !== this.dtype.bytes || (this.shape[last] * this.dtype.bytes) % d.bytes !== 0) {
+      throw rangeError('ERR_INVALID_VIEW', `Cannot view a ${this.dtype.name} array of shape (${this.shape}) as ${d.name}: ` +
+        'the last axis must be contiguous and its byte size divisible by the new itemsize');
+    }
+    const shape = [...this.shape];
+    shape[last] = (shape[last] * this.dtype.bytes) / d.bytes;
+    const strides = [...this.strides];
+    strides[last] = d.bytes;
+    return this.view_(shape, strides, this.offset, d);
+  }
+
+  /** Permuted axes (reversed by default). @example a.transpose([1, 0, 2]) */
+  transpose(axes?: readonly number[]): GPUArray {
+    const p = transposeAxes(this.ndim, axes);
+    return this.view_(p.map((k) => this.shape[k]), p.map((k) => this.strides[k]), this.offset);
+  }
+  /** The transpose. @example a.T */
+  get T(): GPUArray { return this.transpose(); }
+
+  /** Without the given (or all) length-1 axes. @example a.squeeze() */
+  squeeze(axis?: number | readonly number[] | null): GPUArray {
+    const drop = new Set(squeezeAxes(this.shape, axis));
+    const keep = this.shape.map((_, k) => k).filter((k) => !drop.has(k));
+    return this.view_(keep.map((k) => this.shape[k]), keep.map((k) => this.strides[k]), this.offset);
+  }
+
+  /** A new length-1 axis at `axis`. @example a.expandDims(0) */
+  expandDims(axis: number): GPUArray {
+    const { shape, strides } = expandShape(this.shape, this.strides, axis);
+    return this.view_(shape, strides, this.offset);
+  }
+
+  /** A read-only-in-spirit broadcast view (stride 0 on new axes). @example b.broadcastTo([4, 3]) */
+  broadcastTo(shape: number | readonly number[]): GPUArray {
+    const target = normalizeShape(shape);
+    return this.view_(target, broadcastStrides(this.shape, this.strides, target), this.offset);
+  }
+
+  /**
+   * NumPy basic indexing as a view: integers (negative from the end), slices (`'1:5:2'`,
+   * `'::-1'`, or `slice(1, 5, 2)`), `null`/`newaxis` for a new axis, `'...'`/`ellipsis`.
+   * @example
+   * a.index(0, '1:'); a.index('...', null); a.index(slice(null, null, -1));
+   */
+  index(...items: IndexItem[]): GPUArray {
+    const r = applyIndex(this.shape, this.strides, items);
+    return this.view_(r.shape, r.strides, this.offset + r.offset);
+  }
+
+  // ---- printing -----------------------------------------------------------------------------
+
+  toString(): string {
+    if (this.disposed) return 'GPUArray(<disposed>)';
+    const h = this.get() as HostArray;
+    return format(h, this.dtype, this.shape);
+  }
+
+  [inspect.custom](): string {
+    if (this.disposed) return `GPUArray(<disposed>, shape=(${this.shape.join(', ')}), dtype=${this.dtype.name})`;
+    const body = this.toString().replace(/\n/g, '\n         ');
+    return `GPUArray(${body}, dtype=${this.dtype.name})`;
+  }
+}
+
+/**
+ * Every element of a view must be aligned for its C type (complex128 is `__align__(16)`, float64 8,
+ * ...): kernels load elements with aligned accesses, and a misaligned one faults the context
+ * (CUDA_ERROR_MISALIGNED_ADDRESS, sticky) while a stride that is not a whole number of elements
+ * reads the wrong bytes. So the byte offset and each stride (of axes longer than 1) must be
+ * multiples of the alignment, which equals the itemsize for every dtype. RangeError
+ * `ERR_MISALIGNED_VIEW` otherwise; stricter than NumPy, which allows unaligned views. @internal
+ */
+export function checkAligned(address16: number, shape: readonly number[], strides: readonly number[], dt: DType): void {
+  const a = dt.align;
+  let bad = (address16 & (a - 1)) !== 0 || dt.bytes % a !== 0;
+  for (let i = 0; i < shape.length && !bad; i++) bad = shape[i] > 1 && strides[i] % dt.bytes !== 0;
+  if (!bad || sizeOf(shape) === 0) return;
+  throw rangeError('ERR_MISALIGNED_VIEW', `Cannot make a ${dt.name} view at byte offset ${address16 & 15} (mod 16) ` +
+    `with byte strides (${strides.join(', ')}): ${dt.name} elements must start at multiples of ${a} bytes and ` +
+    `strides must be multiples of ${dt.bytes} (GPU loads of ${dt.ctype} need that alignment). ` +
+    'View a contiguous copy instead: a.copy().view(...)');
+}
+
+/**
+ * @internal An argument that must be a live GPUArray: TypeError `ERR_INVALID_ARG_TYPE` otherwise
+ * (`ERR_USE_AFTER_DISPOSE` when disposed).
+ */
+export function arrayArg(v: unknown, name: string): GPUArray {
+  if (!(v instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a GPUArray. Received ${describe(v)}`);
+  return v.check();
+}
+
+const NO_OPTIONS = Object.freeze({});
+
+/** @internal An options argument: undefined or null → {}; anything but an object is a TypeError. */
+export function optionsArg<T extends object>(v: T | null | undefined, name = 'options'): T {
+  if (v === undefined || v === null) return NO_OPTIONS as T; // every options type has only optional fields
+  if (typeof v !== 'object') throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be an object. Received ${describe(v)}`);
+  return v;
+}
+
+/** @internal Copies `src` into a new C-contiguous array (set by operators.ts). */
+export let copyOf: (src: GPUArray) => GPUArray = () => {
+  throw new Error('operators not loaded');
+};
+/** @internal Copies `src` into `dst` (same shape; broadcasting allowed) (set by operators.ts). */
+export let assign: (dst: GPUArray, src: GPUArray) => void = () => {
+  throw new Error('operators not loaded');
+};
+/** @internal */
+export function setCopyHooks(c: typeof copyOf, a: typeof assign): void {
+  copyOf = c;
+  assign = a;
+}
+
+/** @internal A new array holding a C-ordered host array of `dt`. */
+export function fromHost(h: HostArray, shape: readonly number[], dt: DType, stream?: Stream | null): GPUArray {
+  const a = GPUArray.allocate(shape, dt, stream);
+  cu.memcpyHtod(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned);
+  return a;
+}
+
+/** Bool data from raw bytes: any nonzero byte is true (a copy, only when some byte is not 0/1). */
+function normalizeBool(h: HostArray, dt: DType): HostArray {
+  if (dt.name !== 'bool' || (h as Uint8Array).every((b) => b <= 1)) return h;
+  return Uint8Array.from(h as Uint8Array, (b) => (b ? 1 : 0));
+}
+
+/** Normalises toGpu input to (host array, shape, dtype) — converting when a dtype is asked for. */
+export function hostInput(host: unknown, opts: { shape?: number | readonly number[]; dtype?: DTypeLike }):
+  { h: HostArray; shape: number[]; dtype: DType; convertTo: DType | null } {
+  const want = opts.dtype === undefined ? null : toDType(opts.dtype);
+  if (ArrayBuffer.isView(host) && !(host instanceof DataView)) {
+    const own = dtypeOfArray(host);
+    if (!own) throw typeError('ERR_INVALID_ARG_TYPE', `Unsupported TypedArray ${host.constructor.name}`);
+    // A dtype whose host type is this array's type reinterprets it (float16 from Uint16Array bits,
+    // complex from interleaved floats, bool from Uint8Array).
+    const dt = want && want.array === own.array ? want : own;
+    const n = host.byteLength / dt.bytes;
+    if (!Number.isInteger(n)) throw rangeError('ERR_OUT_OF_RANGE', `${host.byteLength} bytes are not a whole number of ${dt.name}`);
+    const shape = opts.shape === undefined ? [n] : normalizeShape(opts.shape);
+    if (sizeOf(shape) !== n) throw rangeError('ERR_INVALID_RESHAPE', `cannot reshape array of size ${n} into shape (${shape.join(',')})`);
+    const r = hostRange(host, 'host');
+    return { h: normalizeBool(hostView(dt, r.buffer, r.byteOffset, n), dt), shape, dtype: dt,
+      convertTo: want && want !== dt ? want : null };
+  }
+  if (types.isAnyArrayBuffer(host)) {
+    const dt = want ?? toDType('uint8');
+    if (host.byteLength === 0) checkAttached(host, 'host');
+    const n = host.byteLength / dt.bytes;
+    if (!Number.isInteger(n)) throw rangeError('ERR_OUT_OF_RANGE', `${host.byteLength} bytes are not a whole number of ${dt.name}`);
+    const shape = opts.shape === undefined ? [n] : normalizeShape(opts.shape);
+    if (sizeOf(shape) !== n) throw rangeError('ERR_INVALID_RESHAPE', `cannot reshape array of size ${n} into shape (${shape.join(',')})`);
+    return { h: normalizeBool(hostView(dt, host as ArrayBuffer, 0, n), dt), shape, dtype: dt, convertTo: null };
+  }
+  if (Array.isArray(host) || typeof host === 'number' || typeof host === 'bigint' || typeof host === 'boolean' ||
+    (typeof host === 'object' && host !== null && 're' in host)) {
+    const data = host as NestedArray;
+    const inferred = inferShape(data);
+    const flat = flatten(data);
+    const dt = want ?? toDType(inferKind(flat));
+    const shape = opts.shape === undefined ? inferred : normalizeShape(opts.shape);
+    if (sizeOf(shape) !== flat.length) {
+      throw rangeError('ERR_INVALID_RESHAPE', `cannot reshape array of size ${flat.length} into shape (${shape.join(',')})`);
+    }
+    const h = hostArray(dt, flat.length);
+    flat.forEach((v, i) => setElement(h, dt, i, v));
+    return { h, shape, dtype: dt, convertTo: null };
+  }
+  throw typeError('ERR_INVALID_ARG_TYPE',
+    `toGpu() takes a TypedArray, an ArrayBuffer, a number or nested arrays. Received ${describe(host)}`);
+}
+
+/**
+ * Runs `fn` and disposes every array it created, except those in its result (an array, or arrays
+ * and plain objects nesting them up to 4 levels) and the owners of returned views. A view returned
+ * without its owner takes the owner's place (like tfjs's reference counting): disposing the view
+ * (the last one, when several views of one array are returned) frees the memory. Nested tidy()
+ * hands what it keeps to the enclosing scope. `fn` must be synchronous: a Promise result is a
+ * TypeError `ERR_INVALID_RETURN_VALUE` (what it created is disposed).
+ * @example
+ * const c = cuda.tidy(() => a.add(b).mul(2)); // the temporary a+b is freed
+ * const row = cuda.tidy(() => a.mul(2).index(0)); // a view; row.dispose() frees a*2
+ */
+export function tidy<T>(fn: () => T): T {
+  scopes.push([]);
+  let result: T;
+  try {
+    result = fn();
+    if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+      throw typeError('ERR_INVALID_RETURN_VALUE', 'tidy(fn): fn must be synchronous (it returned a Promise); ' +
+        'arrays it creates after an await would escape the scope');
+    }
+  } catch (e) {
+    for (const a of scopes.pop()!) a.dispose();
+    throw e;
+  }
+  const created = scopes.pop()!;
+  const returned = new Set<GPUArray>();
+  const keep = new Set<DeviceAllocation>();
+  const views = new Map<GPUArray, GPUArray[]>(); // returned views by owner
+  const visit = (v: unknown, depth: number): void => {
+    if (v instanceof GPUArray) {
+      if (v.disposed || returned.has(v)) return;
+      returned.add(v);
+      keep.add(v.alloc);
+      if (v.base) views.set(v.base, [...(views.get(v.base) ?? []), v]);
+    } else if (depth < 4 && Array.isArray(v)) {
+      v.forEach((x) => visit(x, depth + 1));
+    } else if (depth < 4 && v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      Object.values(v).forEach((x) => visit(x, depth + 1));
+    }
+  };
+  visit(result, 0);
+  for (const a of created) {
+    if (keep.has(a.alloc)) {
+      a.handOver_(returned.has(a) ? [] : views.get(a) ?? []);
+      if (scopes.length) scopes[scopes.length - 1].push(a); // belongs to the enclosing scope now
+    } else {
+      a.dispose();
+    }
+  }
+  return result;
+}
+
+
+/**
+ * @internal A C-contiguous GPUArray over memory nodecuda does not own (a mapped GL buffer):
+ * `alloc` is a non-owning DeviceAllocation, which its owner frees (unmap) to end the view.
+ */
+export function wrapDeviceMemory(alloc: DeviceAllocation, shape: readonly number[], dt: DType): GPUArray {
+  return new GPUArray(CREATE, alloc, shape, cStrides(shape, dt.bytes), dt, 0, null, currentContextId());
+}

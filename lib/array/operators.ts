@@ -1,0 +1,354 @@
+/**
+ * GPUArray operators: NumPy broadcasting and promotion over the elementwise engine, with
+ * `{ out, stream }` (aliasing-safe), scalar operands and reverse forms.
+ */
+import { Complex, DTYPES, DType, DTypeLike, Scalar, checkStorable, dtype as toDType } from '../base/dtype';
+import { describe, rangeError, typeError } from '../base/errors';
+import { Stream, streamHandle } from '../cuda/driver';
+import { GPUArray, setCopyHooks } from './gpuarray';
+import { ArrayOperand, ScalarOperand, runElementwise } from '../engine/elementwise';
+import { canCast, resultType } from '../base/promote';
+import { broadcastShapes, broadcastStrides } from '../base/shape';
+import { ElementwiseSpec, InputSpec } from '../engine/templates/elementwise';
+import { UFUNC_PREAMBLE, ufunc } from './ufunc';
+
+/** An operand: an array, a JS scalar (weak, like a Python scalar) or a typed Scalar. */
+export type Operand = GPUArray | number | bigint | boolean | Complex | Scalar;
+
+/** Options every operator takes. */
+export interface OpOptions {
+  /** Write the result here (shape must match; dtype castable 'same_kind'). May alias an input. */
+  out?: GPUArray;
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
+
+interface Parsed {
+  arr?: GPUArray;
+  value?: number | bigint | boolean | Complex;
+  strong?: DType; // typed Scalar
+}
+
+function parse(x: unknown, name: string): Parsed {
+  if (x instanceof GPUArray) return { arr: x.check() };
+  if (x instanceof Scalar) return { value: x.value, strong: x.dtype };
+  if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean') return { value: x };
+  if (typeof x === 'object' && x !== null && typeof (x as Complex).re === 'number') return { value: x as Complex };
+  throw typeError('ERR_INVALID_ARG_TYPE', `${name}: operands must be GPUArrays or scalars. Received ${describe(x)}`);
+}
+
+function operandType(p: Parsed): DType | number | bigint | boolean | Complex {
+  return p.arr ? p.arr.dtype : p.strong ?? p.value!;
+}
+
+/** Byte range [lo, hi) an array touches, for overlap checks. */
+function extent(a: GPUArray): [bigint, bigint] {
+  let lo = 0, hi = 0;
+  a.shape.forEach((n, d) => {
+    if (n === 0) return;
+    const s = a.strides[d] * (n - 1);
+    if (s < 0) lo += s; else hi += s;
+  });
+  const p = a.ptr;
+  return [p + BigInt(lo), p + BigInt(hi + a.dtype.bytes)];
+}
+
+function sameLayout(a: GPUArray, b: GPUArray): boolean {
+  return a.ptr === b.ptr && a.shape.length === b.shape.length && a.shape.every((n, i) => n === b.shape[i]) &&
+    a.strides.every((s, i) => s === b.strides[i] || a.shape[i] === 1);
+}
+
+function overlaps(out: GPUArray, inp: GPUArray): boolean {
+  if (out.alloc !== inp.alloc) return false;
+  const [a0, a1] = extent(out), [b0, b1] = extent(inp);
+  return a0 < b1 && b0 < a1 && !sameLayout(out, inp);
+}
+
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function asOperand(a: GPUArray, shape: readonly number[]): ArrayOperand {
+  const strides = sameShape(a.shape, shape) ? a.strides : broadcastStrides(a.shape, a.strides, shape);
+  return { dtype: a.dtype, shape, strides, ptr: a.address, align16: a.align16, mem: a.alloc };
+}
+
+// Specs are reused (the engine caches compiled kernels per spec object).
+const specs = new Map<string, ElementwiseSpec>();
+
+function specFor(name: string, body: string, inputs: Parsed[], computes: DType[], out: DType, outCompute: DType): ElementwiseSpec {
+  let key = `${name}|${body}|${out.name}|${outCompute.name}`;
+  for (let i = 0; i < inputs.length; i++) key += `|${inputs[i].arr ? inputs[i].arr!.dtype.name : 's'}:${computes[i].name}`;
+  let spec = specs.get(key);
+  if (!spec) {
+    spec = {
+      name, body, preamble: UFUNC_PREAMBLE, outputs: [{ dtype: out, compute: outCompute }],
+      inputs: inputs.map((p, i): InputSpec => ({ dtype: p.arr ? p.arr.dtype : computes[i], compute: computes[i], scalar: !p.arr })),
+    };
+    specs.set(key, spec);
+  }
+  return spec;
+}
+
+/**
+ * Runs an elementwise kernel: inputs (arrays or scalars) with their compute dtypes, one output
+ * of `outDtype`/`outCompute` over the broadcast shape. Handles `out` (checks and aliasing).
+ * @internal
+ */
+export function elementwise(name: string, body: string, inputs: Parsed[], computes: DType[], outCompute: DType,
+  outDtype: DType, opts: OpOptions = {}, cache?: Map<string, ElementwiseSpec>): GPUArray {
+  // Plain loops (no closures): this is the path of every small operator call.
+  const arrays: GPUArray[] = [];
+  for (const p of inputs) if (p.arr) arrays.push(p.arr);
+  const ctx = arrays.length ? arrays[0].context : undefined;
+  let mixed = opts.out !== undefined && ctx !== undefined && opts.out.context !== ctx;
+  for (const a of arrays) mixed ||= a.context !== ctx;
+  if (mixed) throw typeError('ERR_DEVICE_MISMATCH', `${name}: arrays live on different devices/contexts; copy one over first`);
+  // Inputs broadcast against each other and against `out`, as in NumPy.
+  const shapes: Array<readonly number[]> = [];
+  for (const a of arrays) shapes.push(a.shape);
+  if (opts.out instanceof GPUArray) shapes.push(opts.out.shape);
+  let same = true;
+  for (const x of shapes) same &&= sameShape(x, shapes[0]);
+  const shape = same ? shapes[0] : broadcastShapes(...shapes);
+  let out = opts.out;
+  let result: GPUArray;
+  if (out !== undefined) {
+    if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: out must be a GPUArray. Received ${describe(out)}`);
+    out.check();
+    if (!sameShape(out.shape, shape)) {
+      throw rangeError('ERR_SHAPE_MISMATCH', `${name}: out has shape (${out.shape.join(',')}); the result has shape (${shape.join(',')})`);
+    }
+    if (!canCast(outDtype, out.dtype, 'same_kind')) {
+      throw typeError('ERR_INVALID_DTYPE', `${name}: cannot store a ${outDtype.name} result in a ${out.dtype.name} out array (same_kind casting)`);
+    }
+    result = out;
+    let overlap = false;
+    for (const a of arrays) overlap ||= overlaps(out, a);
+    if (overlap) out = GPUArray.allocate(shape, out.dtype, opts.stream);
+  } else {
+    out = GPUArray.allocate(shape, outDtype, opts.stream);
+    result = out;
+  }
+  let spec = cache?.get(out.dtype.name);
+  if (!spec) {
+    spec = specFor(name, body, inputs, computes, out.dtype, outCompute);
+    cache?.set(out.dtype.name, spec);
+  }
+  const ins: Array<ArrayOperand | ScalarOperand> = [];
+  for (const p of inputs) ins.push(p.arr ? asOperand(p.arr, shape) : { scalar: true, value: p.value! });
+  runElementwise(spec, shape, [asOperand(out, shape)], ins, streamHandle(opts.stream));
+  if (out !== result) {
+    assign(result, out, opts.stream);
+    out.dispose();
+  }
+  return result;
+}
+
+const COMPARISONS = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
+
+/**
+ * NumPy 2 promotion; for comparisons a weak integer outside the array's integer range does not
+ * raise (NumPy 2 answers such comparisons exactly): they are done in int64, uint64 or float64.
+ */
+function promoteFor(name: string, parsed: Parsed[]): DType {
+  try {
+    return resultType(...parsed.map(operandType));
+  } catch (e) {
+    if (!COMPARISONS.has(name) || (e as { code?: string }).code !== 'ERR_OUT_OF_RANGE') throw e;
+    const ints = parsed.filter((p) => !p.arr && !p.strong).map((p) => BigInt(p.value as number | bigint));
+    const fits = (lo: bigint, hi: bigint) => ints.every((v) => v >= lo && v <= hi);
+    const wide = fits(-(2n ** 63n), 2n ** 63n - 1n) ? DTYPES.int64 : fits(0n, 2n ** 64n - 1n) ? DTYPES.uint64 : DTYPES.float64;
+    return resultType(...parsed.map((p) => (p.arr ? p.arr.dtype : p.strong ?? wide)));
+  }
+}
+
+interface Plan {
+  body: string;
+  computes: DType[];
+  outDt: DType;
+  /** The promoted dtype is an integer and a weak integer scalar takes part: its range is checked. */
+  checkRange: boolean;
+  /** Specs by output dtype (operand kinds are fixed by the plan's key). */
+  specs: Map<string, ElementwiseSpec>;
+}
+
+// Type resolution per operator and operand types (dtype names, or the kind of weak scalar): a
+// tree of maps keyed by the operator, then each operand's signature (no key string per call).
+interface PlanNode { next: Map<string, PlanNode>; plan?: Plan }
+const plans: PlanNode = { next: new Map() };
+
+function planNode(name: string, parsed: Parsed[]): PlanNode {
+  let node = plans;
+  for (let i = -1; i < parsed.length; i++) {
+    const k = i < 0 ? name : signature(parsed[i]);
+    let child = node.next.get(k);
+    if (!child) node.next.set(k, (child = { next: new Map() }));
+    node = child;
+  }
+  return node;
+}
+
+function signature(p: Parsed): string {
+  if (p.arr) return p.arr.dtype.name;
+  if (p.strong) return p.strong.name;
+  const v = p.value;
+  return typeof v === 'number' ? (Number.isInteger(v) ? '~i' : '~f') : typeof v === 'bigint' ? '~i'
+    : typeof v === 'boolean' ? '~b' : '~c';
+}
+
+function plan(name: string, parsed: Parsed[], uncached = false): Plan {
+  const node = uncached ? undefined : planNode(name, parsed);
+  let pl = node?.plan;
+  if (!pl) {
+    const def = ufunc(name);
+    let computes: DType[], outDt: DType, body: string, promoted: DType;
+    if (name === 'where') {
+      promoted = resultType(operandType(parsed[1]), operandType(parsed[2]));
+      computes = [DTYPES.bool, promoted, promoted];
+      outDt = promoted;
+      body = def.body(promoted);
+    } else {
+      promoted = promoteFor(name, parsed);
+      const [compute, out] = def.types(promoted);
+      computes = parsed.map(() => compute);
+      outDt = out;
+      body = def.body(compute);
+    }
+    const checkRange = (promoted.kind === 'i' || promoted.kind === 'u') && parsed.some((p) => signature(p) === '~i');
+    pl = { body, computes, outDt, checkRange, specs: new Map() };
+    if (node) node.plan = pl;
+  } else if (pl.checkRange && promoteFor(name, parsed) !== pl.computes[pl.computes.length - 1]) {
+    return plan(name, parsed, true); // this weak integer needs another type: no cache
+  }
+  return pl;
+}
+
+/**
+ * Applies the operator `name` (see ufunc.ts) with NumPy promotion and broadcasting.
+ * @example
+ * gpuarray.apply('add', [a, 1]);
+ */
+export function apply(name: string, operands: unknown[], opts: OpOptions = {}): GPUArray {
+  const def = ufunc(name);
+  if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `${name} takes ${def.nin} operand(s)`);
+  const parsed = operands.map((x) => parse(x, name));
+  if (!parsed.some((p) => p.arr)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: at least one operand must be a GPUArray`);
+  const pl = plan(name, parsed);
+  return elementwise(name, pl.body, parsed, pl.computes, pl.outDt, pl.outDt, opts, pl.specs);
+}
+
+/** Copies `src` into `dst` (broadcasting src), converting dtype. @internal */
+export function assign(dst: GPUArray, src: GPUArray, stream?: Stream | null): void {
+  const shape = broadcastShapes(dst.shape, src.shape);
+  if (shape.length !== dst.shape.length || shape.some((n, i) => n !== dst.shape[i])) {
+    throw rangeError('ERR_SHAPE_MISMATCH', `cannot assign shape (${src.shape.join(',')}) to shape (${dst.shape.join(',')})`);
+  }
+  const spec = specFor('assign', 'r0 = x0;', [{ arr: src }], [src.dtype], dst.dtype, src.dtype);
+  runElementwise(spec, shape, [asOperand(dst, shape)], [asOperand(src, shape)], streamHandle(stream));
+}
+
+function copyOf(src: GPUArray, stream?: Stream | null, dt: DType = src.dtype): GPUArray {
+  const out = GPUArray.allocate(src.shape, dt, stream);
+  assign(out, src, stream);
+  return out;
+}
+setCopyHooks((s) => copyOf(s), (d, s) => assign(d, s));
+
+/** Fills `a` with one value (converted to its dtype). @internal */
+export function fill(a: GPUArray, value: unknown, stream?: Stream | null): GPUArray {
+  const p = parse(value, 'fill');
+  if (p.arr) throw typeError('ERR_INVALID_ARG_TYPE', 'fill() takes a scalar');
+  // A JS number/bigint is weak (NumPy: a Python scalar): out of an integer dtype's range → RangeError.
+  if (!p.strong && (typeof p.value === 'number' || typeof p.value === 'bigint')) checkStorable(a.dtype, p.value, 'fill value');
+  elementwise('fill', 'r0 = x0;', [p], [a.dtype], a.dtype, a.dtype, { out: a, stream });
+  return a;
+}
+
+const BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'mod', 'floorDiv', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'and',
+  'or', 'xor', 'shl', 'shr', 'maximum', 'minimum', 'logicalAnd', 'logicalOr', 'logicalXor'] as const;
+const UNARY = ['neg', 'abs', 'not', 'logicalNot'] as const;
+const REVERSE = { rsub: 'sub', rdiv: 'div', rpow: 'pow', rmod: 'mod', rfloorDiv: 'floorDiv' } as const;
+
+type Binary = (typeof BINARY)[number];
+type Unary = (typeof UNARY)[number];
+
+declare module './gpuarray' {
+  interface GPUArray {
+    add(b: Operand, opts?: OpOptions): GPUArray; sub(b: Operand, opts?: OpOptions): GPUArray;
+    mul(b: Operand, opts?: OpOptions): GPUArray; div(b: Operand, opts?: OpOptions): GPUArray;
+    pow(b: Operand, opts?: OpOptions): GPUArray; mod(b: Operand, opts?: OpOptions): GPUArray;
+    floorDiv(b: Operand, opts?: OpOptions): GPUArray;
+    eq(b: Operand, opts?: OpOptions): GPUArray; ne(b: Operand, opts?: OpOptions): GPUArray;
+    lt(b: Operand, opts?: OpOptions): GPUArray; le(b: Operand, opts?: OpOptions): GPUArray;
+    gt(b: Operand, opts?: OpOptions): GPUArray; ge(b: Operand, opts?: OpOptions): GPUArray;
+    and(b: Operand, opts?: OpOptions): GPUArray; or(b: Operand, opts?: OpOptions): GPUArray;
+    xor(b: Operand, opts?: OpOptions): GPUArray; shl(b: Operand, opts?: OpOptions): GPUArray;
+    shr(b: Operand, opts?: OpOptions): GPUArray; maximum(b: Operand, opts?: OpOptions): GPUArray;
+    minimum(b: Operand, opts?: OpOptions): GPUArray; logicalAnd(b: Operand, opts?: OpOptions): GPUArray;
+    logicalOr(b: Operand, opts?: OpOptions): GPUArray; logicalXor(b: Operand, opts?: OpOptions): GPUArray;
+    neg(opts?: OpOptions): GPUArray; abs(opts?: OpOptions): GPUArray; not(opts?: OpOptions): GPUArray;
+    logicalNot(opts?: OpOptions): GPUArray;
+    rsub(b: Operand, opts?: OpOptions): GPUArray; rdiv(b: Operand, opts?: OpOptions): GPUArray;
+    rpow(b: Operand, opts?: OpOptions): GPUArray; rmod(b: Operand, opts?: OpOptions): GPUArray;
+    rfloorDiv(b: Operand, opts?: OpOptions): GPUArray;
+    /** Fills every element with `value`; returns this. */
+    fill(value: Operand, opts?: { stream?: Stream | null }): this;
+    /** A converted copy. */
+    astype(dt: DTypeLike, opts?: { stream?: Stream | null }): GPUArray;
+    /** A C-contiguous copy. */
+    copy(opts?: { stream?: Stream | null }): GPUArray;
+  }
+}
+
+const proto = GPUArray.prototype as unknown as Record<string, unknown>;
+for (const name of BINARY) {
+  proto[name] = function (this: GPUArray, b: Operand, opts?: OpOptions) { return apply(name, [this, b], opts); };
+}
+for (const name of UNARY) {
+  proto[name] = function (this: GPUArray, opts?: OpOptions) { return apply(name, [this], opts); };
+}
+for (const [name, op] of Object.entries(REVERSE)) {
+  proto[name] = function (this: GPUArray, b: Operand, opts?: OpOptions) { return apply(op, [b, this], opts); };
+}
+proto.fill = function (this: GPUArray, value: Operand, opts: { stream?: Stream | null } = {}) {
+  return fill(this, value, opts.stream);
+};
+proto.astype = function (this: GPUArray, dt: DTypeLike, opts: { stream?: Stream | null } = {}) {
+  return copyOf(this.check(), opts.stream, toDType(dt));
+};
+proto.copy = function (this: GPUArray, opts: { stream?: Stream | null } = {}) {
+  return copyOf(this.check(), opts.stream);
+};
+
+/** Function forms: gpuarray.add(a, b, opts) and friends. */
+export const binaryFunctions = Object.fromEntries(BINARY.map((name) =>
+  [name, (a: Operand, b: Operand, opts?: OpOptions) => apply(name, [a, b], opts)])) as
+  Record<Binary, (a: Operand, b: Operand, opts?: OpOptions) => GPUArray>;
+export const unaryFunctions = Object.fromEntries(UNARY.map((name) =>
+  [name, (a: Operand, opts?: OpOptions) => apply(name, [a], opts)])) as Record<Unary, (a: Operand, opts?: OpOptions) => GPUArray>;
+
+/**
+ * Elementwise choice: `x` where `cond` is nonzero, else `y` (broadcast).
+ * @example
+ * gpuarray.where(a.gt(0), a, 0);
+ */
+export function where(cond: Operand, x: Operand, y: Operand, opts?: OpOptions): GPUArray {
+  return apply('where', [cond, x, y], opts);
+}
+
+/**
+ * PyCUDA's if_positive: `then` where `crit > 0`, else `otherwise`.
+ * @example
+ * gpuarray.ifPositive(a, a, a.neg());
+ */
+export function ifPositive(crit: GPUArray, then: Operand, otherwise: Operand, opts?: OpOptions): GPUArray {
+  const cond = apply('gt', [crit, 0], { stream: opts?.stream });
+  try {
+    return apply('where', [cond, then, otherwise], opts);
+  } finally {
+    cond.dispose();
+  }
+}

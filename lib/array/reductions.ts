@@ -1,0 +1,491 @@
+/**
+ * Array reductions with NumPy semantics: sum, prod, min, max, mean, var, std, argmin, argmax, any,
+ * all, dot and the subset forms, whole-array or over `axis` (int or list) with `keepdims`,
+ * `dtype` and `out`. Each is a ReduceSpec (templates/reduction.ts) built from the dtypes; the
+ * engine (engine/reduce.ts) picks the kernel variant for the layout.
+ */
+import { DTYPES, DType, DTypeLike, dtype as toDType } from '../base/dtype';
+import { describe, rangeError, typeError } from '../base/errors';
+import { Stream, streamHandle } from '../cuda/driver';
+import { useOn } from '../cuda/memory';
+import { GPUArray } from './gpuarray';
+import { assign } from './operators';
+import { canCast, resultType } from '../base/promote';
+import { normalizeAxis } from '../base/shape';
+import { storageType, computeType } from '../engine/templates/elementwise';
+import { ReduceSpec } from '../engine/templates/reduction';
+import { ParamValue, UNSIGNED_C, accBytes, accType, runReduction } from '../engine/reduce';
+
+/** Options of the reductions. */
+export interface ReduceOptions {
+  /** Axis or axes to reduce (negative counts from the end); all when null/undefined. */
+  axis?: number | readonly number[] | null;
+  /** Keep reduced dims as size 1. */
+  keepdims?: boolean;
+  /** Accumulate and return in this dtype (sum, prod, mean, var, std, dot). */
+  dtype?: DTypeLike;
+  /** Write the result here (shape of the result; dtype castable 'same_kind'). */
+  out?: GPUArray;
+  stream?: Stream | null;
+}
+
+/** var/std: delta degrees of freedom (divide by n - ddof). */
+export interface VarOptions extends ReduceOptions {
+  ddof?: number;
+}
+
+/** argmin/argmax take one axis (or none: the flattened index). */
+export interface ArgOptions {
+  axis?: number | null;
+  keepdims?: boolean;
+  out?: GPUArray;
+  stream?: Stream | null;
+}
+
+const isInt = (d: DType) => d.kind === 'i' || d.kind === 'u' || d.kind === 'b';
+
+/** NumPy's sum/prod dtype: small ints and bool → int64 (unsigned → uint64). */
+function sumDtype(d: DType): DType {
+  if (d.kind === 'b' || d.kind === 'i') return DTYPES.int64;
+  if (d.kind === 'u') return DTYPES.uint64;
+  return d;
+}
+
+function meanDtype(d: DType): DType {
+  return isInt(d) ? DTYPES.float64 : d;
+}
+
+/** The real dtype of a (complex) dtype. */
+function realOf(d: DType): DType {
+  return d.name === 'complex64' ? DTYPES.float32 : d.name === 'complex128' ? DTYPES.float64 : d;
+}
+
+// Specs by op, then by the dtypes (acc, out, idx or null, inputs): nested maps, no key strings.
+const specs = new Map<unknown, unknown>();
+const accBytesOf = new Map<string, number>();
+function memo(keys: readonly unknown[], build: () => ReduceSpec): ReduceSpec {
+  let m = specs;
+  for (let j = 0; j < keys.length - 1; j++) {
+    let next = m.get(keys[j]) as Map<unknown, unknown> | undefined;
+    if (!next) m.set(keys[j], (next = new Map()));
+    m = next;
+  }
+  const last = keys[keys.length - 1];
+  let s = m.get(last) as ReduceSpec | undefined;
+  if (!s) m.set(last, (s = build()));
+  return s;
+}
+
+/** C expression converting compute-typed `x` to the accumulator of dtype `acc` (ints wrap unsigned). */
+function toAcc(acc: DType, x: string): string {
+  if (isInt(acc) && acc.kind !== 'b') return `(${UNSIGNED_C[acc.name]})NC_TO(${computeType(acc)}, ${x})`;
+  if (acc.kind === 'b') return `(unsigned int)NC_TO(bool, ${x})`;
+  return `NC_TO(${accType(acc)}, ${x})`;
+}
+
+function accC(acc: DType): string {
+  return isInt(acc) ? UNSIGNED_C[acc.name] : accType(acc);
+}
+
+const INT_LIMITS: Record<string, [string, string]> = {
+  bool: ['0', '1'], int8: ['-128', '127'], uint8: ['0u', '255u'], int16: ['-32768', '32767'], uint16: ['0u', '65535u'],
+  int32: ['(-2147483647 - 1)', '2147483647'], uint32: ['0u', '4294967295u'],
+  int64: ['(-9223372036854775807LL - 1)', '9223372036854775807LL'], uint64: ['0ull', '18446744073709551615ull'],
+};
+
+/** [lowest, highest] of values of dtype d as C expressions of accType(d). */
+function limits(d: DType): [string, string] {
+  if (isInt(d)) return INT_LIMITS[d.name];
+  const inf = d.name === 'float64' || d.name === 'complex128' ? 'nc_inf_d()' : 'nc_inf_f()';
+  if (d.kind === 'c') return [`${accType(d)}(-${inf}, -${inf})`, `${accType(d)}(${inf}, ${inf})`];
+  return [`-${inf}`, inf];
+}
+
+interface Kind {
+  /** Map from compute-typed values xs (one per input array) to the accumulator. */
+  map(xs: string[]): string;
+  acc: string;
+  accBytes: number;
+  neutral: string;
+  reduce: string;
+  post: string;
+  preamble?: string;
+}
+
+/** The per-element part of each reduction (input dtype d, accumulator/result choices). */
+function kindOf(op: string, d: DType, acc: DType, name: string): Kind {
+  const nan = d.kind === 'f' || d.kind === 'c';
+  switch (op) {
+    case 'sum': case 'prod':
+      return {
+        map: (xs) => xs.length === 2 ? `${toAcc(acc, xs[0])} * ${toAcc(acc, xs[1])}` : toAcc(acc, xs[0]),
+        acc: accC(acc), accBytes: accBytes(acc), neutral: `(${accC(acc)})${op === 'sum' ? 0 : 1}`,
+        reduce: op === 'sum' ? 'a + b' : 'a * b', post: 'nc_acc',
+      };
+    case 'max': case 'min': {
+      const cmp = op === 'max' ? '>' : '<';
+      const [lo, hi] = limits(d);
+      return {
+        map: (xs) => `NC_TO(${accType(d)}, ${xs[0]})`, acc: accType(d), accBytes: accBytes(d),
+        neutral: op === 'max' ? lo : hi,
+        reduce: nan ? `nc_isnan(a) ? a : (nc_isnan(b) ? b : (a ${cmp} b ? a : b))` : `a ${cmp} b ? a : b`, post: 'nc_acc',
+      };
+    }
+    case 'any': case 'all':
+      return {
+        map: (xs) => `(nc_nonzero(${xs[0]}) ? 1 : 0)`, acc: 'int', accBytes: 4, neutral: op === 'any' ? '0' : '1',
+        reduce: op === 'any' ? 'a | b' : 'a & b', post: 'nc_acc',
+      };
+    case 'mean': {
+      const c = accType(acc);
+      return {
+        map: (xs) => `NC_TO(${c}, ${xs[0]})`, acc: c, accBytes: accBytes(acc), neutral: `(${c})0`, reduce: 'a + b',
+        post: acc.kind === 'c' ? `${c}(nc_acc.re / nc_k, nc_acc.im / nc_k)` : `nc_acc / (${c})nc_k`,
+      };
+    }
+    case 'var': case 'std': {
+      // acc: the mean's dtype (complex stays complex for the difference); the sum is real.
+      const c = accType(acc);
+      const r = accType(realOf(acc));
+      const div = `(nc_acc / (${r})(nc_k - ddof > 0 ? nc_k - ddof : 0))`;
+      return {
+        map: (xs) => `nc_sq(NC_TO(${c}, ${xs[0]}) - nc_load(mean_[nc_o]))`, acc: r, accBytes: accBytes(realOf(acc)),
+        neutral: `(${r})0`, reduce: 'a + b', post: op === 'var' ? div : `${r === 'float' ? 'sqrtf' : 'sqrt'}(${div})`,
+      };
+    }
+    case 'argmax': case 'argmin': {
+      const cmp = op === 'argmax' ? '>' : '<';
+      const [lo, hi] = limits(d);
+      const v = accType(d);
+      const av = `${name}_av`;
+      return {
+        preamble: `#ifndef ${av}_DEF\n#define ${av}_DEF\nstruct ${av} { ${v} v; long long i; };\n#endif`,
+        map: (xs) => `${av}{NC_TO(${v}, ${xs[0]}), (long long)nc_r}`, acc: av,
+        accBytes: ((accBytes(d) + 7) & -8) + 8,
+        neutral: `${av}{${op === 'argmax' ? lo : hi}, 9223372036854775807LL}`,
+        reduce: nan
+          ? `(nc_isnan(a.v) || nc_isnan(b.v)) ? ((nc_isnan(a.v) && (!nc_isnan(b.v) || a.i < b.i)) ? a : b) : ((a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b)`
+          : `(a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b`,
+        post: 'nc_acc.i',
+      };
+    }
+    default:
+      throw typeError('ERR_INVALID_ARG_VALUE', `Unknown reduction ${op}`);
+  }
+}
+
+/** The spec of a built-in reduction over `inputs` (dtypes), values read directly or through indices. @internal */
+export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType, idx?: DType): ReduceSpec {
+  return memo([op, acc, out, idx ?? null, inputs.length, ...inputs], () => {
+    const tag = (d: DType) => d.name.replace('complex', 'c').replace('float', 'f').replace('uint', 'u').replace('int', 'i');
+    const name = `nc_${op}_${inputs.map(tag).join('')}_${tag(acc)}_${tag(out)}${idx ? `_x${tag(idx)}` : ''}`;
+    const d = inputs[0];
+    const k = kindOf(op, d, acc, name);
+    accBytesOf.set(name, k.accBytes);
+    const arrays = inputs.map((x, j) => `const ${storageType(x)} *__restrict__ in${j}`);
+    const extra = op === 'var' || op === 'std' ? [`const ${storageType(acc)} *__restrict__ mean_`, 'const double ddof'] : [];
+    const neutral = k.neutral;
+    let params: string[];
+    let map: string;
+    if (idx) {
+      params = [`const ${storageType(idx)} *__restrict__ idx_`, ...arrays, 'const long long nsrc', ...extra];
+      const xs = inputs.map((_, j) => `nc_load(in${j}[nc_src])`);
+      map = `[&]() -> nc_acc_t { const long long nc_src = (long long)idx_[i]; if (nc_src < 0 || nc_src >= nsrc) return (${neutral}); return (${k.map(xs)}); }()`;
+    } else {
+      params = [...arrays, ...extra];
+      map = k.map(inputs.map((_, j) => `nc_load(in${j}[i])`));
+    }
+    const vecOk = !idx;
+    return {
+      name, acc: k.acc, neutral, reduce: k.reduce, out: storageType(out), params: params.join(', '), map, post: k.post,
+      preamble: k.preamble,
+      vec: vecOk ? {
+        arrays: inputs.map((x, j) => ({ name: `in${j}`, storage: storageType(x), compute: computeType(x) })),
+        map: k.map(inputs.map((_, j) => `nc_x${j}`)),
+      } : undefined,
+    };
+  });
+}
+
+/** All axes of an array of each rank, frozen and shared. */
+const ALL_AXES: number[][] = [];
+
+/** @internal */
+export function axesOf(axis: unknown, ndim: number): number[] {
+  if (axis === undefined || axis === null) return (ALL_AXES[ndim] ??= Object.freeze(Array.from({ length: ndim }, (_, i) => i)) as number[]);
+  if (typeof axis === 'number') return [normalizeAxis(axis, ndim)];
+  const list = Array.isArray(axis) ? axis : null;
+  if (!list) throw typeError('ERR_INVALID_ARG_TYPE', `axis must be an integer or a list of integers. Received ${describe(axis)}`);
+  const out = list.map((a) => normalizeAxis(a as number, ndim));
+  if (new Set(out).size !== out.length) throw rangeError('ERR_AXIS_OUT_OF_RANGE', `repeated axis in [${list.join(', ')}]`);
+  return out;
+}
+
+function elemStrides(a: GPUArray): number[] {
+  return a.strides.map((s) => s / a.dtype.bytes);
+}
+
+/** @internal */
+export interface Target { result: GPUArray; write: GPUArray }
+
+/** The output: `out` itself when contiguous of the right dtype, else a temporary copied over after. @internal */
+export function target(shape: number[], keptShape: number[], outDt: DType,
+  opts: { out?: GPUArray; stream?: Stream | null }, what: string): Target {
+  const out = opts.out;
+  if (out === undefined) {
+    const r = GPUArray.allocate(shape, outDt, opts.stream);
+    return { result: r, write: r };
+  }
+  if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: out must be a GPUArray. Received ${describe(out)}`);
+  out.check();
+  const same = (x: readonly number[]) => x.length === out.shape.length && x.every((n, i) => n === out.shape[i]);
+  if (!same(shape) && !same(keptShape)) {
+    throw rangeError('ERR_SHAPE_MISMATCH', `${what}: out has shape (${out.shape.join(',')}); the result has shape (${shape.join(',')})`);
+  }
+  if (!canCast(outDt, out.dtype, 'same_kind')) {
+    throw typeError('ERR_INVALID_DTYPE', `${what}: cannot store a ${outDt.name} result in a ${out.dtype.name} out array (same_kind casting)`);
+  }
+  if (out.dtype === outDt && out.flags.cContiguous) return { result: out, write: out };
+  return { result: out, write: GPUArray.allocate(shape, outDt, opts.stream) };
+}
+
+/** @internal */
+export function finish(t: Target, stream?: Stream | null): GPUArray {
+  if (t.write !== t.result) {
+    assign(t.result, t.write.reshape(t.result.shape), stream);
+    t.write.dispose();
+  }
+  return t.result;
+}
+
+interface Plan {
+  op: string;
+  arrays: GPUArray[];
+  acc: DType;
+  out: DType;
+  opts: ReduceOptions & { ddof?: number };
+  axes: number[];
+  idx?: GPUArray;
+  extra?: ParamValue[];
+}
+
+function execute(p: Plan): GPUArray {
+  const a = p.idx ?? p.arrays[0];
+  const axes = p.axes;
+  let keptShape: number[], shape: number[], k: number, m: number;
+  if (axes.length === a.ndim) { // the whole array
+    keptShape = [];
+    shape = p.opts.keepdims ? a.shape.map(() => 1) : keptShape;
+    k = a.size;
+    m = 1;
+  } else {
+    const keep = new Set(axes);
+    keptShape = a.shape.filter((_, d) => !keep.has(d));
+    shape = p.opts.keepdims ? a.shape.map((n, d) => (keep.has(d) ? 1 : n)) : keptShape;
+    k = axes.reduce((s, d) => s * a.shape[d], 1);
+    m = keptShape.reduce((s, n) => s * n, 1);
+  }
+  if (k === 0 && m > 0 && (p.op === 'min' || p.op === 'max' || p.op === 'argmin' || p.op === 'argmax')) {
+    throw rangeError('ERR_EMPTY_REDUCTION', `zero-size array to reduction operation ${p.op} which has no identity`);
+  }
+  const t = target(shape, keptShape, p.out, p.opts, p.op);
+  const spec = builtinSpec(p.op, p.arrays.map((x) => x.dtype), p.acc, p.out, p.idx?.dtype);
+  const args: ParamValue[] = [];
+  if (p.idx) args.push({ ptr: p.idx.address });
+  for (const x of p.arrays) args.push({ ptr: x.address });
+  if (p.idx) args.push({ dtype: DTYPES.int64, value: BigInt(p.arrays[0].size) });
+  args.push(...(p.extra ?? []));
+  const sh = streamHandle(p.opts.stream); // memory of another stream is recorded (memory.ts useOn)
+  for (const x of p.arrays) useOn(x, sh);
+  useOn(p.idx, sh);
+  useOn(t.write, sh);
+  runReduction(spec, {
+    shape: a.shape, strides: elemStrides(a), axes, orderFree: !p.op.startsWith('arg'), args, out: t.write.address,
+    accBytes: accBytesOf.get(spec.name)!,
+    vec: p.arrays.map((x) => ({ bytes: x.dtype.bytes, align16: x.align16 })), stream: p.opts.stream,
+  });
+  return finish(t, p.opts.stream);
+}
+
+function checked(a: unknown, what: string): GPUArray {
+  if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: expected a GPUArray. Received ${describe(a)}`);
+  return a.check();
+}
+
+function withDtype(opts: ReduceOptions, fallback: DType): DType {
+  return opts.dtype === undefined ? fallback : toDType(opts.dtype);
+}
+
+function simple(op: 'sum' | 'prod' | 'min' | 'max' | 'any' | 'all' | 'mean') {
+  return (a: GPUArray, opts: ReduceOptions = {}): GPUArray => {
+    const x = checked(a, op);
+    const axes = axesOf(opts.axis, x.ndim);
+    let acc: DType, out: DType;
+    if (op === 'sum' || op === 'prod') acc = out = withDtype(opts, sumDtype(x.dtype));
+    else if (op === 'mean') {
+      out = withDtype(opts, meanDtype(x.dtype));
+      acc = out.name === 'float16' ? DTYPES.float32 : out;
+      if (isInt(acc)) acc = out = DTYPES.float64;
+    } else if (op === 'any' || op === 'all') acc = out = DTYPES.bool;
+    else {
+      if (opts.dtype !== undefined) throw typeError('ERR_INVALID_ARG_VALUE', `${op} does not take a dtype`);
+      acc = out = x.dtype;
+    }
+    return execute({ op, arrays: [x], acc, out, opts, axes });
+  };
+}
+
+export const sum = simple('sum');
+export const prod = simple('prod');
+export const min = simple('min');
+export const max = simple('max');
+export const any = simple('any');
+export const all = simple('all');
+export const mean = simple('mean');
+
+function variance(op: 'var' | 'std') {
+  return (a: GPUArray, opts: VarOptions = {}): GPUArray => {
+    const x = checked(a, op);
+    const axes = axesOf(opts.axis, x.ndim);
+    const ddof = opts.ddof ?? 0;
+    if (typeof ddof !== 'number' || !Number.isFinite(ddof)) throw typeError('ERR_INVALID_ARG_TYPE', `${op}: ddof must be a number`);
+    let acc = withDtype(opts, meanDtype(x.dtype));
+    if (isInt(acc)) acc = DTYPES.float64;
+    if (acc.name === 'float16') acc = DTYPES.float32;
+    const out = realOf(opts.dtype === undefined && x.dtype.name === 'float16' ? DTYPES.float16 : acc);
+    const mu = execute({ op: 'mean', arrays: [x], acc, out: acc, opts: { axis: opts.axis, stream: opts.stream }, axes });
+    try {
+      return execute({ op, arrays: [x], acc, out, opts, axes, extra: [{ ptr: mu.address }, { dtype: DTYPES.float64, value: ddof }] });
+    } finally {
+      mu.dispose();
+    }
+  };
+}
+
+export const var_ = variance('var');
+export const std = variance('std');
+
+function arg(op: 'argmin' | 'argmax') {
+  return (a: GPUArray, opts: ArgOptions = {}): GPUArray => {
+    const x = checked(a, op);
+    if (opts.axis !== undefined && opts.axis !== null && typeof opts.axis !== 'number') {
+      throw typeError('ERR_INVALID_ARG_TYPE', `${op}: axis must be an integer or null`);
+    }
+    const axes = axesOf(opts.axis, x.ndim);
+    return execute({ op, arrays: [x], acc: x.dtype, out: DTYPES.int64, opts, axes });
+  };
+}
+
+export const argmin = arg('argmin');
+export const argmax = arg('argmax');
+
+/** The two operands of dot with one shared layout (contiguous copies when theirs differ). */
+function sameLayout(a: GPUArray, b: GPUArray, what: string): [GPUArray, GPUArray, GPUArray[]] {
+  if (a.shape.length !== b.shape.length || a.shape.some((n, i) => n !== b.shape[i])) {
+    throw rangeError('ERR_SHAPE_MISMATCH', `${what}: shapes (${a.shape.join(',')}) and (${b.shape.join(',')}) differ`);
+  }
+  if (a.context !== b.context) throw typeError('ERR_DEVICE_MISMATCH', `${what}: arrays live on different devices/contexts`);
+  if (a.strides.every((s, i) => s / a.dtype.bytes === b.strides[i] / b.dtype.bytes)) return [a, b, []];
+  const temps: GPUArray[] = [];
+  const c = (x: GPUArray) => (x.flags.cContiguous ? x : (temps.push(x.copy()), temps[temps.length - 1]));
+  return [c(a), c(b), temps];
+}
+
+function dotDtypes(a: GPUArray, b: GPUArray, opts: ReduceOptions): [DType, DType] {
+  const p = resultType(a.dtype, b.dtype);
+  if (opts.dtype !== undefined) {
+    const d = toDType(opts.dtype);
+    return [d, d];
+  }
+  return p.kind === 'b' ? [DTYPES.uint64, DTYPES.bool] : [sumDtype(p), sumDtype(p)];
+}
+
+/**
+ * Sum of the elementwise product of two arrays of one shape (no conjugation); 0-d.
+ * @example
+ * gpuarray.dot(a, b).item();
+ */
+export function dot(a: GPUArray, b: GPUArray, opts: ReduceOptions = {}): GPUArray {
+  const [x, y, temps] = sameLayout(checked(a, 'dot'), checked(b, 'dot'), 'dot');
+  try {
+    const [acc, out] = dotDtypes(x, y, opts);
+    const p = resultType(x.dtype, y.dtype);
+    const xs = [x, y].map((v) => (v.dtype === p ? v : (temps.push(v.astype(p)), temps[temps.length - 1])));
+    return execute({ op: 'sum', arrays: xs, acc, out, opts: { ...opts, axis: null }, axes: axesOf(null, x.ndim) });
+  } finally {
+    for (const t of temps) t.dispose();
+  }
+}
+
+function subset(op: 'sum' | 'min' | 'max' | 'dot') {
+  return (indices: GPUArray, a: GPUArray, b?: GPUArray, opts: ReduceOptions = {}): GPUArray => {
+    const idx = checked(indices, `subset${op}`);
+    if (!isInt(idx.dtype) || idx.dtype.kind === 'b') throw typeError('ERR_INVALID_DTYPE', `subset indices must be integers, not ${idx.dtype.name}`);
+    const srcs = [checked(a, `subset${op}`), ...(op === 'dot' ? [checked(b, 'subsetDot')] : [])];
+    const temps: GPUArray[] = [];
+    const flat = srcs.map((s) => (s.flags.cContiguous ? s : (temps.push(s.copy()), temps[temps.length - 1])));
+    try {
+      let acc: DType, out: DType, arrays = flat;
+      if (op === 'dot') {
+        [acc, out] = dotDtypes(flat[0], flat[1], opts);
+        const p = resultType(flat[0].dtype, flat[1].dtype);
+        arrays = flat.map((v) => (v.dtype === p ? v : (temps.push(v.astype(p)), temps[temps.length - 1])));
+        if (flat[0].size !== flat[1].size) throw rangeError('ERR_SHAPE_MISMATCH', 'subsetDot: arrays differ in size');
+      } else if (op === 'sum') acc = out = withDtype(opts, sumDtype(flat[0].dtype));
+      else acc = out = flat[0].dtype;
+      if ((op === 'min' || op === 'max') && idx.size === 0) {
+        throw rangeError('ERR_EMPTY_REDUCTION', `zero-size array to reduction operation ${op} which has no identity`);
+      }
+      return execute({ op: op === 'dot' ? 'sum' : op, arrays, acc, out, opts: { ...opts, axis: null }, axes: axesOf(null, idx.ndim), idx });
+    } finally {
+      for (const t of temps) t.dispose();
+    }
+  };
+}
+
+const subsetSumImpl = subset('sum');
+const subsetMinImpl = subset('min');
+const subsetMaxImpl = subset('max');
+const subsetDotImpl = subset('dot');
+
+/**
+ * Sum of `a.ravel()[indices]` (indices outside [0, a.size) are skipped).
+ * @example
+ * gpuarray.subsetSum(idx, a).item();
+ */
+export function subsetSum(indices: GPUArray, a: GPUArray, opts?: ReduceOptions): GPUArray {
+  return subsetSumImpl(indices, a, undefined, opts);
+}
+/** Min of `a.ravel()[indices]`. @example gpuarray.subsetMin(idx, a) */
+export function subsetMin(indices: GPUArray, a: GPUArray, opts?: ReduceOptions): GPUArray {
+  return subsetMinImpl(indices, a, undefined, opts);
+}
+/** Max of `a.ravel()[indices]`. @example gpuarray.subsetMax(idx, a) */
+export function subsetMax(indices: GPUArray, a: GPUArray, opts?: ReduceOptions): GPUArray {
+  return subsetMaxImpl(indices, a, undefined, opts);
+}
+/** Dot product over `indices` of `a.ravel()` and `b.ravel()`. @example gpuarray.subsetDot(idx, a, b) */
+export function subsetDot(indices: GPUArray, a: GPUArray, b: GPUArray, opts?: ReduceOptions): GPUArray {
+  return subsetDotImpl(indices, a, b, opts);
+}
+
+
+declare module './gpuarray' {
+  interface GPUArray {
+    sum(opts?: ReduceOptions): GPUArray; prod(opts?: ReduceOptions): GPUArray;
+    min(opts?: ReduceOptions): GPUArray; max(opts?: ReduceOptions): GPUArray;
+    mean(opts?: ReduceOptions): GPUArray; var(opts?: VarOptions): GPUArray; std(opts?: VarOptions): GPUArray;
+    any(opts?: ReduceOptions): GPUArray; all(opts?: ReduceOptions): GPUArray;
+    argmin(opts?: ArgOptions): GPUArray; argmax(opts?: ArgOptions): GPUArray;
+    dot(b: GPUArray, opts?: ReduceOptions): GPUArray;
+  }
+}
+
+const proto = GPUArray.prototype as unknown as Record<string, unknown>;
+const methods: Record<string, (a: GPUArray, opts?: never) => GPUArray> = {
+  sum, prod, min, max, mean, var: var_, std, any, all, argmin, argmax,
+};
+for (const [name, f] of Object.entries(methods)) {
+  proto[name] = function (this: GPUArray, opts?: never) { return f(this, opts); };
+}
+proto.dot = function (this: GPUArray, b: GPUArray, opts?: ReduceOptions) { return dot(this, b, opts); };

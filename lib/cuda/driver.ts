@@ -1,0 +1,328 @@
+/// <reference path="../../types/addon.d.ts" preserve="true" />
+/**
+ * pycuda.driver: devices, contexts, streams and events. Memory lives in memory.ts, modules and
+ * launches in compiler.ts / launch.ts; index.ts gathers them all under `driver`.
+ */
+import { DEVICE_ATTRIBUTES, attributeNumber, camelName } from './attributes';
+import { checkSize, describe, typeError } from '../base/errors';
+import { native } from './native';
+
+/**
+ * Whether a CUDA driver and at least one device are present. Never throws. It says nothing about
+ * the state of a context: after a sticky fault it is still true, while launches in the faulted
+ * context keep throwing (`err.poisoned`).
+ * @example
+ * if (!cuda.isAvailable()) console.log('no GPU: skipping');
+ */
+export function isAvailable(): boolean {
+  try {
+    return native.driverStatus().ok;
+  } catch {
+    return false;
+  }
+}
+
+/** Initializes the driver; implicit on first use, allowed and idempotent. Throws CudaError. */
+export function init(): void {
+  native.deviceCount();
+}
+
+// The calling thread's current context as [generation, id], cached until something that can change
+// it (useDevice, push/pop, makeContext, reset) runs: hot paths (kernel caches, GPUArray creation)
+// then need no native call to know which context they are in.
+let currentCtx: { generation: number; id: number } | null = null;
+
+/** @internal Forget the cached current context (after anything that may change it). */
+export function contextChanged(): void {
+  currentCtx = null;
+}
+
+const smCounts = new Map<number, number>();
+
+/** @internal Multiprocessors of the current context's device (cached per ordinal). */
+export function multiprocessorCount(): number {
+  const [ordinal] = native.ctxInfo();
+  let sms = smCounts.get(ordinal);
+  if (sms === undefined) {
+    sms = native.deviceAttribute(ordinal, 16); // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+    smCounts.set(ordinal, sms);
+  }
+  return sms;
+}
+
+/** @internal The current context's id and generation (cached). */
+export function currentContext(): { generation: number; id: number } {
+  if (!currentCtx) {
+    const [, , generation, id] = native.ctxInfo();
+    currentCtx = { generation, id };
+  }
+  return currentCtx;
+}
+
+function ordinalArg(n: unknown): number {
+  return checkSize(n, 'ordinal', 2 ** 31 - 1);
+}
+
+/**
+ * A CUDA device (pycuda.driver.Device).
+ * @example
+ * const dev = new driver.Device(0);
+ * console.log(dev.name(), dev.computeCapability(), dev.getAttribute('multiprocessorCount'));
+ */
+export class Device {
+  readonly ordinal: number;
+  constructor(ordinal = 0) {
+    this.ordinal = ordinalArg(ordinal);
+    const count = native.deviceCount();
+    if (this.ordinal >= count) {
+      const e = new RangeError(`Device ${this.ordinal} does not exist: ${count} device(s) visible`);
+      (e as RangeError & { code: string }).code = 'ERR_OUT_OF_RANGE';
+      throw e;
+    }
+  }
+  /** Number of visible devices (honours CUDA_VISIBLE_DEVICES). */
+  static count(): number {
+    return native.deviceCount();
+  }
+  /** Marketing name, e.g. "NVIDIA H100 80GB HBM3". */
+  name(): string {
+    return native.deviceName(this.ordinal);
+  }
+  /** [major, minor], e.g. [9, 0]. */
+  computeCapability(): [number, number] {
+    return [
+      native.deviceAttribute(this.ordinal, DEVICE_ATTRIBUTES.COMPUTE_CAPABILITY_MAJOR),
+      native.deviceAttribute(this.ordinal, DEVICE_ATTRIBUTES.COMPUTE_CAPABILITY_MINOR),
+    ];
+  }
+  /** Total device memory in bytes. */
+  totalMemory(): number {
+    return native.deviceTotalMem(this.ordinal);
+  }
+  /** PCI bus id, e.g. "0000:19:00.0". */
+  pciBusId(): string {
+    return native.devicePciBusId(this.ordinal);
+  }
+  /** One attribute by name ('MAX_THREADS_PER_BLOCK' or 'maxThreadsPerBlock') or number. */
+  getAttribute(name: string | number): number {
+    return native.deviceAttribute(this.ordinal, attributeNumber(DEVICE_ATTRIBUTES, name, 'device'));
+  }
+  /** Every attribute the driver reports, camelCase keys. */
+  getAttributes(): Record<string, number> {
+    const out: Record<string, number> = {};
+    const seen = new Set<number>();
+    for (const [key, num] of Object.entries(DEVICE_ATTRIBUTES)) {
+      if (seen.has(num)) continue;
+      seen.add(num);
+      try {
+        out[camelName(key)] = native.deviceAttribute(this.ordinal, num);
+      } catch {
+        // attributes newer than the installed driver are left out
+      }
+    }
+    return out;
+  }
+  /** The device's primary context (the one nodecuda uses by default). */
+  retainPrimaryContext(): Context {
+    return new Context(native.ctxPrimary(this.ordinal));
+  }
+  /** Creates a new (non-primary) context and pushes it on this thread, like PyCUDA. */
+  makeContext(flags = 0): Context {
+    const ctx = new Context(native.ctxCreate(this.ordinal, checkSize(flags, 'flags', 2 ** 31 - 1)));
+    contextChanged();
+    ctx.push();
+    return ctx;
+  }
+  /**
+   * Resets the device's primary context (cuDevicePrimaryCtxReset): frees everything in it (every
+   * allocation, module, stream and event of the context is gone afterwards). It does not clear a
+   * sticky fault: after one (`err.poisoned`), the driver refuses the reset and only a new process
+   * can use the device (docs/errors.md, "Sticky faults").
+   * @example
+   * new driver.Device(0).reset();
+   */
+  reset(): void {
+    contextChanged();
+    native.deviceReset(this.ordinal);
+  }
+}
+
+/**
+ * Makes device `n` current for this thread: later allocations, compiles and launches use its
+ * primary context.
+ * @example
+ * driver.useDevice(1);
+ */
+export function useDevice(n: number): void {
+  native.useDevice(ordinalArg(n));
+  contextChanged();
+}
+
+/**
+ * A CUDA context. nodecuda makes the right context current on every call, so most programs
+ * never touch this; push()/pop() are for code that manages contexts explicitly.
+ * @example
+ * const ctx = new driver.Device(0).makeContext(); ... driver.Context.pop();
+ */
+export class Context {
+  /** @internal */
+  readonly handle: NativeAddon.ContextHandle;
+  /** @internal */
+  constructor(handle: NativeAddon.ContextHandle) {
+    this.handle = handle;
+  }
+  /** Makes this context current on this thread until pop(). */
+  push(): void {
+    native.ctxPush(this.handle);
+    contextChanged();
+  }
+  /** Device of this context. */
+  device(): Device {
+    return new Device(native.ctxInfo(this.handle)[0]);
+  }
+  /** Removes the context pushed last on this thread; returns it (or null when none). */
+  static pop(): Context | null {
+    const h = native.ctxPop();
+    contextChanged();
+    return h ? new Context(h) : null;
+  }
+  /** The thread's current context. */
+  static getCurrent(): Context {
+    return new Context(native.ctxCurrent());
+  }
+  /** Device of the current context. */
+  static getDevice(): Device {
+    return new Device(native.ctxInfo()[0]);
+  }
+  /** Waits for all work in the current context. */
+  static synchronize(): void {
+    native.ctxSynchronize();
+  }
+  /** Resolves when all work in the current context is done (waits off the main thread). */
+  static synchronizeAsync(): Promise<void> {
+    return native.ctxSynchronizeAsync();
+  }
+}
+
+/**
+ * [free, total] device memory in bytes.
+ * @example
+ * const [free, total] = driver.memGetInfo();
+ */
+export function memGetInfo(): [number, number] {
+  return native.memGetInfo();
+}
+
+/** Flags for Stream (CU_STREAM_*). */
+export const streamFlags = Object.freeze({ DEFAULT: 0, NON_BLOCKING: 1 });
+/** Flags for Event (CU_EVENT_*). */
+export const eventFlags = Object.freeze({ DEFAULT: 0, BLOCKING_SYNC: 1, DISABLE_TIMING: 2, INTERPROCESS: 4 });
+
+/**
+ * A CUDA stream: work queued on it runs in order; different streams may overlap.
+ * @example
+ * const s = new driver.Stream(); fn(a, { block: [256], grid: [64], stream: s }); await s.synchronizeAsync();
+ */
+export class Stream {
+  #handle: NativeAddon.StreamHandle | null;
+  constructor(flags = 0) {
+    this.#handle = native.streamCreate(checkSize(flags, 'flags', 2 ** 31 - 1));
+  }
+  /** @internal The native handle; throws if disposed. */
+  get handle(): NativeAddon.StreamHandle {
+    if (!this.#handle) throw typeError('ERR_USE_AFTER_DISPOSE', 'This Stream was disposed');
+    return this.#handle;
+  }
+  /** Blocks until all work queued on the stream is done. */
+  synchronize(): void {
+    native.streamSynchronize(this.handle);
+  }
+  /** Resolves when all work queued so far is done, without blocking the event loop. */
+  synchronizeAsync(): Promise<void> {
+    return native.streamSynchronizeAsync(this.handle);
+  }
+  /** True when all queued work is done. */
+  isDone(): boolean {
+    return native.streamQuery(this.handle);
+  }
+  /** Makes later work on this stream wait for `event`. */
+  waitForEvent(event: Event): void {
+    native.streamWaitEvent(this.handle, eventHandle(event));
+  }
+  /** Destroys the stream now (idempotent); queued work still completes. */
+  dispose(): void {
+    if (this.#handle) native.streamDestroy(this.#handle);
+    this.#handle = null;
+  }
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}
+
+/** @internal The native stream of an optional Stream argument (null: the legacy default stream). */
+export function streamHandle(s: Stream | null | undefined): NativeAddon.StreamHandle | null {
+  if (s === undefined || s === null) return null;
+  if (!(s instanceof Stream)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "stream" option must be a driver.Stream. Received ${describe(s)}`);
+  }
+  return s.handle;
+}
+
+function eventHandle(e: unknown): NativeAddon.EventHandle {
+  if (!(e instanceof Event)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `Expected a driver.Event. Received ${describe(e)}`);
+  }
+  return e.handle;
+}
+
+/**
+ * A CUDA event: a marker in a stream, for timing and cross-stream waits.
+ * @example
+ * const start = new driver.Event().record(); fn(...); const end = new driver.Event().record();
+ * end.synchronize(); console.log(end.timeSince(start), 'ms');
+ */
+export class Event {
+  #handle: NativeAddon.EventHandle | null;
+  constructor(flags = 0) {
+    this.#handle = native.eventCreate(checkSize(flags, 'flags', 2 ** 31 - 1));
+  }
+  /** @internal */
+  get handle(): NativeAddon.EventHandle {
+    if (!this.#handle) throw typeError('ERR_USE_AFTER_DISPOSE', 'This Event was disposed');
+    return this.#handle;
+  }
+  /** Records the event on `stream` (default: the legacy stream); returns this. */
+  record(stream?: Stream | null): this {
+    native.eventRecord(this.handle, streamHandle(stream));
+    return this;
+  }
+  /** Blocks until the recorded work is done; returns this. */
+  synchronize(): this {
+    native.eventSynchronize(this.handle);
+    return this;
+  }
+  /** Resolves when the recorded work is done. */
+  synchronizeAsync(): Promise<void> {
+    return native.eventSynchronizeAsync(this.handle);
+  }
+  /** True when the recorded work is done. */
+  query(): boolean {
+    return native.eventQuery(this.handle);
+  }
+  /** Milliseconds from `start` to this event. */
+  timeSince(start: Event): number {
+    return native.eventElapsed(eventHandle(start), this.handle);
+  }
+  /** Milliseconds from this event to `end`. */
+  timeTill(end: Event): number {
+    return native.eventElapsed(this.handle, eventHandle(end));
+  }
+  /** Destroys the event now, or when a pending synchronizeAsync() wait ends (idempotent). */
+  dispose(): void {
+    if (this.#handle) native.eventDestroy(this.#handle);
+    this.#handle = null;
+  }
+  [Symbol.dispose](): void {
+    this.dispose();
+  }
+}

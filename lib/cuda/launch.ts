@@ -1,0 +1,370 @@
+/**
+ * Kernel functions and launches: `__global__` signature parsing, argument packing into one
+ * reusable buffer (handed to the driver in one N-API call), prepare/preparedCall, In/Out/InOut.
+ */
+import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
+import { DTYPES, DType, Scalar, coerce, coerceArg, own, writeScalar } from '../base/dtype';
+import { checkSize, describe, rangeError, typeError } from '../base/errors';
+import { Stream, streamHandle } from './driver';
+import { DeviceAllocation, DeviceLike, HostRange, deviceRange, hostRange, isDeviceMemory, useOn } from './memory';
+import { native } from './native';
+import { stripComments } from '../base/c_source';
+
+/** A kernel parameter: a pointer, a scalar of known dtype, or a type we cannot pack from a number. */
+export type ParamType =
+  | { kind: 'ptr'; name: string }
+  | { kind: 'scalar'; dtype: DType; name: string }
+  | { kind: 'unknown'; ctype: string; name: string };
+
+/** C type names → dtype names (kernel parameter parsing). @internal */
+export const CTYPES: Record<string, keyof typeof DTYPES> = {
+  bool: 'bool', char: 'int8', 'signed char': 'int8', 'unsigned char': 'uint8', int8_t: 'int8',
+  uint8_t: 'uint8', short: 'int16', 'short int': 'int16', 'signed short': 'int16',
+  'unsigned short': 'uint16', 'unsigned short int': 'uint16', int16_t: 'int16', uint16_t: 'uint16',
+  int: 'int32', signed: 'int32', 'signed int': 'int32', unsigned: 'uint32', 'unsigned int': 'uint32',
+  int32_t: 'int32', uint32_t: 'uint32', long: 'int64', 'long int': 'int64', 'unsigned long': 'uint64',
+  'unsigned long int': 'uint64', 'long long': 'int64', 'long long int': 'int64',
+  'unsigned long long': 'uint64', 'unsigned long long int': 'uint64', int64_t: 'int64',
+  uint64_t: 'uint64', size_t: 'uint64', ptrdiff_t: 'int64', ssize_t: 'int64', float: 'float32',
+  double: 'float64', __half: 'float16', half: 'float16',
+  // texture and surface objects (lib/texture.ts): 64-bit handles
+  cudaTextureObject_t: 'uint64', cudaSurfaceObject_t: 'uint64', CUtexObject: 'uint64', CUsurfObject: 'uint64',
+};
+
+/** Parses one C parameter declaration ("const float * __restrict__ x"). */
+export function parseParam(decl: string, index: number): ParamType {
+  const d = decl.trim().replace(/\s+/g, ' ');
+  const isPtr = d.includes('*') || d.includes('[');
+  const words = d.replace(/[*&[\]]/g, ' ').split(' ').filter(Boolean)
+    .filter((w) => !['const', 'volatile', '__restrict__', '__restrict', 'restrict', 'struct'].includes(w));
+  // The last word is the name unless the words already form a type ("unsigned char").
+  const unnamed = words.length <= 1 || own(CTYPES, words.join(' ')) !== undefined;
+  const name = unnamed ? `#${index}` : words[words.length - 1];
+  const typeWords = unnamed ? words : words.slice(0, -1);
+  if (isPtr) return { kind: 'ptr', name };
+  const ctype = typeWords.join(' ');
+  const dt = own(CTYPES, ctype);
+  return dt ? { kind: 'scalar', dtype: DTYPES[dt], name } : { kind: 'unknown', ctype, name };
+}
+
+/** Parameter lists of the `__global__` functions declared in `source`, by function name. */
+export function parseKernelSignatures(source: string): Map<string, ParamType[]> {
+  const out = new Map<string, ParamType[]>();
+  const src = stripComments(source);
+  // Linear time: `[^()]*` stops at the next parenthesis, and the parameter list is found with
+  // indexOf (a `[^)]*` run from every `__global__` made unclosed lists quadratic: 40k chars, 1 s).
+  const re = /__global__\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\(/g;
+  for (let m; (m = re.exec(src));) {
+    const close = src.indexOf(')', re.lastIndex);
+    if (close < 0) break; // no ')' anywhere after: no later declaration can be complete either
+    const params = src.slice(re.lastIndex, close).trim();
+    re.lastIndex = close + 1;
+    const list = params === '' || params === 'void' ? [] : params.split(',').map((p, i) => parseParam(p, i));
+    out.set(m[1], list);
+  }
+  return out;
+}
+
+/** PyCUDA's struct letters for prepare(). */
+const LETTERS: Record<string, DType | 'ptr'> = {
+  P: 'ptr', '?': DTYPES.bool, b: DTYPES.int8, B: DTYPES.uint8, h: DTYPES.int16, H: DTYPES.uint16,
+  i: DTYPES.int32, I: DTYPES.uint32, l: DTYPES.int64, L: DTYPES.uint64, q: DTYPES.int64,
+  Q: DTYPES.uint64, e: DTYPES.float16, f: DTYPES.float32, d: DTYPES.float64, F: DTYPES.complex64,
+  D: DTYPES.complex128,
+};
+
+/** Host arrays passed to a launch: copied in before, out after, device memory freed. */
+export class HostArg {
+  /**
+   * @internal The byte range, read once here: byteOffset/byteLength are getters a subclass or an
+   * own property can override, so later reads could disagree (native copies re-check the range).
+   */
+  readonly range: HostRange;
+  constructor(readonly array: ArrayBufferView | ArrayBuffer, readonly copyIn: boolean, readonly copyOut: boolean) {
+    this.range = Object.freeze(hostRange(array, 'array'));
+  }
+}
+/** Copies `a` to the device before the launch. @example fn(driver.In(a), ...) */
+export function In(a: ArrayBufferView | ArrayBuffer): HostArg { return new HostArg(a, true, false); }
+/** Copies the device buffer back into `a` after the launch. @example fn(driver.Out(b), ...) */
+export function Out(a: ArrayBufferView | ArrayBuffer): HostArg { return new HostArg(a, false, true); }
+/** Copies in before and back after the launch. @example fn(driver.InOut(a), ...) */
+export function InOut(a: ArrayBufferView | ArrayBuffer): HostArg { return new HostArg(a, true, true); }
+
+/** Launch options: the last argument of a call. */
+export interface LaunchOptions {
+  block: number[] | readonly number[];
+  grid?: number[] | readonly number[];
+  shared?: number;
+  stream?: Stream | null;
+}
+
+export type KernelArg = DeviceLike | HostArg | Scalar | number | boolean | null;
+
+function dims(v: unknown, name: string, max: number[]): [number, number, number] {
+  if (!Array.isArray(v) || v.length < 1 || v.length > 3) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `"${name}" must be an array of 1 to 3 positive integers. Received ${describe(v)}`);
+  }
+  const out: [number, number, number] = [1, 1, 1];
+  v.forEach((x, i) => {
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > max[i]) {
+      throw rangeError('ERR_OUT_OF_RANGE', `${name}[${i}] must be an integer in [1, ${max[i]}]. Received ${String(x)}`);
+    }
+    out[i] = x;
+  });
+  return out;
+}
+
+const GRID_MAX = [2 ** 31 - 1, 65535, 65535];
+const BLOCK_MAX = [1024, 1024, 64];
+const FN = Symbol('nodecuda.function');
+
+interface FunctionState {
+  handle: NativeAddon.FunctionHandle;
+  name: string;
+  params: ParamType[] | null; // null: signature unknown
+  prepared: ParamType[] | null;
+  module: unknown; // keeps the Module alive
+  cfg: Uint32Array;
+  buf: Uint8Array;
+  view: DataView;
+  /**
+   * Block shape, shared bytes and attribute epoch of the last launch made in place (so checked by
+   * the driver), and its stream: later launches with the same may be queued (launch_queue.cc).
+   */
+  ok: [number, number, number, number, number];
+  okStream: unknown;
+}
+
+/** Bumped by every setAttribute (of any Function: two may share a native handle). */
+let attributeEpoch = 1;
+
+function isOptions(v: unknown): v is LaunchOptions {
+  return typeof v === 'object' && v !== null && !isDeviceMemory(v) && !(v instanceof HostArg) &&
+    !(v instanceof Scalar) && !ArrayBuffer.isView(v) && 'block' in v;
+}
+
+const align = (n: number, a: number) => (n + a - 1) & -a;
+
+/**
+ * A kernel (pycuda.driver.Function), callable:
+ * `fn(...args, { block: [x, y?, z?], grid: [x, y?, z?], shared?, stream? })`.
+ * @example
+ * const fn = mod.getFunction('scale');
+ * fn(alloc, cuda.float32(2), n, { block: [256], grid: [Math.ceil(n / 256)] });
+ */
+export interface CudaFunction {
+  (...args: unknown[]): void;
+  /** The kernel's name. */
+  readonly functionName: string;
+  /** Parameters parsed from the source, or null when unknown. */
+  readonly params: readonly ParamType[] | null;
+  readonly numRegs: number;
+  readonly sharedSizeBytes: number;
+  readonly localSizeBytes: number;
+  readonly constSizeBytes: number;
+  readonly maxThreadsPerBlock: number;
+  getAttribute(name: string | number): number;
+  setAttribute(name: string | number, value: number): void;
+  /** Declares argument types with PyCUDA letters ('PiF'); returns this. */
+  prepare(letters: string): CudaFunction;
+  preparedCall(grid: number[], block: number[], ...args: unknown[]): void;
+  preparedAsyncCall(grid: number[], block: number[], stream: Stream | null, ...args: unknown[]): void;
+  /** Blocks per SM at `blockSize` threads (cuOccupancyMaxActiveBlocksPerMultiprocessor). */
+  maxActiveBlocksPerMultiprocessor(blockSize: number, sharedBytes?: number): number;
+  /** [minGridSize, blockSize] that maximises occupancy (cuOccupancyMaxPotentialBlockSize). */
+  maxPotentialBlockSize(sharedBytes?: number, blockSizeLimit?: number): [number, number];
+}
+
+const methods = {
+  get functionName(): string { return state(this).name; },
+  get params(): readonly ParamType[] | null { return state(this).params; },
+  get numRegs(): number { return (this as unknown as CudaFunction).getAttribute('NUM_REGS'); },
+  get sharedSizeBytes(): number { return (this as unknown as CudaFunction).getAttribute('SHARED_SIZE_BYTES'); },
+  get localSizeBytes(): number { return (this as unknown as CudaFunction).getAttribute('LOCAL_SIZE_BYTES'); },
+  get constSizeBytes(): number { return (this as unknown as CudaFunction).getAttribute('CONST_SIZE_BYTES'); },
+  get maxThreadsPerBlock(): number { return (this as unknown as CudaFunction).getAttribute('MAX_THREADS_PER_BLOCK'); },
+  getAttribute(name: string | number): number {
+    return native.funcAttribute(state(this).handle, attributeNumber(FUNCTION_ATTRIBUTES, name, 'function'));
+  },
+  setAttribute(name: string | number, value: number): void {
+    const st = state(this);
+    native.funcSetAttribute(st.handle, attributeNumber(FUNCTION_ATTRIBUTES, name, 'function'),
+      checkSize(value, 'value', 2 ** 31 - 1));
+    attributeEpoch++; // the driver checks the next launch of every Function again
+  },
+  prepare(letters: string): CudaFunction {
+    if (typeof letters !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'prepare() takes a string of struct letters');
+    state(this).prepared = [...letters.replace(/\s/g, '')].map((c, i): ParamType => {
+      const t = own(LETTERS, c);
+      if (!t) throw typeError('ERR_INVALID_ARG_VALUE', `prepare(): unknown letter "${c}" (known: ${Object.keys(LETTERS).join('')})`);
+      return t === 'ptr' ? { kind: 'ptr', name: `#${i}` } : { kind: 'scalar', dtype: t, name: `#${i}` };
+    });
+    return this as unknown as CudaFunction;
+  },
+  preparedCall(grid: number[], block: number[], ...args: unknown[]): void {
+    call(state(this), args, { grid, block }, true);
+  },
+  preparedAsyncCall(grid: number[], block: number[], stream: Stream | null, ...args: unknown[]): void {
+    call(state(this), args, { grid, block, stream }, true);
+  },
+  maxActiveBlocksPerMultiprocessor(blockSize: number, sharedBytes = 0): number {
+    return native.occupancyMaxActiveBlocks(state(this).handle, checkSize(blockSize, 'blockSize', 1024),
+      checkSize(sharedBytes, 'sharedBytes'));
+  },
+  maxPotentialBlockSize(sharedBytes = 0, blockSizeLimit = 0): [number, number] {
+    return native.occupancyMaxPotentialBlockSize(state(this).handle, checkSize(sharedBytes, 'sharedBytes'),
+      checkSize(blockSizeLimit, 'blockSizeLimit', 1024));
+  },
+};
+
+function state(f: unknown): FunctionState {
+  const s = (f as { [FN]?: FunctionState })[FN];
+  if (!s) throw typeError('ERR_INVALID_THIS', 'Not a nodecuda kernel function');
+  return s;
+}
+
+/** @internal Wraps a native function handle as a callable CudaFunction. */
+export function makeFunction(handle: NativeAddon.FunctionHandle, name: string, params: ParamType[] | null,
+  module: unknown): CudaFunction {
+  const buf = new Uint8Array(256);
+  const st: FunctionState = {
+    handle, name, params, prepared: null, module, cfg: new Uint32Array(7), buf,
+    view: new DataView(buf.buffer), ok: [0, 0, 0, 0, 0], okStream: null,
+  };
+  const fn = function (...args: unknown[]): void {
+    const last = args[args.length - 1];
+    if (!isOptions(last)) {
+      throw typeError('ERR_MISSING_OPTION',
+        `${name}(): the last argument must be the launch options { block, grid, shared?, stream? }`);
+    }
+    call(st, args.slice(0, -1), last, false);
+  } as unknown as CudaFunction;
+  Object.defineProperty(fn, 'name', { value: name });
+  Object.defineProperty(fn, FN, { value: st });
+  Object.defineProperties(fn, Object.getOwnPropertyDescriptors(methods));
+  return fn;
+}
+
+interface Temp { alloc: DeviceAllocation; arg: HostArg }
+
+function typeOf(st: FunctionState, i: number, prepared: boolean): ParamType | null {
+  if (prepared) {
+    if (!st.prepared) throw typeError('ERR_INVALID_STATE', `${st.name}: call prepare() before preparedCall()`);
+    return st.prepared[i];
+  }
+  return st.params ? st.params[i] : null;
+}
+
+function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, off: number,
+  temps: Temp[]): number {
+  const where = `${st.name}() argument ${i}${t && !t.name.startsWith('#') ? ` ("${t.name}")` : ''}`;
+  const want: DType | 'ptr' | null = !t ? null : t.kind === 'ptr' ? 'ptr' : t.kind === 'scalar' ? t.dtype : null;
+
+  // Device memory → pointer.
+  let ptr: bigint | null = null;
+  if (isDeviceMemory(a)) {
+    ptr = deviceRange(a, where).ptr; // throws for freed/disposed memory
+  } else if (a instanceof HostArg) {
+    const h = a.range;
+    const d = new DeviceAllocation(h.byteLength);
+    temps.push({ alloc: d, arg: a });
+    if (a.copyIn) native.memcpyHtod(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned);
+    ptr = d.ptr;
+  } else if (a === null) {
+    ptr = 0n;
+  }
+  if (ptr !== null) {
+    if (want && want !== 'ptr') {
+      throw typeError('ERR_INVALID_ARG_TYPE', `${where} is a ${want.name} scalar; got device memory`);
+    }
+    off = align(off, 8);
+    st.view.setBigUint64(off, ptr, true);
+    return off + 8;
+  }
+  // Scalars.
+  let dt: DType;
+  let value: unknown = a;
+  if (want === 'ptr') {
+    if (typeof a === 'bigint') {
+      off = align(off, 8);
+      st.view.setBigUint64(off, BigInt.asUintN(64, a), true);
+      return off + 8;
+    }
+    throw typeError('ERR_INVALID_ARG_TYPE',
+      `${where} is a pointer: pass a DeviceAllocation, a GPUArray, driver.In/Out/InOut(hostArray) or a bigint address. Received ${describe(a)}`);
+  }
+  if (want) {
+    // Declared C type: a plain number must fit it (RangeError naming the parameter); a Scalar is a cast.
+    const v = coerceArg(want, a, where);
+    off = align(off, want.align);
+    writeScalar(st.view, off, want, v);
+    return off + want.bytes;
+  }
+  if (a instanceof Scalar) {
+    dt = a.dtype;
+    value = a.value;
+  } else if (typeof a === 'bigint') {
+    dt = DTYPES.int64;
+  } else {
+    const unknown = t?.kind === 'unknown' ? ` (C type "${t.ctype}")` : '';
+    throw typeError('ERR_INVALID_ARG_TYPE',
+      `${where}${unknown}: the parameter type is unknown, so a plain ${typeof a} cannot be converted. ` +
+      `Wrap it, e.g. cuda.int32(n) or cuda.float32(x), or use a BigInt for 64-bit integers. Received ${describe(a)}`);
+  }
+  const v = coerce(dt, value, where);
+  off = align(off, dt.align);
+  writeScalar(st.view, off, dt, v);
+  return off + dt.bytes;
+}
+
+function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared: boolean): void {
+  const expected = prepared ? st.prepared?.length : st.params?.length;
+  if (expected !== undefined && args.length !== expected) {
+    throw typeError('ERR_INVALID_ARG_COUNT', `${st.name}() takes ${expected} kernel argument(s), got ${args.length}`);
+  }
+  const block = dims(opts.block, 'block', BLOCK_MAX);
+  const grid = dims(opts.grid ?? [1], 'grid', GRID_MAX);
+  if (block[0] * block[1] * block[2] > 1024) {
+    throw rangeError('ERR_OUT_OF_RANGE', `block has ${block[0] * block[1] * block[2]} threads; the maximum is 1024`);
+  }
+  const shared = opts.shared === undefined ? 0 : checkSize(opts.shared, 'shared', 2 ** 32 - 1);
+  const stream = streamHandle(opts.stream);
+  const temps: Temp[] = [];
+  try {
+    if (st.buf.length < args.length * 16 + 16) {
+      st.buf = new Uint8Array(args.length * 32 + 64);
+      st.view = new DataView(st.buf.buffer);
+    }
+    let off = 0;
+    for (let i = 0; i < args.length; i++) off = packArg(st, i, args[i], typeOf(st, i, prepared), off, temps);
+    const c = st.cfg;
+    c[0] = grid[0]; c[1] = grid[1]; c[2] = grid[2]; c[3] = block[0]; c[4] = block[1]; c[5] = block[2]; c[6] = shared;
+    if (stream && temps.length) {
+      // Copies and allocations of temporaries ran on the legacy stream; order the launch after them.
+      const ev = native.eventCreate(2 /* DISABLE_TIMING */);
+      native.eventRecord(ev, null);
+      native.streamWaitEvent(stream, ev);
+      native.eventDestroy(ev);
+    }
+    // A configuration the driver accepted once may be queued: its errors would come later.
+    const ok = st.ok;
+    const queue = !temps.length && ok[0] === block[0] && ok[1] === block[1] && ok[2] === block[2] &&
+      ok[3] === shared && ok[4] === attributeEpoch && st.okStream === stream;
+    for (const a of args) useOn(a, stream); // memory of another stream: its free waits (memory.ts)
+    native.launch(st.handle, stream, c, st.buf, off, queue);
+    if (!queue) {
+      ok[0] = block[0]; ok[1] = block[1]; ok[2] = block[2]; ok[3] = shared; ok[4] = attributeEpoch;
+      st.okStream = stream;
+    }
+    if (stream && temps.some((t) => t.arg.copyOut)) native.streamSynchronize(stream);
+    for (const t of temps) {
+      if (t.arg.copyOut) {
+        const h = t.arg.range;
+        native.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, t.alloc.ptr, h.pinned);
+      }
+    }
+  } finally {
+    for (const t of temps) t.alloc.free(opts.stream ?? null);
+  }
+}

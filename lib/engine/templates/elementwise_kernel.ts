@@ -1,0 +1,301 @@
+/**
+ * Source generation for ElementwiseKernel: C declarator parsing, the helpers user code may use
+ * (half, pycuda::complex, nc_raw, <stdint> names — no headers), the PyCUDA grid-stride kernel,
+ * and the wrapper body that turns a CuPy-style operation into an ElementwiseSpec body.
+ */
+import { DTYPES, DType, own } from '../../base/dtype';
+import { typeError } from '../../base/errors';
+import { PREAMBLE } from './preamble';
+import { stripComments } from '../../base/c_source';
+
+/** C spellings of each dtype accepted in PyCUDA argument lists (and CuPy parameter types). */
+const C_TYPES: Record<string, keyof typeof DTYPES> = {
+  bool: 'bool', char: 'int8', 'signed char': 'int8', int8_t: 'int8', 'unsigned char': 'uint8', uint8_t: 'uint8',
+  short: 'int16', 'short int': 'int16', 'signed short': 'int16', 'signed short int': 'int16', int16_t: 'int16',
+  'unsigned short': 'uint16', 'unsigned short int': 'uint16', uint16_t: 'uint16',
+  int: 'int32', signed: 'int32', 'signed int': 'int32', int32_t: 'int32',
+  unsigned: 'uint32', 'unsigned int': 'uint32', uint32_t: 'uint32',
+  long: 'int64', 'long int': 'int64', 'long long': 'int64', 'long long int': 'int64', int64_t: 'int64',
+  ptrdiff_t: 'int64', 'unsigned long': 'uint64', 'unsigned long int': 'uint64', 'unsigned long long': 'uint64',
+  'unsigned long long int': 'uint64', uint64_t: 'uint64', size_t: 'uint64',
+  half: 'float16', __half: 'float16', float: 'float32', double: 'float64',
+  'pycuda::complex<float>': 'complex64', 'pycuda::complex<double>': 'complex128',
+  float2: 'complex64', double2: 'complex128',
+};
+
+/** The dtype a C type names (PyCUDA spellings, or a dtype name such as `float32`), or undefined. */
+export function cTypeDType(ctype: string): DType | undefined {
+  const t = ctype.replace(/\s*([<>:])\s*/g, '$1').replace(/\s+/g, ' ').trim();
+  const name = own(C_TYPES, t) ?? (Object.hasOwn(DTYPES, t) ? t : undefined);
+  return name ? DTYPES[name as keyof typeof DTYPES] : undefined;
+}
+
+/** One parsed PyCUDA argument. */
+export interface CArg {
+  name: string;
+  dtype: DType;
+  /** Pointer (array) or plain value (scalar). */
+  pointer: boolean;
+  /** The C type as generated (a dtype name becomes its C type). */
+  ctype: string;
+  isConst: boolean;
+  /** Parameter alignment of a scalar in the launch buffer. */
+  align: number;
+}
+
+const IDENT = /^[A-Za-z_]\w*$/;
+const QUALIFIERS = new Set(['const', 'volatile', '__restrict__', '__restrict', 'restrict']);
+
+/** The C type generated for a dtype (a dtype name spelled in an argument list). */
+function cOf(d: DType): string {
+  switch (d.name) {
+    case 'float16': return 'half';
+    case 'complex64': return 'pycuda::complex<float>';
+    case 'complex128': return 'pycuda::complex<double>';
+    default: return d.ctype;
+  }
+}
+
+/**
+ * `[whole, type text, name, '[]' or undefined]` of a declaration `<type> name` / `<type> name[]`,
+ * or null. A backward scan: the regex it replaces (`^(.*?)([A-Za-z_]\w*)\s*(\[\s*\])?$`) was
+ * quadratic in a long identifier that does not end the text (40k characters took seconds).
+ */
+function splitDeclarator(d: string): [string, string, string, string | undefined] | null {
+  let end = d.length;
+  let brackets: string | undefined;
+  if (d.endsWith(']')) {
+    let j = end - 2;
+    while (j >= 0 && /\s/.test(d[j])) j--;
+    if (j < 0 || d[j] !== '[') return null;
+    brackets = d.slice(j, end);
+    end = j;
+    while (end > 0 && /\s/.test(d[end - 1])) end--;
+  }
+  let k = end;
+  while (k > 0 && /\w/.test(d[k - 1])) k--;
+  // The regex took the longest identifier-shaped tail: skip leading digits of the word.
+  while (k < end && /\d/.test(d[k])) k++;
+  if (k === end) return null;
+  return [d, d.slice(0, k), d.slice(k, end), brackets];
+}
+
+/**
+ * Parses a PyCUDA argument list such as `"float a, const float *x, float *z"` (pointers are
+ * arrays, plain types scalars). TypeError ERR_INVALID_ARG_VALUE for what it cannot parse.
+ */
+export function parseCArgs(decls: string): CArg[] {
+  if (typeof decls !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', 'ElementwiseKernel: arguments must be a string of C declarations');
+  const src = stripComments(decls).trim();
+  if (src === '') return [];
+  // Split on commas outside template brackets.
+  const parts: string[] = [];
+  let depth = 0, cur = '';
+  for (const ch of src) {
+    if (ch === '<') depth++;
+    if (ch === '>') depth--;
+    if (ch === ',' && depth === 0) { parts.push(cur); cur = ''; } else cur += ch;
+  }
+  parts.push(cur);
+  const seen = new Set<string>();
+  return parts.map((raw) => {
+    const d = raw.trim();
+    const m = splitDeclarator(d);
+    const stars = (d.match(/\*/g) ?? []).length + (m?.[3] ? 1 : 0);
+    const typeText = (m?.[1] ?? '').replace(/\*/g, ' ');
+    const words = typeText.replace(/([<>:])/g, ' $1 ').split(/\s+/).filter(Boolean);
+    const isConst = words.includes('const');
+    const ctype = words.filter((w) => !QUALIFIERS.has(w)).join(' ').replace(/\s*([<>:])\s*/g, '$1');
+    const dtype = ctype ? cTypeDType(ctype) : undefined;
+    if (!m || !dtype || stars > 1) {
+      throw typeError('ERR_INVALID_ARG_VALUE', `ElementwiseKernel: cannot parse argument "${d}": expected "<type> name" or ` +
+        `"<type> *name" with a type such as float, double, int, unsigned char, long long, half, bool, pycuda::complex<float>`);
+    }
+    const name = m[2];
+    if (name === 'i' || name === 'n' || seen.has(name)) {
+      throw typeError('ERR_INVALID_ARG_VALUE', `ElementwiseKernel: argument name "${name}" is ${seen.has(name) ? 'repeated' : 'reserved (the loop uses i and n)'}`);
+    }
+    seen.add(name);
+    const gen = cTypeDType(ctype) === DTYPES[ctype as keyof typeof DTYPES] ? cOf(dtype) : ctype;
+    // pycuda::complex<R> is aligned like R; float2/double2 like the whole pair.
+    const align = dtype.kind === 'c' && !/2$/.test(gen) ? dtype.bytes / 2 : dtype.align;
+    return { name, dtype, pointer: stars === 1, ctype: gen, isConst, align };
+  });
+}
+
+/**
+ * Helpers available to user code of both forms, after PREAMBLE: <stdint.h> names, `half`
+ * (`__half`) as a storage type converting to and from float, `pycuda::complex<R>` (our
+ * nc_complex) with real/imag/conj/abs/norm/arg and mixed real-complex arithmetic, and `nc_raw<T>`
+ * (CuPy raw arguments: `a[j]`, `a.size()`). Definitions that a user #include could clash with
+ * are left out when `userPreamble` includes headers.
+ */
+export function helpers(userPreamble: string): string {
+  const includes = /^\s*#\s*include/m.test(userPreamble);
+  const fp16 = /cuda_fp16/.test(userPreamble);
+  const parts: string[] = [];
+  if (!includes) {
+    parts.push(`typedef signed char int8_t; typedef unsigned char uint8_t; typedef short int16_t; typedef unsigned short uint16_t;
+typedef int int32_t; typedef unsigned int uint32_t; typedef long long int64_t; typedef unsigned long long uint64_t;`);
+  }
+  parts.push(String.raw`struct __align__(2) nc_khalf {
+  unsigned short x;
+  nc_khalf() = default;
+  __device__ nc_khalf(float f) { asm("cvt.rn.f16.f32 %0, %1;" : "=h"(x) : "f"(f)); }
+  __device__ nc_khalf(double d) { asm("cvt.rn.f16.f64 %0, %1;" : "=h"(x) : "d"(d)); }
+  template <typename T> __device__ nc_khalf(T v) : nc_khalf((float)v) {}
+  __device__ operator float() const { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x)); return f; }
+  __device__ nc_khalf& operator+=(float v) { return *this = nc_khalf((float)*this + v); }
+  __device__ nc_khalf& operator-=(float v) { return *this = nc_khalf((float)*this - v); }
+  __device__ nc_khalf& operator*=(float v) { return *this = nc_khalf((float)*this * v); }
+  __device__ nc_khalf& operator/=(float v) { return *this = nc_khalf((float)*this / v); }
+  __device__ nc_khalf operator-() const { nc_khalf h; h.x = x ^ 0x8000; return h; }
+  __device__ nc_khalf operator+() const { return *this; }
+};`);
+  if (!fp16) parts.push('typedef nc_khalf half; typedef nc_khalf __half;');
+  parts.push(String.raw`namespace pycuda { template <typename R> using complex = nc_complex<R>; }
+template <typename R> __device__ __forceinline__ R real(nc_complex<R> a) { return a.re; }
+template <typename R> __device__ __forceinline__ R imag(nc_complex<R> a) { return a.im; }
+template <typename R> __device__ __forceinline__ nc_complex<R> conj(nc_complex<R> a) { return nc_complex<R>(a.re, -a.im); }
+template <typename R> __device__ __forceinline__ R norm(nc_complex<R> a) { return a.re * a.re + a.im * a.im; }
+template <typename R> __device__ __forceinline__ R abs(nc_complex<R> a) { return hypot(a.re, a.im); }
+template <typename R> __device__ __forceinline__ R arg(nc_complex<R> a) { return atan2(a.im, a.re); }
+template <typename R> __device__ __forceinline__ nc_complex<R> operator+(R a, nc_complex<R> b) { return nc_complex<R>(a) + b; }
+template <typename R> __device__ __forceinline__ nc_complex<R> operator+(nc_complex<R> a, R b) { return a + nc_complex<R>(b); }
+template <typename R> __device__ __forceinline__ nc_complex<R> operator-(R a, nc_complex<R> b) { return nc_complex<R>(a) - b; }
+template <typename R> __device__ __forceinline__ nc_complex<R> operator-(nc_complex<R> a, R b) { return a - nc_complex<R>(b); }
+template <typename R> __device__ __forceinline__ nc_complex<R> operator*(R a, nc_complex<R> b) { return nc_complex<R>(a * b.re, a * b.im); }
+template <typename R> __device__ __forceinline__ nc_complex<R> operator*(nc_complex<R> a, R b) { return nc_complex<R>(a.re * b, a.im * b); }
+template <typename R> __device__ __forceinline__ nc_complex<R> operator/(R a, nc_complex<R> b) { return nc_complex<R>(a) / b; }
+template <typename R> __device__ __forceinline__ nc_complex<R> operator/(nc_complex<R> a, R b) { return nc_complex<R>(a.re / b, a.im / b); }
+template <typename R> __device__ __forceinline__ nc_complex<R>& operator+=(nc_complex<R>& a, nc_complex<R> b) { return a = a + b; }
+template <typename R> __device__ __forceinline__ nc_complex<R>& operator-=(nc_complex<R>& a, nc_complex<R> b) { return a = a - b; }
+template <typename R> __device__ __forceinline__ nc_complex<R>& operator*=(nc_complex<R>& a, nc_complex<R> b) { return a = a * b; }
+template <typename R> __device__ __forceinline__ nc_complex<R>& operator/=(nc_complex<R>& a, nc_complex<R> b) { return a = a / b; }
+template <typename T> struct nc_raw {
+  T *p; unsigned long long n;
+  __device__ T& operator[](long long j) const { return p[j]; }
+  __device__ unsigned long long size() const { return n; }
+};`);
+  return parts.join('\n');
+}
+
+/**
+ * How a PyCUDA-form kernel is launched: 32-bit or 64-bit index, over the whole array or over a
+ * range (start, stop, step; `count` indices, computed on the host).
+ */
+export type LoopMode = 'narrow' | 'wide' | 'range' | 'rangeWide';
+
+/** Options of the PyCUDA form that shape the source. */
+export interface LoopSource {
+  preamble?: string;
+  loopPrep?: string;
+  afterLoop?: string;
+}
+
+/**
+ * CUDA source of a PyCUDA ElementwiseKernel (no headers): a grid-stride loop over `i` with
+ * PyCUDA's locals (`tid`, `total_threads`, `cta_start`), `n` the array size (and `start`, `stop`,
+ * `step` in range modes); user code is kept on lines of its own so NVRTC errors point at it.
+ * Kernel names: `name`, `name_w` (64-bit index), `name_range`, `name_range_w`.
+ * 32-bit indexing keeps both the kernel and its compile fast (ptxas takes twice as long on
+ * 64-bit loops).
+ */
+export function loopKernelSource(args: CArg[], operation: string, name: string, o: LoopSource, mode: LoopMode):
+  { source: string; name: string } {
+  const decls = args.map((a) => `${a.isConst ? 'const ' : ''}${a.ctype} ${a.pointer ? '*' : ''}${a.name}`);
+  const wide = mode === 'wide' || mode === 'rangeWide';
+  const range = mode === 'range' || mode === 'rangeWide';
+  const kname = `${name}${range ? '_range' : ''}${wide ? '_w' : ''}`;
+  const u = wide ? 'unsigned long long' : 'unsigned int';
+  const s = wide ? 'long long' : 'int';
+  const extra = range ? [`${s} start`, `${s} stop`, `${s} step`, `${u} count`, `${u} n`] : [`${u} n`];
+  const loop = range
+    ? `for (${u} __ek_k = cta_start + tid; __ek_k < count; __ek_k += total_threads) {\n  const ${s} i = start + (${s})__ek_k * step;`
+    : `${u} i;\n  for (i = cta_start + tid; i < n; i += total_threads) {`;
+  const source = `${PREAMBLE}
+${helpers(o.preamble ?? '')}
+${o.preamble ?? ''}
+extern "C" __global__ void ${kname}(${[...decls, ...extra].join(', ')}) {
+  const unsigned tid = threadIdx.x;
+  const ${u} total_threads = (${u})gridDim.x * blockDim.x;
+  const ${u} cta_start = (${u})blockDim.x * blockIdx.x;
+  (void)n;${range ? ' (void)stop;' : ''}
+${o.loopPrep ?? ''}
+  ;
+  ${loop}
+${operation}
+  ;
+  }
+${o.afterLoop ?? ''}
+  ;
+}
+`;
+  return { source, name: kname };
+}
+
+/** One parameter of the CuPy form after type resolution. */
+export interface ResolvedParam {
+  name: string;
+  raw: boolean;
+  /** The dtype the user's code sees (compute type for non-raw). */
+  type: DType;
+  /** Engine slot: input index (x<k>) for non-raw inputs and read outputs; raw: the pointer scalar's slot. */
+  slot: number;
+  /** Raw only: the slot of the size scalar. */
+  sizeSlot?: number;
+}
+
+/** The C type the user's code sees for a non-raw value of dtype `d` (its compute type). */
+export function userCType(d: DType): string {
+  switch (d.name) {
+    case 'float16': return 'float';
+    case 'complex64': return 'nc_c64_t';
+    case 'complex128': return 'nc_c128_t';
+    default: return d.ctype;
+  }
+}
+
+/** Element type of a raw array. */
+export function rawCType(d: DType): string {
+  switch (d.name) {
+    case 'float16': return 'nc_khalf';
+    case 'complex64': return 'nc_complex<float>';
+    case 'complex128': return 'nc_complex<double>';
+    default: return d.ctype;
+  }
+}
+
+/**
+ * Engine body for a CuPy operation: copies x<k> into private temporaries, then in an inner
+ * block declares the placeholder typedefs and the user's names, runs `operation`, and copies the
+ * outputs back to r<k> (names such as `x0` in user code cannot clash with the engine's).
+ */
+export function genericBody(ins: ResolvedParam[], outs: Array<ResolvedParam & { read: boolean }>, typedefs: Map<string, DType>,
+  operation: string): string {
+  const lines: string[] = [];
+  const slots: number[] = [];
+  for (const p of ins) slots.push(...(p.raw ? [p.slot, p.sizeSlot!] : [p.slot]));
+  for (const o of outs) slots.push(...(o.raw ? [o.slot, o.sizeSlot!] : o.read ? [o.slot] : []));
+  for (const s of slots) lines.push(`const auto __ek_x${s} = x${s};`);
+  outs.forEach((o, k) => { if (!o.raw) lines.push(`${userCType(o.type)} __ek_r${k};`); });
+  lines.push('{');
+  for (const [t, d] of typedefs) lines.push(`typedef ${userCType(d)} ${t};`);
+  const raw = (p: ResolvedParam, isConst: boolean) => {
+    const et = `${isConst ? 'const ' : ''}${rawCType(p.type)}`;
+    return `const nc_raw<${et}> ${p.name} = { reinterpret_cast<${et}*>(__ek_x${p.slot}), __ek_x${p.sizeSlot} };`;
+  };
+  for (const p of ins) lines.push(p.raw ? raw(p, true) : `const ${userCType(p.type)} ${p.name} = __ek_x${p.slot};`);
+  for (const o of outs) {
+    if (o.raw) lines.push(raw(o, false));
+    else lines.push(`${userCType(o.type)} ${o.name}${o.read ? ` = __ek_x${o.slot}` : ` = (${userCType(o.type)})0`};`);
+  }
+  lines.push(`{\n${operation}\n;}`);
+  outs.forEach((o, k) => { if (!o.raw) lines.push(`__ek_r${k} = ${o.name};`); });
+  lines.push('}');
+  let r = 0;
+  outs.forEach((o, k) => { if (!o.raw) lines.push(`r${r++} = __ek_r${k};`); });
+  return lines.join('\n');
+}
+
+export { IDENT };

@@ -1,0 +1,104 @@
+/**
+ * pycuda.reduction.ReductionKernel: a user map expression over `i` and the declared arguments,
+ * combined with a user reduce expression in `a` and `b`, whole-array or along `axis`.
+ */
+import { DTypeLike, dtype as toDType } from '../base/dtype';
+import { rangeError, typeError } from '../base/errors';
+import { Stream, streamHandle } from '../cuda/driver';
+import { useOn } from '../cuda/memory';
+import { GPUArray } from '../array/gpuarray';
+import { accBytes, accType, runReduction } from '../engine/reduce';
+import { axesOf, finish, target } from '../array/reductions';
+import { storageType } from '../engine/templates/elementwise';
+import { ReduceSpec } from '../engine/templates/reduction';
+import { isOptions, parseArguments } from './user_args';
+
+/** ReductionKernel options (PyCUDA's names, camelCase). */
+export interface ReductionKernelOptions {
+  /** Neutral element of reduceExpr (C expression or number). */
+  neutral: string | number;
+  /** Associative, commutative expression in `a` and `b`. */
+  reduceExpr: string;
+  /** Expression in `i` and the arguments: the value of element i (default `in[i]`). */
+  mapExpr?: string;
+  /** C declarator list (default `const <dtypeOut> *in`). */
+  arguments?: string;
+  name?: string;
+  preamble?: string;
+}
+
+/** Call options. */
+export interface ReductionCallOptions {
+  axis?: number | readonly number[] | null;
+  keepdims?: boolean;
+  out?: GPUArray;
+  stream?: Stream | null;
+}
+
+/** A callable reduction: `k(...args, opts?)` → GPUArray (0-d without axis). */
+export type ReductionCallable = (...args: unknown[]) => GPUArray;
+
+let count = 0;
+
+/**
+ * A reduction kernel built from C expressions (PyCUDA's ReductionKernel). The reduce expression
+ * must be associative and commutative: the order in which elements are combined is unspecified.
+ * @example
+ * const sumsq = new ReductionKernel('float32', { neutral: 0, reduceExpr: 'a + b',
+ *   mapExpr: 'x[i] * x[i]', arguments: 'const float *x' });
+ * sumsq(x).item();
+ */
+export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: ReductionKernelOptions): ReductionCallable {
+  if (typeof o !== 'object' || o === null) {
+    throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel(dtypeOut, { neutral, reduceExpr, mapExpr?, arguments? })');
+  }
+  const out = toDType(dtypeOut);
+  if (typeof o.reduceExpr !== 'string') {
+    throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: reduceExpr must be a C expression in a and b');
+  }
+  if (o.neutral === undefined) throw typeError('ERR_MISSING_ARGS', 'ReductionKernel: neutral is required');
+  if (o.mapExpr !== undefined && typeof o.mapExpr !== 'string') {
+    throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: mapExpr must be a string');
+  }
+  const user = parseArguments(o.arguments ?? `const ${storageType(out)} *in`, 'ReductionKernel', ['i']);
+  if (!user.params.some((p) => p.pointer)) {
+    throw typeError('ERR_INVALID_ARG_VALUE', 'ReductionKernel: at least one array argument is needed');
+  }
+  const acc = accType(out);
+  const base = (o.name ?? 'reduce').replace(/[^A-Za-z0-9_]/g, '_');
+  const spec: ReduceSpec = {
+    name: `${base}_u${count++}`, acc, neutral: `(${acc})(${o.neutral})`, reduce: o.reduceExpr, out: storageType(out),
+    params: user.decls, map: o.mapExpr ?? 'in[i]', post: 'nc_acc', preamble: o.preamble,
+  };
+  const nargs = user.params.length;
+  return (...args: unknown[]): GPUArray => {
+    let opts: ReductionCallOptions = {};
+    if (args.length === nargs + 1 && isOptions(args[nargs])) opts = args.pop() as ReductionCallOptions;
+    const { values, arrays } = user.pack(args, 'ReductionKernel');
+    const shape = arrays[0].shape;
+    for (const a of arrays) {
+      if (a.shape.length !== shape.length || a.shape.some((n, j) => n !== shape[j])) {
+        throw rangeError('ERR_SHAPE_MISMATCH', `ReductionKernel: array arguments must share one shape; got (${shape.join(',')}) and (${a.shape.join(',')})`);
+      }
+    }
+    const axes = axesOf(opts.axis, shape.length);
+    const keep = new Set(axes);
+    const keptShape = shape.filter((_, d) => !keep.has(d));
+    const resShape = opts.keepdims ? shape.map((n, d) => (keep.has(d) ? 1 : n)) : keptShape;
+    const t = target(resShape, keptShape, out, opts, 'ReductionKernel');
+    const strides: number[] = [];
+    let s = 1;
+    for (let d = shape.length - 1; d >= 0; d--) {
+      strides[d] = s;
+      s *= shape[d];
+    }
+    const sh = streamHandle(opts.stream); // memory of another stream is recorded (memory.ts useOn)
+    for (const x of arrays) useOn(x, sh);
+    useOn(t.write, sh);
+    runReduction(spec, {
+      shape, strides, axes, orderFree: true, args: values, out: t.write.address,
+      accBytes: out.kind === 'c' ? out.bytes : accBytes(out), stream: opts.stream,
+    });
+    return finish(t, opts.stream);
+  };
+} as unknown as new (dtypeOut: DTypeLike, o: ReductionKernelOptions) => ReductionCallable;

@@ -1,0 +1,95 @@
+/**
+ * User kernel argument lists (PyCUDA's C declarator strings, "const float *x, float a"): parsed
+ * once, then each call's arguments are checked and turned into parameter values.
+ */
+import { DTYPES, DType, Scalar, coerceArg, own } from '../base/dtype';
+import { describe, typeError } from '../base/errors';
+import { GPUArray } from '../array/gpuarray';
+import { CTYPES } from '../cuda/launch';
+import { ParamValue } from '../engine/reduce';
+
+/** One declared parameter: an array (pointer, with its element dtype when known) or a scalar. */
+export interface UserParam {
+  name: string;
+  pointer: boolean;
+  /** Element dtype (pointers) or value dtype (scalars); null for pointers to other types. */
+  dtype: DType | null;
+}
+
+export interface UserArgs {
+  /** The declarations, for the kernel's parameter list. */
+  decls: string;
+  params: UserParam[];
+  /** Checks one call's arguments (in declaration order) and makes parameter values. */
+  pack(args: unknown[], what: string): { values: ParamValue[]; arrays: GPUArray[] };
+}
+
+/** A trailing call-options object: a plain object (not an array, GPUArray or Scalar). */
+export function isOptions(v: unknown): boolean {
+  return typeof v === 'object' && v !== null && !(v instanceof GPUArray) && !(v instanceof Scalar) &&
+    Object.getPrototypeOf(v) === Object.prototype;
+}
+
+const QUALIFIERS = new Set(['const', 'volatile', '__restrict__', '__restrict', 'restrict']);
+
+/**
+ * Parses a declarator list. TypeError for a scalar of a type that cannot be passed from JS, and for
+ * a name the generated kernel defines itself (`reserved`, or starting with nc_).
+ */
+export function parseArguments(decls: string, what: string, reserved: readonly string[] = []): UserArgs {
+  if (typeof decls !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `${what}: arguments must be a string of C declarations`);
+  const params: UserParam[] = decls.split(',').map((d) => d.trim()).filter(Boolean).map((d) => {
+    const pointer = d.includes('*') || d.includes('[');
+    const words = d.replace(/[*[\]]/g, ' ').split(/\s+/).filter((w) => w && !QUALIFIERS.has(w));
+    if (words.length < 2) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: cannot parse the argument declaration "${d}"`);
+    const name = words[words.length - 1];
+    const ctype = words.slice(0, -1).join(' ');
+    const dtName = own(CTYPES, ctype);
+    const dt = dtName ? DTYPES[dtName] : null;
+    if (!pointer && !dt) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: scalar argument "${d}" has a type nodecuda cannot pass (${ctype})`);
+    return { name, pointer, dtype: dt };
+  });
+  const names = new Set<string>();
+  for (const p of params) {
+    if (names.has(p.name)) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: argument "${p.name}" is declared twice`);
+    if (reserved.includes(p.name) || p.name.startsWith('nc_')) {
+      throw typeError('ERR_INVALID_ARG_VALUE', `${what}: the argument name "${p.name}" is reserved (the kernel defines ${reserved.map((r) => `"${r}"`).join(', ')}${reserved.length ? ' and ' : ''}names starting with nc_); rename it`);
+    }
+    names.add(p.name);
+  }
+  return {
+    decls,
+    params,
+    pack(args: unknown[], callWhat: string) {
+      if (args.length !== params.length) {
+        throw typeError('ERR_INVALID_ARG_COUNT', `${callWhat}: expected ${params.length} argument(s) (${params.map((p) => p.name).join(', ')}), got ${args.length}`);
+      }
+      const values: ParamValue[] = [];
+      const arrays: GPUArray[] = [];
+      params.forEach((p, i) => {
+        const a = args[i];
+        if (p.pointer) {
+          if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${callWhat}: argument "${p.name}" must be a GPUArray. Received ${describe(a)}`);
+          a.check();
+          // Same element type (char/unsigned char also take bool arrays: one byte, 0/1).
+          const ok = !p.dtype || a.dtype === p.dtype || (a.dtype.name === 'bool' && p.dtype.bytes === 1 && p.dtype.kind !== 'f');
+          if (!ok) {
+            throw typeError('ERR_INVALID_DTYPE', `${callWhat}: argument "${p.name}" is declared ${p.dtype!.name}; got a ${a.dtype.name} array`);
+          }
+          if (!a.flags.cContiguous) {
+            throw typeError('ERR_NOT_CONTIGUOUS', `${callWhat}: argument "${p.name}" must be C-contiguous (make a contiguous copy with .copy())`);
+          }
+          if (arrays.length && a.context !== arrays[0].context) {
+            throw typeError('ERR_DEVICE_MISMATCH', `${callWhat}: arrays live on different devices/contexts`);
+          }
+          arrays.push(a);
+          values.push({ ptr: a.address });
+        } else {
+          const dt = p.dtype!;
+          values.push({ dtype: dt, value: coerceArg(dt, a, `${callWhat}: argument "${p.name}"`) });
+        }
+      });
+      return { values, arrays };
+    },
+  };
+}
