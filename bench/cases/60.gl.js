@@ -10,7 +10,7 @@ const MiB = 1 << 20;
 const BYTES = 256 * MiB;
 const ROUND_TRIPS = 1000;
 const N = BYTES / 16;
-const SRC = `extern "C" __global__ void fill4(float4 *a, unsigned n, float v) {
+const SRC = `__global__ void fill4(float4 *a, unsigned n, float v) {
   for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     a[i] = make_float4(v, v + 1.0f, v + 2.0f, v + 3.0f);
 }`;
@@ -22,7 +22,7 @@ function glSetup() {
     const ctx = gl.createHeadlessContext();
     const buf = ctx.createBuffer(BYTES);
     const reg = new gl.RegisteredBuffer(buf, gl.graphicsRegisterFlags.WRITE_DISCARD);
-    const fill = new SourceModule(SRC, { noExternC: true }).getFunction('fill4');
+    const fill = new SourceModule(SRC).getFunction('fill4');
     const sms = new driver.Device(0).getAttribute('multiprocessorCount');
     shared = { ctx, buf, reg, fill, grid: [sms * 8] };
   }
