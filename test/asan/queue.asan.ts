@@ -14,7 +14,7 @@ beforeAll(checkBuilt);
 const BUSY = { FAKECUDA_LAUNCH_DELAY_US: '5000' };
 const PRELUDE = `
   const { driver, gpuarray, SourceModule } = require(process.env.NODECUDA_DIST);
-  const { native } = require(process.env.NODECUDA_DIST + '/native');
+  const { native } = require(process.env.NODECUDA_DIST + '/cuda/native');
   const errs = [];
   const note = (where, e) => errs.push({ where, name: e.name, code: e.code, call: e.call, poisoned: e.poisoned });
   const step = (where, f) => { try { f(); } catch (e) { note(where, e); } };
