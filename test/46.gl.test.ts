@@ -3,6 +3,7 @@
  * everywhere; headless GL runs wherever EGL can make a context (Mesa's software device on CPU
  * machines; skipped with one line where there is none); CUDA registration and mapping need the
  * GPU machine (its libglvnd loaders come from .device/gl).
+ * @gpu-order gl-first (test/setup/sequencer.js: before any file that faults the GPU)
  */
 import { spawnSync } from 'child_process';
 import * as path from 'path';

@@ -2,6 +2,7 @@
  * Sticky faults and threads, each in a child process so a broken context never leaks into the
  * rest of the suite: a faulting kernel poisons the context (fast, clear errors) until
  * device.reset(); four worker_threads compile and launch at once.
+ * @gpu-order faults-last (an MMU fault affects GL in later processes: test/setup/sequencer.js)
  */
 import * as fs from 'fs';
 import * as path from 'path';

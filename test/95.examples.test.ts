@@ -4,6 +4,7 @@
  * through the package's self-reference). With a GPU, each must exit 0 and print its checks' lines
  * (each example compares its GPU results with a CPU computation and exits 1 on a mismatch);
  * without one, each must print the one-line skip message and exit 0.
+ * @gpu-order gl-first (examples/gl-interop.js draws with GL: test/setup/sequencer.js)
  */
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
