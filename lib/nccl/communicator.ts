@@ -59,7 +59,11 @@ export interface CommunicatorOptions {
 
 const NCCL_ERROR_INFO = (code: string, call: string) => ({ code, status: -1, call });
 
-/** Calls `tick` until it answers true, with growing timer gaps (never blocks the event loop). */
+/**
+ * Calls `tick` until it answers true, with growing timer gaps (never blocks the event loop). The
+ * first call is on a timer too: a communicator made inside nccl.group() reports idle until
+ * ncclGroupEnd has launched its init.
+ */
 function pollUntil(tick: () => boolean, timeoutMs: number, onTimeout: () => Error): Promise<void> {
   const start = Date.now();
   return new Promise<void>((resolve, reject) => {
@@ -74,7 +78,7 @@ function pollUntil(tick: () => boolean, timeoutMs: number, onTimeout: () => Erro
       gap = Math.min(gap ? gap * 2 : 1, 20);
       setTimeout(step, gap);
     };
-    step();
+    setImmediate(step);
   });
 }
 
@@ -416,7 +420,7 @@ export class Communicator {
   abort(): void {
     const h = this.#handle;
     this.#handle = null;
-    if (!this.#failure) this.#failure = new NcclError('This NCCL communicator was aborted', NCCL_ERROR_INFO('NCCL_ABORTED', 'ncclCommAbort'));
+    this.#failure ??= new NcclError('This NCCL communicator was aborted', NCCL_ERROR_INFO('NCCL_ABORTED', 'ncclCommAbort'));
     if (h) native.ncclCommRelease(h, true);
   }
 
@@ -466,7 +470,8 @@ export function group<T>(fn: () => T): T {
     native.ncclGroup(false);
   }
   if (result instanceof Promise) {
-    throw typeError('ERR_INVALID_RETURN_VALUE', 'nccl.group(fn): fn must be synchronous (NCCL groups are per thread and per call sequence)');
+    throw typeError('ERR_INVALID_RETURN_VALUE',
+      'nccl.group(fn): fn must be synchronous (NCCL groups are per thread and per call sequence)');
   }
   return result;
 }
