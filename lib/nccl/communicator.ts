@@ -193,6 +193,17 @@ export class Communicator {
     return this.#failure;
   }
 
+  /**
+   * True when NCCL has finished the init and every earlier call (they are queued on their streams);
+   * false while it is still working on them. A non-blocking query; throws the communicator's
+   * NcclError if it failed, and TypeError ERR_USE_AFTER_DISPOSE after dispose().
+   * @example
+   * while (!comm.isIdle()) await new Promise((r) => setTimeout(r, 1));
+   */
+  isIdle(): boolean {
+    return this.#idle('ncclCommGetAsyncError');
+  }
+
   /** True when idle; false while NCCL is still working on init or an earlier call; throws a failure. */
   #idle(call: string): boolean {
     if (this.#failure) throw this.#failure;
