@@ -329,13 +329,16 @@ Napi::Value Collective(const Napi::CallbackInfo& info) {
   }
 }
 
-// ncclGroup(start: boolean) -> 0 | 7 (ncclGroupStart(void) / ncclGroupEnd(void)).
+// ncclGroup(start: boolean) -> 0 | 7 (ncclGroupStart(void) / ncclGroupEnd(void)). The end
+// launches the group's work, switching devices as it goes: the cached current context is dropped.
 Napi::Value Group(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const NcclApi& n = Nccl(env);
   if (info[0].ToBoolean())
     return Napi::Number::New(env, Check(env, n.ncclGroupStart(), "ncclGroupStart", nullptr));
-  return Napi::Number::New(env, Check(env, n.ncclGroupEnd(), "ncclGroupEnd", nullptr));
+  ncclResult_t r = n.ncclGroupEnd();
+  ForgetCurrent();
+  return Napi::Number::New(env, Check(env, r, "ncclGroupEnd", nullptr));
 }
 
 // ncclCommFinalize(comm) -> 0 | 7: flushes the communicator's work (non-blocking).

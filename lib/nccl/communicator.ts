@@ -164,11 +164,11 @@ export class Communicator {
       throw typeError('ERR_INVALID_ARG_TYPE', `The "options" argument must be an object. Received ${describe(options)}`);
     }
     const timeoutMs = checkTimeout(options.timeoutMs, 'timeoutMs', 60_000);
+    requireNccl();
     const device = options.device ?? native.currentDevice();
     if (typeof device !== 'number' || !Number.isInteger(device) || device < 0) {
       throw rangeError('ERR_OUT_OF_RANGE', `The "device" option must be a device ordinal. Received ${describe(device)}`);
     }
-    requireNccl();
     this.nranks = nranks;
     this.rank = rank;
     this.device = device;
