@@ -298,35 +298,21 @@ Napi::Value Collective(const Napi::CallbackInfo& info) {
   auto stream = reinterpret_cast<cudaStream_t>(cu_stream);
   EnterComm(*c);
   ncclComm_t comm = c->comm;
+  ncclResult_t r;
+  const char* call;
+  // clang-format off
   switch (kind) {
-    case 0:
-      return Napi::Number::New(
-          env, Check(env, n.ncclAllReduce(send, recv, count, dt, op, comm, stream), "ncclAllReduce",
-                     comm));
-    case 1:
-      return Napi::Number::New(
-          env, Check(env, n.ncclReduce(send, recv, count, dt, op, root, comm, stream), "ncclReduce",
-                     comm));
-    case 2:
-      return Napi::Number::New(
-          env, Check(env, n.ncclBroadcast(send, recv, count, dt, root, comm, stream),
-                     "ncclBroadcast", comm));
-    case 3:
-      return Napi::Number::New(env, Check(env, n.ncclAllGather(send, recv, count, dt, comm, stream),
-                                          "ncclAllGather", comm));
-    case 4:
-      return Napi::Number::New(
-          env, Check(env, n.ncclReduceScatter(send, recv, count, dt, op, comm, stream),
-                     "ncclReduceScatter", comm));
-    case 5:
-      return Napi::Number::New(
-          env, Check(env, n.ncclSend(send, count, dt, root, comm, stream), "ncclSend", comm));
-    case 6:
-      return Napi::Number::New(
-          env, Check(env, n.ncclRecv(recv, count, dt, root, comm, stream), "ncclRecv", comm));
-    default:
-      ThrowRange("ERR_OUT_OF_RANGE", "unknown collective kind");
+    case 0: r = n.ncclAllReduce(send, recv, count, dt, op, comm, stream), call = "ncclAllReduce"; break;
+    case 1: r = n.ncclReduce(send, recv, count, dt, op, root, comm, stream), call = "ncclReduce"; break;
+    case 2: r = n.ncclBroadcast(send, recv, count, dt, root, comm, stream), call = "ncclBroadcast"; break;
+    case 3: r = n.ncclAllGather(send, recv, count, dt, comm, stream), call = "ncclAllGather"; break;
+    case 4: r = n.ncclReduceScatter(send, recv, count, dt, op, comm, stream), call = "ncclReduceScatter"; break;
+    case 5: r = n.ncclSend(send, count, dt, root, comm, stream), call = "ncclSend"; break;
+    case 6: r = n.ncclRecv(recv, count, dt, root, comm, stream), call = "ncclRecv"; break;
+    default: ThrowRange("ERR_OUT_OF_RANGE", "unknown collective kind");
   }
+  // clang-format on
+  return Napi::Number::New(env, Check(env, r, call, comm));
 }
 
 // ncclGroup(start: boolean) -> 0 | 7 (ncclGroupStart(void) / ncclGroupEnd(void)). The end
