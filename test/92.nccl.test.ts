@@ -13,6 +13,7 @@ import * as path from 'path';
 import { MessageChannel, Worker } from 'worker_threads';
 import { GPUArray, NcclError, driver, gpuarray, nccl } from '../lib';
 import type { DTypeName, NcclCommunicator, NcclReduceOp } from '../lib';
+import { native } from '../lib/cuda/native';
 import { wheelLibraryPaths } from '../lib/nccl/library';
 import { describeGpu, expectCode } from './helpers';
 import { V, download, expectSame, isInt, kind, pool, store, upload, wrap } from './reference';
@@ -127,6 +128,102 @@ describe('nccl without a GPU', () => {
     const received = await got;
     port1.close();
     expect(Buffer.from(received).equals(Buffer.from(a))).toBe(true);
+  });
+});
+
+// The communicator's policy (polling, timeouts, aborts, failures) with NCCL's answers simulated:
+// the native calls are spied on, so no GPU is needed; the GPU suite below runs the real thing.
+(hasNccl ? describe : describe.skip)('Communicator policy against simulated NCCL states', () => {
+  const handle = { fake: true } as unknown as NativeAddon.NcclCommHandle;
+  let state: number;
+  let releases: boolean[];
+  beforeEach(() => {
+    state = 7;
+    releases = [];
+    jest.spyOn(native, 'ncclCommInitRank').mockReturnValue(handle);
+    jest.spyOn(native, 'ncclCommState').mockImplementation(() => state);
+    jest.spyOn(native, 'ncclCommRelease').mockImplementation((_h, abort) => { releases.push(abort); });
+    jest.spyOn(native, 'ncclErrorOf').mockImplementation((_h, status, call) =>
+      new NcclError(`${call} failed`, { code: status === 6 ? 'NCCL_REMOTE_ERROR' : 'NCCL_ERROR_UNKNOWN', status, call }));
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  test('init that never finishes: ready rejects with NCCL_TIMEOUT after timeoutMs, aborted, event loop free', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const start = Date.now();
+    const c = new nccl.Communicator(2, new Uint8Array(128), 1, { device: 0, timeoutMs: 300 });
+    expect(c.isIdle()).toBe(false);
+    await expect(c.ready).rejects.toMatchObject({ name: 'NcclError', code: 'NCCL_TIMEOUT', call: 'ncclCommInitRankConfig' });
+    clearInterval(timer);
+    expect(Date.now() - start).toBeGreaterThanOrEqual(290);
+    expect(ticks).toBeGreaterThan(5);
+    expect(releases).toEqual([true]);
+    expect(c.usable).toBe(false);
+    expectCode(() => c.isIdle(), NcclError, 'NCCL_TIMEOUT');
+    c.dispose(); // no-op after the abort
+    expect(releases).toEqual([true]);
+  });
+
+  test('init that finishes: ready resolves with the communicator', async () => {
+    const c = new nccl.Communicator(1, new Uint8Array(128), 0, { device: 0 });
+    setTimeout(() => (state = 0), 30);
+    await expect(c.ready).resolves.toBe(c);
+    expect([c.isIdle(), c.error, c.usable]).toEqual([true, null, true]);
+    c.dispose();
+    c.dispose();
+    expect(releases).toEqual([false]);
+    expectCode(() => c.isIdle(), TypeError, 'ERR_USE_AFTER_DISPOSE');
+  });
+
+  test('a failure reported by ncclCommGetAsyncError: NcclError with its code, aborted, thrown by every later call', async () => {
+    const c = new nccl.Communicator(2, new Uint8Array(128), 0, { device: 0 });
+    state = 0;
+    await c.ready;
+    state = 6; // ncclRemoteError: a peer failed
+    expect(c.error?.code).toBe('NCCL_REMOTE_ERROR');
+    expect(releases).toEqual([true]);
+    expectCode(() => c.isIdle(), NcclError, 'NCCL_REMOTE_ERROR');
+    await expect(c.synchronizeAsync()).rejects.toMatchObject({ code: 'NCCL_REMOTE_ERROR' });
+  });
+
+  test('synchronizeAsync({ timeoutMs }): a stream that never finishes is aborted with NCCL_TIMEOUT', async () => {
+    jest.spyOn(native, 'ncclStreamDoneAsync').mockReturnValue(new Promise<void>(() => {}));
+    const c = new nccl.Communicator(1, new Uint8Array(128), 0, { device: 0 });
+    state = 0;
+    await c.ready;
+    await expect(c.synchronizeAsync({ timeoutMs: 100 })).rejects.toMatchObject({ code: 'NCCL_TIMEOUT' });
+    expect(releases).toEqual([true]);
+  });
+
+  test('disposeAsync: waits for the stream, finalizes, polls until idle, then destroys', async () => {
+    const done = jest.spyOn(native, 'ncclStreamDoneAsync').mockResolvedValue(undefined);
+    const finalize = jest.spyOn(native, 'ncclCommFinalize').mockImplementation(() => {
+      state = 7;
+      setTimeout(() => (state = 0), 20);
+      return 7;
+    });
+    const c = new nccl.Communicator(1, new Uint8Array(128), 0, { device: 0 });
+    state = 0;
+    await c.ready;
+    await c.disposeAsync();
+    expect(done).toHaveBeenCalledTimes(1);
+    expect(finalize).toHaveBeenCalledTimes(1);
+    expect(releases).toEqual([false]);
+    expect(c.usable).toBe(false);
+  });
+
+  test('initAll: one id, every rank created inside one NCCL group, ranks in device order', () => {
+    const calls: string[] = [];
+    jest.spyOn(native, 'ncclGroup').mockImplementation((start) => { calls.push(start ? 'start' : 'end'); return 0; });
+    (native.ncclCommInitRank as jest.Mock).mockImplementation((n: number, id: Uint8Array, rank: number, device: number) => {
+      calls.push(`init ${n} ${rank} ${device} ${id.byteLength}`);
+      return handle;
+    });
+    const comms = nccl.initAll([3, 1]);
+    expect(calls).toEqual(['start', 'init 2 0 3 128', 'init 2 1 1 128', 'end']);
+    expect(comms.map((c) => [c.rank, c.device, c.nranks])).toEqual([[0, 3, 2], [1, 1, 2]]);
+    for (const c of comms) c.ready.catch(() => {});
   });
 });
 
