@@ -249,7 +249,8 @@ function reference(d: DTypeName, op: NcclReduceOp, ranks: V[][]): V[] {
       const b = xs.map((x) => BigInt(x as number | bigint));
       const r = op === 'sum' || op === 'avg' ? b.reduce((s, x) => s + x, 0n) : op === 'prod' ? b.reduce((s, x) => s * x, 1n)
         : b.reduce((m, x) => op === 'max' ? (x > m ? x : m) : (x < m ? x : m));
-      return wrap(d, op === 'avg' ? r / BigInt(ranks.length) : r);
+      // avg: the wrapped sum divided by nranks, truncated toward zero (NCCL's FuncSumPostDiv).
+      return op === 'avg' ? wrap(d, BigInt(wrap(d, r)) / BigInt(ranks.length)) : wrap(d, r);
     }
     const f = xs as number[];
     const r = op === 'sum' || op === 'avg' ? f.slice(1).reduce((s, x) => s + x, f[0]) : op === 'prod' ? f.slice(1).reduce((s, x) => s * x, f[0])
