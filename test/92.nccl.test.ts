@@ -213,6 +213,24 @@ describe('nccl without a GPU', () => {
     expect(c.usable).toBe(false);
   });
 
+  test('dispose() of a communicator still initialising aborts it (destroy would wait for the peers)', async () => {
+    const c = new nccl.Communicator(2, new Uint8Array(128), 0, { device: 0 });
+    c.dispose();
+    expect(releases).toEqual([true]);
+    await expect(c.ready).rejects.toMatchObject({ code: 'ERR_USE_AFTER_DISPOSE' });
+  });
+
+  test('disposeAsync() of a communicator that fails meanwhile resolves: the failure already released it', async () => {
+    jest.spyOn(native, 'ncclStreamDoneAsync').mockResolvedValue(undefined);
+    jest.spyOn(native, 'ncclCommFinalize').mockImplementation(() => { state = 6; return 7; });
+    const c = new nccl.Communicator(1, new Uint8Array(128), 0, { device: 0 });
+    state = 0;
+    await c.ready;
+    await expect(c.disposeAsync()).resolves.toBeUndefined();
+    expect(releases).toEqual([true]);
+    expect(c.error?.code).toBe('NCCL_REMOTE_ERROR');
+  });
+
   test('initAll: one id, every rank created inside one NCCL group, ranks in device order', () => {
     const calls: string[] = [];
     jest.spyOn(native, 'ncclGroup').mockImplementation((start) => { calls.push(start ? 'start' : 'end'); return 0; });

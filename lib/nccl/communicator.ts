@@ -436,24 +436,42 @@ export class Communicator {
   }
 
   /**
-   * Frees the communicator (ncclCommDestroy), which waits for its queued work like synchronize();
-   * a failed or aborted one is only released. Use disposeAsync() to wait without blocking, abort()
-   * when a peer is gone. Idempotent. Dropping a Communicator without this leaks it until exit.
+   * Frees the communicator (ncclCommDestroy), which waits for its queued work like synchronize().
+   * One still initialising, busy or failed is aborted instead (ncclCommAbort: destroying it would
+   * wait for peers). Use disposeAsync() to wait without blocking, abort() when a peer is gone.
+   * Idempotent. Dropping a Communicator without this leaks it until exit.
    */
   dispose(): void {
     const h = this.#handle;
+    if (!h) return;
+    let state: number;
+    try {
+      state = native.ncclCommState(h);
+    } catch {
+      state = -1;
+    }
     this.#handle = null;
-    if (h) native.ncclCommRelease(h, false);
+    native.ncclCommRelease(h, state !== 0);
   }
 
-  /** ncclCommFinalize, waited for with timers, then ncclCommDestroy. */
+  /**
+   * ncclCommFinalize, waited for with timers, then ncclCommDestroy. Resolves without error when a
+   * failure found meanwhile has already aborted the communicator (the failure was reported to the
+   * calls that met it).
+   */
   async disposeAsync(opts: { timeoutMs?: number } = {}): Promise<void> {
     const h = this.#handle;
     if (!h) return;
     const timeoutMs = checkTimeout(opts.timeoutMs, 'timeoutMs', Infinity);
-    await this.synchronizeAsync({ timeoutMs });
-    native.ncclCommFinalize(h);
-    await pollUntil(() => this.#idle('ncclCommFinalize'), timeoutMs, () => this.#timedOut('ncclCommFinalize', `not done within ${timeoutMs} ms`));
+    try {
+      await this.synchronizeAsync({ timeoutMs });
+      native.ncclCommFinalize(h);
+      await pollUntil(() => this.#idle('ncclCommFinalize'), timeoutMs,
+        () => this.#timedOut('ncclCommFinalize', `not done within ${timeoutMs} ms`));
+    } catch (e) {
+      if (this.#handle) throw e;
+      return; // failed, timed out or aborted meanwhile: already released
+    }
     this.dispose();
   }
 
