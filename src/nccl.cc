@@ -6,7 +6,6 @@
 // first makes the communicator's context current and drains the launch queue (Cu()), so NCCL's
 // kernels keep their order with nodecuda's queued launches on the same stream.
 #include <dlfcn.h>
-#include <nccl.h>
 
 #include <cstring>
 #include <mutex>
@@ -16,6 +15,41 @@
 #include "addon.h"
 #include "async.h"
 #include "context.h"
+
+namespace nodecuda {
+namespace {
+
+// The error class lib/nccl registered (ncclSetErrorClass), else an Error with `code`.
+Napi::FunctionReference& NcclErrorClass(Napi::Env env) { return Data(env).nccl_error; }
+
+Napi::Error MakeError(Napi::Env env, const std::string& code, int status, const std::string& call,
+                      const std::string& message, const std::string& last) {
+  Napi::Object info = Napi::Object::New(env);
+  info.Set("code", code);
+  info.Set("status", status);
+  info.Set("call", call);
+  info.Set("lastError", last);
+  Napi::FunctionReference& cls = NcclErrorClass(env);
+  if (cls.IsEmpty()) {
+    Napi::Error e = Napi::Error::New(env, message);
+    e.Set("code", code);
+    return e;
+  }
+  return Napi::Error(env, cls.New({Napi::String::New(env, message), info}));
+}
+
+// ncclSetErrorClass(NcclError)
+Napi::Value SetErrorClass(const Napi::CallbackInfo& info) {
+  if (!info[0].IsFunction()) ThrowType("ERR_INVALID_ARG_TYPE", "expected the NcclError class");
+  NcclErrorClass(info.Env()) = Napi::Persistent(info[0].As<Napi::Function>());
+  return info.Env().Undefined();
+}
+
+}  // namespace
+}  // namespace nodecuda
+
+#if __has_include(<nccl.h>) && !defined(NODECUDA_WITHOUT_NCCL_H)
+#include <nccl.h>
 
 namespace nodecuda {
 namespace {
@@ -110,25 +144,6 @@ using CommPtr = std::shared_ptr<CommRes>;
 
 const napi_type_tag kCommTag = {0x6e6f646563756461ULL, 0x6e63636c636f6d6dULL};
 
-// The error class lib/nccl registered (ncclSetErrorClass), else an Error with `code`.
-Napi::FunctionReference& NcclErrorClass(Napi::Env env) { return Data(env).nccl_error; }
-
-Napi::Error MakeError(Napi::Env env, const std::string& code, int status, const std::string& call,
-                      const std::string& message, const std::string& last) {
-  Napi::Object info = Napi::Object::New(env);
-  info.Set("code", code);
-  info.Set("status", status);
-  info.Set("call", call);
-  info.Set("lastError", last);
-  Napi::FunctionReference& cls = NcclErrorClass(env);
-  if (cls.IsEmpty()) {
-    Napi::Error e = Napi::Error::New(env, message);
-    e.Set("code", code);
-    return e;
-  }
-  return Napi::Error(env, cls.New({Napi::String::New(env, message), info}));
-}
-
 const NcclApi& Nccl(Napi::Env env) {
   std::call_once(g_nccl_once, [] { OpenNccl({}); });
   if (!g_nccl_ok) throw MakeError(env, "NCCL_NOT_FOUND", -1, "dlopen", g_nccl_error, "");
@@ -169,13 +184,6 @@ Napi::Value WrapComm(Napi::Env env, ncclComm_t comm, ContextPtr ctx) {
 void EnterComm(const CommRes& c) {
   MakeCurrent(*c.ctx);
   Cu();
-}
-
-// ncclSetErrorClass(NcclError)
-Napi::Value SetErrorClass(const Napi::CallbackInfo& info) {
-  if (!info[0].IsFunction()) ThrowType("ERR_INVALID_ARG_TYPE", "expected the NcclError class");
-  NcclErrorClass(info.Env()) = Napi::Persistent(info[0].As<Napi::Function>());
-  return info.Env().Undefined();
 }
 
 // ncclStatus(wheelPaths: string[]) -> { ok, path, version, message }: opens NCCL (once per
@@ -386,3 +394,42 @@ void InitNccl(Napi::Env env, Napi::Object exports) {
 }
 
 }  // namespace nodecuda
+
+#else  // built without nccl.h: the same exports, answering that NCCL support is off
+
+namespace nodecuda {
+namespace {
+
+const char* const kNoHeader =
+    "nodecuda was built without nccl.h, so NCCL support is off: install NCCL's development "
+    "headers (the libnccl-dev package, or the include/ folder of the nvidia-nccl wheel on the "
+    "compiler's include path) and rebuild.";
+
+// ncclStatus(wheelPaths) -> { ok: false, ... }
+Napi::Value Status(const Napi::CallbackInfo& info) {
+  Napi::Object o = Napi::Object::New(info.Env());
+  o.Set("ok", false);
+  o.Set("path", "");
+  o.Set("version", 0);
+  o.Set("message", kNoHeader);
+  return o;
+}
+
+Napi::Value Unavailable(const Napi::CallbackInfo& info) {
+  throw MakeError(info.Env(), "NCCL_NOT_FOUND", -1, "dlopen", kNoHeader, "");
+}
+
+}  // namespace
+
+void InitNccl(Napi::Env env, Napi::Object exports) {
+  NODECUDA_EXPORT(env, exports, "ncclSetErrorClass", SetErrorClass);
+  NODECUDA_EXPORT(env, exports, "ncclStatus", Status);
+  for (const char* name : {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommState", "ncclErrorOf",
+                           "ncclCommInfo", "ncclCollective", "ncclGroup", "ncclCommFinalize",
+                           "ncclCommRelease", "ncclStreamDoneAsync"})
+    Export(env, exports, name, Napi::Function::New(env, Guard<Unavailable>, name));
+}
+
+}  // namespace nodecuda
+
+#endif
