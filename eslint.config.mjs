@@ -14,7 +14,7 @@ const nodeGlobals = Object.fromEntries([
 
 /**
  * The house plan of lib/ (docs/design/layout.md): each folder imports only the folders below it,
- * and only lib/cuda/ (and lib/gl/, the GL capability's own bindings) imports the addon (`native`);
+ * and only lib/cuda/ (and lib/gl/ and lib/nccl/, capabilities with their own bindings) imports the addon (`native`);
  * everything else reaches it through lib/cuda/door.ts. Type-only imports may point upward.
  */
 const LAYERS = {
@@ -25,11 +25,12 @@ const LAYERS = {
   kernels: ['random', 'gl'],
   random: ['kernels', 'gl'],
   gl: ['engine', 'kernels', 'random'],
+  nccl: ['gl'],
 };
 const NATIVE = { regex: '(^|/)cuda/native$', message: 'Only lib/cuda/ imports the addon: use lib/cuda/door.ts (or a lib/cuda/ module).' };
 const layerRule = (folder) => ['error', {
   patterns: [
-    ...(folder === 'cuda' || folder === 'gl' ? [] : [NATIVE]),
+    ...(folder === 'cuda' || folder === 'gl' || folder === 'nccl' ? [] : [NATIVE]),
     ...(LAYERS[folder] ?? []).length ? [{
       regex: `^(\\.\\./)+(${LAYERS[folder].join('|')})(/|$)`, allowTypeImports: true,
       message: `lib/${folder}/ sits below these folders (docs/design/layout.md); import downward only.`,

@@ -23,8 +23,8 @@ import * as curandomNs from './random/curandom';
 import * as arrays from './cuda/cuda_array';
 import * as textures from './cuda/texture';
 
-export { CudaError, NvrtcError } from './base/errors';
-export type { CudaErrorInfo, NvrtcErrorInfo } from './base/errors';
+export { CudaError, NvrtcError, NcclError } from './base/errors';
+export type { CudaErrorInfo, NvrtcErrorInfo, NcclErrorInfo } from './base/errors';
 export {
   DTYPES, Scalar, dtype, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16,
   float32, float64, complex64, complex128, floatToHalfBits, halfBitsToFloat,
@@ -192,6 +192,11 @@ export type {
   CudaArray, ArrayDescriptor, ArrayDescriptorInfo, ArrayFormatLike, CopyEnd, Memcpy2DOptions, Memcpy3DOptions, ToArrayOptions,
 } from './cuda/cuda_array';
 export { gl } from './gl';
+export { nccl } from './nccl';
+export type {
+  Communicator as NcclCommunicator, CommunicatorOptions as NcclCommunicatorOptions, CollectiveOptions as NcclCollectiveOptions,
+  ReduceOptions as NcclReduceOptions, RootOptions as NcclRootOptions, ReduceOp as NcclReduceOp,
+} from './nccl';
 export type { GlError } from './gl/errors';
 export type { HeadlessContext, HeadlessContextOptions, GlAvailability, EglDeviceInfo } from './gl/context';
 export type { RegisteredBuffer, RegisteredImage, RegisteredMapping, RegisteredObject } from './gl/interop';

@@ -189,6 +189,7 @@ Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
   InitCurand(env, exports);
   InitArray(env, exports);
   InitGl(env, exports);
+  InitNccl(env, exports);
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));
   return exports;
 }

@@ -25,6 +25,7 @@ struct AddonData {
   Napi::FunctionReference type_error;   // the caller's realm's TypeError and RangeError, so
   Napi::FunctionReference range_error;  // `instanceof` works in vm contexts (Jest) too
   Napi::FunctionReference gl_error;     // lib/gl's GlError (gl.cc), set when lib/gl loads
+  Napi::FunctionReference nccl_error;   // lib/nccl's NcclError (nccl.cc), set when it loads
   std::unique_ptr<AsyncQueue> queue;    // created on first async call
   // Live device allocations made through this environment (by address) and their bytes.
   std::unordered_map<CUdeviceptr, DeviceMem*> allocations;
@@ -61,6 +62,7 @@ void InitLaunch(Napi::Env env, Napi::Object exports);
 void InitCurand(Napi::Env env, Napi::Object exports);
 void InitArray(Napi::Env env, Napi::Object exports);
 void InitGl(Napi::Env env, Napi::Object exports);
+void InitNccl(Napi::Env env, Napi::Object exports);
 
 // Reads a non-negative integer argument that fits in size_t (TS validates; this is the backstop).
 size_t SizeArg(const Napi::CallbackInfo& info, size_t i, const char* name);

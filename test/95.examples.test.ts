@@ -61,6 +61,10 @@ const EXPECT: Record<string, Expectation> = {
     },
   },
   'cumath-sqrt-fabs.js': { lines: [/^cumath\.sqrt\(cumath\.fabs\(x\)\): OK$/m, /^fabs then sqrt with \{ out: x \}: OK$/m, /max error 0$/m] },
+  'data-parallel.js': {
+    lines: [/^step {2}1\/60: loss /m, /^step 60\/60: loss /m, /^first gradient \(allReduced\) equals the CPU sum over shards: OK$/m,
+      /^loss .* decreasing: OK$/m, /^weights within .* on every rank: OK$/m],
+  },
   'double-array-gpuarray.js': { lines: [/^a\.mul\(2\)\.get\(\): OK$/m, /^a\.mul\(2, \{ out: a \}\): OK$/m, /dtype float32, shape \[4,4\]/] },
   'double-array-inout.js': { lines: [/^doublify with driver\.InOut: OK$/m, /^double_into with driver\.In\/driver\.Out: OK$/m, /^In\(a\) left a unchanged: OK$/m] },
   'double-array.js': { lines: [/^max error 0$/m, /^doublify with memAlloc\/memcpyHtod\/memcpyDtoh: OK$/m] },
@@ -83,6 +87,10 @@ const EXPECT: Record<string, Expectation> = {
   'memcpy-struct.js': {
     lines: [/^int32 memcpyHtod -> memcpyDtoh round trip: OK$/m, /^int32 memcpyDtod: OK$/m, /^struct array round trip: OK$/m,
       /^struct 0: array times 2: OK$/m, /^struct 1: array times 4: OK$/m, /^struct 2: array times 2: OK$/m],
+  },
+  'multigpu-allreduce.js': {
+    lines: [/^NCCL 2\.\d+\.\d+; \d+ GPU\(s\), one worker thread each$/m, /^rank 0: 1000003 elements = \d+, 0 wrong: OK$/m,
+      /^allReduce 64 MiB float32 on \d+ GPU\(s\): [\d.]+ ms, algbw [\d.]+ GB\/s, busbw [\d.]+ GB\/s/m],
   },
   'monte-carlo-pi.js': {
     lines: [/^batch 8\/8: /m, /^GPU counts equal the CPU counts in every batch: OK$/m],

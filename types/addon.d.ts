@@ -15,6 +15,17 @@ declare namespace NativeAddon {
   interface SurfObjectHandle { readonly __brand: 'SurfaceObject' }
   interface GlContextHandle { readonly __brand: 'GLContext' }
   interface GraphicsResourceHandle { readonly __brand: 'GraphicsResource' }
+  interface NcclCommHandle { readonly __brand: 'NcclComm' }
+
+  interface NcclStatus {
+    ok: boolean;
+    /** Where libnccl was opened ("" when not). */
+    path: string;
+    /** ncclGetVersion: major * 10000 + minor * 100 + patch (0 when not loaded). */
+    version: number;
+    /** What to install when not ok. */
+    message: string;
+  }
 
   interface GlStatus {
     ok: boolean;
@@ -255,5 +266,30 @@ declare namespace NativeAddon {
     graphicsSetMapFlags(r: GraphicsResourceHandle, flags: number): void;
     /** Unmaps (if mapped) and unregisters; idempotent. */
     graphicsUnregister(r: GraphicsResourceHandle): void;
+
+    // nccl.cc (libnccl.so.2 via dlopen; failures throw the class given to ncclSetErrorClass).
+    // Calls that may queue work answer 0 (done) or 7 (ncclInProgress: poll ncclCommState).
+    ncclSetErrorClass(cls: Function): void;
+    /** Opens NCCL once per process; `wheelPaths` (tried after the toolkit and loader path) count on the first call. */
+    ncclStatus(wheelPaths: string[]): NcclStatus;
+    /** 128 bytes (NCCL_UNIQUE_ID_BYTES). */
+    ncclGetUniqueId(): ArrayBuffer;
+    /** cgaClusterSize -1: NCCL's default. */
+    ncclCommInitRank(nranks: number, id: Uint8Array, rank: number, device: number, blocking: boolean,
+      cgaClusterSize: number): NcclCommHandle;
+    /** ncclCommGetAsyncError: 0 idle, 7 in progress, else the failure's ncclResult_t. */
+    ncclCommState(comm: NcclCommHandle): number;
+    /** The NcclError for a failed status (null for 0 and 7), not thrown. */
+    ncclErrorOf(comm: NcclCommHandle | null, status: number, call: string): Error | null;
+    /** [nranks, CUDA device, rank] */
+    ncclCommInfo(comm: NcclCommHandle): [number, number, number];
+    /** kind: 0 allReduce, 1 reduce, 2 broadcast, 3 allGather, 4 reduceScatter, 5 send, 6 recv. */
+    ncclCollective(comm: NcclCommHandle, kind: number, send: bigint, recv: bigint, count: number, datatype: number,
+      op: number, rootOrPeer: number, stream: StreamHandle | null): number;
+    ncclGroup(start: boolean): number;
+    ncclCommFinalize(comm: NcclCommHandle): number;
+    /** ncclCommAbort (abort) or ncclCommDestroy; idempotent. */
+    ncclCommRelease(comm: NcclCommHandle, abort: boolean): void;
+    ncclStreamDoneAsync(comm: NcclCommHandle, stream: StreamHandle | null): Promise<void>;
   }
 }

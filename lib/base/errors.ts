@@ -84,6 +84,46 @@ export class NvrtcError extends Error {
   }
 }
 
+/** Extra fields an NcclError carries. */
+export interface NcclErrorInfo {
+  /**
+   * `NCCL_*` name of the ncclResult_t (`NCCL_REMOTE_ERROR`, `NCCL_INVALID_USAGE` …), or one of
+   * nodecuda's: `NCCL_NOT_FOUND` (no libnccl), `NCCL_TIMEOUT` (init or an async call took longer
+   * than `timeoutMs`; the communicator was aborted), `NCCL_IN_PROGRESS` (a synchronous call on a
+   * communicator still initialising or busy: await `comm.ready` or use the Async form),
+   * `NCCL_ABORTED` (used after abort() or a failure).
+   */
+  code: string;
+  /** Numeric ncclResult_t (negative for nodecuda's own codes). */
+  status: number;
+  /** The NCCL function that failed, e.g. `ncclAllReduce`. */
+  call: string;
+  /** ncclGetLastError's text, when NCCL had one. */
+  lastError?: string;
+}
+
+/**
+ * A failed NCCL call, a failed peer (reported by ncclCommGetAsyncError), or NCCL missing.
+ * @example
+ * try { await comm.allReduceAsync(x); } catch (e) {
+ *   if (e instanceof NcclError && e.code === 'NCCL_REMOTE_ERROR') console.log('a peer failed');
+ * }
+ */
+export class NcclError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly call: string;
+  readonly lastError: string;
+  constructor(message: string, info: NcclErrorInfo) {
+    super(message);
+    this.name = 'NcclError';
+    this.code = info.code;
+    this.status = info.status;
+    this.call = info.call;
+    this.lastError = info.lastError ?? '';
+  }
+}
+
 /** A TypeError with a Node-style `code` (`ERR_INVALID_ARG_TYPE` …). */
 export function typeError(code: string, message: string): TypeError {
   const e = new TypeError(message) as TypeError & { code: string };

@@ -1,0 +1,69 @@
+'use strict';
+// NCCL allReduce bandwidth, float32 sum in place, 8 B to 1 GiB (×8 steps), one thread driving
+// every GPU through nccl.initAll (a group per batch). With n GPUs the row is nccl-tests' bus
+// bandwidth, busbw = algbw × 2(n−1)/n (bytes = size × 2(n−1)/n); with one GPU busbw is 0 by
+// definition (nothing crosses a link), so the row is the algorithm bandwidth, size / time, which
+// only measures NCCL's one-rank copy path and launch cost. Peers: torch.distributed (NCCL
+// backend, world size 1, tcp://127.0.0.1 init) and cupy.cuda.nccl, one rank each, so only the
+// one-GPU rows are compared. Case format: see the header of bench/run.js.
+
+const { driver, gpuarray, isAvailable, nccl } = require('../..');
+
+const GiB = 2 ** 30;
+const SIZES = [8, 64, 512, 4096, 32768, 262144, 2097152, 16777216, 134217728, GiB];
+const label = (b) => (b >= GiB ? `${b / GiB} GiB` : b >= 2 ** 20 ? `${b / 2 ** 20} MiB` : b >= 1024 ? `${b / 1024} KiB` : `${b} B`);
+
+let comms = null;
+// One communicator per GPU for all cases, made on first use (its init waits on this thread: a
+// benchmark script, not library code).
+function communicators() {
+  if (comms) return comms;
+  const devices = Array.from({ length: driver.Device.count() }, (_, i) => i);
+  comms = nccl.initAll(devices, { timeoutMs: 60_000 });
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + 60_000;
+  while (!comms.every((c) => c.isIdle())) {
+    if (Date.now() > deadline) throw new Error('NCCL init did not finish within 60 s');
+    Atomics.wait(sleeper, 0, 0, 1);
+  }
+  return comms;
+}
+
+const nranks = () => (isAvailable() ? driver.Device.count() : 1);
+
+module.exports = SIZES.map((size) => {
+  const n = nranks();
+  // Enough ops per batch that launch costs are timed over at least ~128 MiB moved.
+  const iters = Math.max(1, Math.min(2000, Math.floor(2 ** 27 / size)));
+  return {
+    op: n === 1 ? 'NCCL allReduce f32 sum, 1 rank (algbw)' : `NCCL allReduce f32 sum, ${n} ranks (busbw)`,
+    size: label(size),
+    unit: 'GBs',
+    iters,
+    bytes: (n === 1 ? size : (size * 2 * (n - 1)) / n) * iters,
+    peer: n === 1 ? { kind: 'allreduce', n: size / 4, iters } : undefined,
+    setup: () => {
+      const cs = communicators();
+      const xs = cs.map((c) => {
+        driver.useDevice(c.device);
+        return gpuarray.ones([size / 4], 'float32');
+      });
+      driver.useDevice(0);
+      return { cs, xs };
+    },
+    run: ({ cs, xs }) => {
+      if (cs.length === 1) { // one rank: no group, as the peers call it
+        for (let i = 0; i < iters; i++) cs[0].allReduce(xs[0]);
+      } else {
+        for (let i = 0; i < iters; i++) nccl.group(() => cs.forEach((c, r) => c.allReduce(xs[r])));
+      }
+      // run.js synchronizes device 0's context; wait for the others here.
+      for (let r = 1; r < cs.length; r++) {
+        driver.useDevice(r);
+        driver.Context.synchronize();
+      }
+      driver.useDevice(0);
+    },
+    teardown: ({ xs }) => xs.forEach((x) => x.dispose()),
+  };
+});

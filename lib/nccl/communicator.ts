@@ -1,0 +1,528 @@
+/**
+ * NCCL communicators and collectives on GPUArrays. Every communicator is non-blocking
+ * (ncclConfig.blocking = 0): nothing here waits for peers on the JS thread. Initialisation and
+ * calls NCCL is still carrying out are polled with timers (ncclCommGetAsyncError), and GPU
+ * completion is awaited off the main thread (an event waited for by the async queue's thread).
+ */
+import { GPUArray } from '../array/gpuarray';
+import { NcclError, describe, rangeError, typeError } from '../base/errors';
+import type { DTypeName } from '../base/dtype';
+import { Stream, streamHandle } from '../cuda/driver';
+import { useOn } from '../cuda/memory';
+import { native } from '../cuda/native';
+import { requireNccl } from './library';
+
+const IN_PROGRESS = 7;
+
+/** Reduction operators (ncclRedOp_t). `avg` needs NCCL 2.10 and a floating dtype or an integer one (truncated). */
+export type ReduceOp = 'sum' | 'prod' | 'max' | 'min' | 'avg';
+const OPS: Record<ReduceOp, number> = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 };
+
+/**
+ * ncclDataType_t by dtype. complex64/complex128 travel as pairs of float32/float64, which is exact
+ * for `sum` and `avg` (they act on real and imaginary parts independently) and for data movement
+ * (broadcast, allGather, send/recv); other ops on complex are refused. bool and (u)int16 have no
+ * NCCL type: refused (NCCL_UNSUPPORTED_DTYPE).
+ */
+const NCCL_TYPES: Partial<Record<DTypeName, [type: number, perElement: number]>> = {
+  int8: [0, 1], uint8: [1, 1], int32: [2, 1], uint32: [3, 1], int64: [4, 1], uint64: [5, 1],
+  float16: [6, 1], float32: [7, 1], float64: [8, 1], complex64: [7, 2], complex128: [8, 2],
+};
+
+/** Options of every collective. */
+export interface CollectiveOptions {
+  /** The CUDA stream (default: the legacy default stream). Work queued by nodecuda before the call runs first. */
+  stream?: Stream | null;
+  /** Async forms: abort the communicator and reject with NCCL_TIMEOUT after this many milliseconds. */
+  timeoutMs?: number;
+}
+export interface ReduceOptions extends CollectiveOptions {
+  /** Default 'sum'. */
+  op?: ReduceOp;
+  /** Out of place: the result goes here (default: in place, into the input). */
+  out?: GPUArray;
+}
+export interface RootOptions extends ReduceOptions {
+  /** The rank that receives (reduce) or sends (broadcast); default 0. */
+  root?: number;
+}
+
+/** Options of `new Communicator`. */
+export interface CommunicatorOptions {
+  /** CUDA device of this rank (default: the calling thread's current device). */
+  device?: number;
+  /** Initialisation must finish within this time, or the communicator is aborted and `ready` rejects (NCCL_TIMEOUT). Default 60000. */
+  timeoutMs?: number;
+  /** @internal */
+  cgaClusterSize?: number;
+}
+
+const NCCL_ERROR_INFO = (code: string, call: string) => ({ code, status: -1, call });
+
+/**
+ * Calls `tick` until it answers true, with growing timer gaps (never blocks the event loop). The
+ * first call is on a timer too: a communicator made inside nccl.group() reports idle until
+ * ncclGroupEnd has launched its init.
+ */
+function pollUntil(tick: () => boolean, timeoutMs: number, onTimeout: () => Error): Promise<void> {
+  const start = Date.now();
+  return new Promise<void>((resolve, reject) => {
+    let gap = 0;
+    const step = (): void => {
+      try {
+        if (tick()) return resolve();
+        if (Date.now() - start > timeoutMs) return reject(onTimeout());
+      } catch (e) {
+        return reject(e);
+      }
+      gap = Math.min(gap ? gap * 2 : 1, 20);
+      setTimeout(step, gap);
+    };
+    setImmediate(step);
+  });
+}
+
+function checkTimeout(v: unknown, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !(v > 0)) {
+    throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" option must be a positive number of milliseconds. Received ${describe(v)}`);
+  }
+  return v;
+}
+
+function checkRank(v: unknown, name: string, nranks: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= nranks) {
+    throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be an integer in [0, ${nranks - 1}]. Received ${describe(v)}`);
+  }
+  return v;
+}
+
+/** [ncclDataType_t, NCCL element count] for an array; typed errors for what NCCL cannot take. */
+function ncclBuffer(a: unknown, name: string, op?: ReduceOp): [number, number] {
+  if (!(a instanceof GPUArray)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a GPUArray. Received ${describe(a)}`);
+  }
+  a.check();
+  const t = NCCL_TYPES[a.dtype.name];
+  if (!t) {
+    const e = typeError('NCCL_UNSUPPORTED_DTYPE', `NCCL has no type for ${a.dtype.name} ("${name}"): use int8, uint8, int32, ` +
+      'uint32, int64, uint64, float16, float32 or float64 (or convert with astype())');
+    throw e;
+  }
+  if (t[1] === 2 && op !== undefined && op !== 'sum' && op !== 'avg') {
+    throw typeError('NCCL_UNSUPPORTED_DTYPE', `'${op}' is not defined on ${a.dtype.name} ("${name}"): complex supports 'sum' and 'avg'`);
+  }
+  if (!a.flags.cContiguous) {
+    throw typeError('ERR_NCCL_NONCONTIGUOUS', `The "${name}" array must be C-contiguous for NCCL: pass a.copy()`);
+  }
+  return [t[0], a.size * t[1]];
+}
+
+function opOf(v: unknown): ReduceOp {
+  const op = v ?? 'sum';
+  if (typeof op !== 'string' || !(op in OPS)) {
+    throw typeError('ERR_INVALID_ARG_VALUE', `The "op" option must be 'sum', 'prod', 'max', 'min' or 'avg'. Received ${describe(v)}`);
+  }
+  return op as ReduceOp;
+}
+
+let groupDepth = 0;
+
+/**
+ * One rank of an NCCL communicator, on one GPU. Make one per rank — in worker_threads, processes
+ * or hosts — from the same `getUniqueId()` bytes; it initialises in the background (`ready`).
+ * Collectives run in place by default (like torch.distributed) or into `{ out }`; each has an
+ * `…Async` form that resolves when the result is on the GPU, without blocking the event loop.
+ * @example
+ * const comm = new nccl.Communicator(2, id, rank, { device: rank });
+ * await comm.ready;
+ * await comm.allReduceAsync(grad, { op: 'avg' });
+ * comm.dispose();
+ */
+export class Communicator {
+  /** Ranks in the communicator. */
+  readonly nranks: number;
+  /** This rank. */
+  readonly rank: number;
+  /** The CUDA device this rank uses. */
+  readonly device: number;
+  /** Resolves (with this) once initialised; rejects with NcclError (NCCL_TIMEOUT after timeoutMs, or NCCL's failure). */
+  readonly ready: Promise<this>;
+  #handle: NativeAddon.NcclCommHandle | null;
+  #failure: NcclError | null = null;
+
+  constructor(nranks: number, uniqueId: Uint8Array, rank: number, options: CommunicatorOptions = {}) {
+    if (typeof nranks !== 'number' || !Number.isInteger(nranks) || nranks < 1) {
+      throw rangeError('ERR_OUT_OF_RANGE', `The "nranks" argument must be a positive integer. Received ${describe(nranks)}`);
+    }
+    checkRank(rank, 'rank', nranks);
+    if (!(uniqueId instanceof Uint8Array) || uniqueId.byteLength !== 128) {
+      throw typeError('ERR_INVALID_ARG_TYPE',
+        `The "uniqueId" argument must be the 128-byte Uint8Array from nccl.getUniqueId(). Received ${describe(uniqueId)}`);
+    }
+    if (typeof options !== 'object' || options === null) {
+      throw typeError('ERR_INVALID_ARG_TYPE', `The "options" argument must be an object. Received ${describe(options)}`);
+    }
+    const timeoutMs = checkTimeout(options.timeoutMs, 'timeoutMs', 60_000);
+    requireNccl();
+    const device = options.device ?? native.currentDevice();
+    if (typeof device !== 'number' || !Number.isInteger(device) || device < 0) {
+      throw rangeError('ERR_OUT_OF_RANGE', `The "device" option must be a device ordinal. Received ${describe(device)}`);
+    }
+    this.nranks = nranks;
+    this.rank = rank;
+    this.device = device;
+    this.#handle = native.ncclCommInitRank(nranks, uniqueId, rank, device, false, options.cgaClusterSize ?? -1);
+    this.ready = pollUntil(() => this.#idle('ncclCommInitRankConfig'), timeoutMs, () => this.#timedOut('ncclCommInitRankConfig',
+      `${nranks - 1} other rank(s) did not all join within ${timeoutMs} ms (is every rank started with the same id, ` +
+      'and is the process that made the id still running?)')).then(() => this);
+    this.ready.catch(() => {}); // the failure is also thrown by the next call: no unhandled rejection
+  }
+
+  /** True while the communicator can be used (not disposed, aborted or failed). */
+  get usable(): boolean { return this.#handle !== null && this.#failure === null; }
+
+  /**
+   * The failure NCCL reports for this communicator now (a peer failed, a network error…), or
+   * null; a failed communicator is aborted and every later call throws that NcclError.
+   */
+  get error(): NcclError | null {
+    if (this.#handle && !this.#failure) {
+      try { this.#idle('ncclCommGetAsyncError'); } catch { /* recorded in #failure */ }
+    }
+    return this.#failure;
+  }
+
+  /**
+   * True when NCCL has finished the init and every earlier call (they are queued on their streams);
+   * false while it is still working on them. A non-blocking query; throws the communicator's
+   * NcclError if it failed, and TypeError ERR_USE_AFTER_DISPOSE after dispose().
+   * @example
+   * while (!comm.isIdle()) await new Promise((r) => setTimeout(r, 1));
+   */
+  isIdle(): boolean {
+    return this.#idle('ncclCommGetAsyncError');
+  }
+
+  /** True when idle; false while NCCL is still working on init or an earlier call; throws a failure. */
+  #idle(call: string): boolean {
+    if (this.#failure) throw this.#failure;
+    const h = this.#live();
+    const st = native.ncclCommState(h);
+    if (st === 0) return true;
+    if (st === IN_PROGRESS) return false;
+    return this.#fail((native.ncclErrorOf(h, st, call) as NcclError | null) ??
+      new NcclError(`${call} failed with status ${st}`, { code: 'NCCL_ERROR_UNKNOWN', status: st, call }));
+  }
+
+  #live(): NativeAddon.NcclCommHandle {
+    if (this.#failure) throw this.#failure;
+    if (!this.#handle) throw typeError('ERR_USE_AFTER_DISPOSE', 'This NCCL communicator was disposed');
+    return this.#handle;
+  }
+
+  /** Records the failure, aborts the communicator and throws. */
+  #fail(e: NcclError): never {
+    this.#failure = e;
+    const h = this.#handle;
+    this.#handle = null;
+    if (h) try { native.ncclCommRelease(h, true); } catch { /* already failed */ }
+    throw e;
+  }
+
+  #timedOut(call: string, why: string): NcclError {
+    try {
+      this.#fail(new NcclError(`${call} timed out: ${why}. The communicator was aborted.`, NCCL_ERROR_INFO('NCCL_TIMEOUT', call)));
+    } catch (e) {
+      return e as NcclError;
+    }
+  }
+
+  /** A synchronous call needs an idle communicator (it never waits). */
+  #ready(call: string): NativeAddon.NcclCommHandle {
+    if (!this.#idle(call) && groupDepth === 0) {
+      throw new NcclError(`${call}: the communicator is still initialising or busy with an earlier call; await comm.ready, ` +
+        'or use the Async form, which waits without blocking', NCCL_ERROR_INFO('NCCL_IN_PROGRESS', call));
+    }
+    return this.#handle!;
+  }
+
+  #run(kind: number, call: string, send: GPUArray, recv: GPUArray, count: number, type: number, op: number, peer: number,
+    stream: NativeAddon.StreamHandle | null): void {
+    const h = this.#ready(call);
+    useOn(send, stream);
+    useOn(recv, stream);
+    native.ncclCollective(h, kind, send.ptr, recv.ptr, count, type, op, peer, stream);
+  }
+
+  #checkDevice(a: GPUArray, name: string): void {
+    const dev = (a as unknown as { device?: unknown }).device;
+    if (typeof dev === 'number' && dev !== this.device) {
+      throw rangeError('ERR_NCCL_DEVICE_MISMATCH', `The "${name}" array is on device ${dev}; this rank's communicator is on device ${this.device}`);
+    }
+  }
+
+  #same(out: GPUArray | undefined, x: GPUArray, name: string, count: number, type: number): GPUArray {
+    if (out === undefined) return x;
+    const [t, n] = ncclBuffer(out, 'out');
+    if (t !== type || n !== count) {
+      throw rangeError('ERR_NCCL_SIZE_MISMATCH', `"out" (${out.size} × ${out.dtype.name}) must match "${name}" (${x.size} × ${x.dtype.name})`);
+    }
+    this.#checkDevice(out, 'out');
+    return out;
+  }
+
+  /**
+   * Every rank's `x` reduced with `op`, on every rank: in place, or into `out`.
+   * @example
+   * comm.allReduce(grad, { op: 'avg' });
+   */
+  allReduce(x: GPUArray, opts: ReduceOptions = {}): GPUArray {
+    const op = opOf(opts.op);
+    const [type, count] = ncclBuffer(x, 'x', op);
+    this.#checkDevice(x, 'x');
+    const out = this.#same(opts.out, x, 'x', count, type);
+    this.#run(0, 'ncclAllReduce', x, out, count, type, OPS[op], 0, streamHandle(opts.stream));
+    return out;
+  }
+
+  /** The reduction of every rank's `x`, on rank `root` only (in place, or into `out` there). */
+  reduce(x: GPUArray, opts: RootOptions = {}): GPUArray {
+    const op = opOf(opts.op);
+    const root = checkRank(opts.root ?? 0, 'root', this.nranks);
+    const [type, count] = ncclBuffer(x, 'x', op);
+    this.#checkDevice(x, 'x');
+    const out = this.#same(opts.out, x, 'x', count, type);
+    this.#run(1, 'ncclReduce', x, out, count, type, OPS[op], root, streamHandle(opts.stream));
+    return out;
+  }
+
+  /** Rank `root`'s `x`, copied to every rank (in place, or into `out`). */
+  broadcast(x: GPUArray, opts: Omit<RootOptions, 'op'> = {}): GPUArray {
+    const root = checkRank(opts.root ?? 0, 'root', this.nranks);
+    const [type, count] = ncclBuffer(x, 'x');
+    this.#checkDevice(x, 'x');
+    const out = this.#same(opts.out, x, 'x', count, type);
+    this.#run(2, 'ncclBroadcast', x, out, count, type, 0, root, streamHandle(opts.stream));
+    return out;
+  }
+
+  /**
+   * Every rank's `x`, concatenated in rank order, on every rank: `out` has nranks × x.size
+   * elements (default: a new array of shape [nranks, ...x.shape]).
+   */
+  allGather(x: GPUArray, opts: Omit<ReduceOptions, 'op'> = {}): GPUArray {
+    const [type, count] = ncclBuffer(x, 'x');
+    this.#checkDevice(x, 'x');
+    const stream = streamHandle(opts.stream);
+    const out = opts.out ?? GPUArray.allocate([this.nranks, ...x.shape], x.dtype, opts.stream);
+    const [t, n] = ncclBuffer(out, 'out');
+    if (t !== type || n !== count * this.nranks) {
+      throw rangeError('ERR_NCCL_SIZE_MISMATCH', `"out" must hold nranks × x.size = ${this.nranks * x.size} ${x.dtype.name} ` +
+        `elements. Received ${out.size} × ${out.dtype.name}`);
+    }
+    this.#checkDevice(out, 'out');
+    this.#run(3, 'ncclAllGather', x, out, count, type, 0, 0, stream);
+    return out;
+  }
+
+  /**
+   * The reduction of every rank's `x`, split in nranks equal blocks: rank r gets block r. x.size
+   * must divide by nranks; `out` has x.size / nranks elements (default: a new 1-D array).
+   */
+  reduceScatter(x: GPUArray, opts: ReduceOptions = {}): GPUArray {
+    const op = opOf(opts.op);
+    const [type, count] = ncclBuffer(x, 'x', op);
+    this.#checkDevice(x, 'x');
+    if (x.size % this.nranks !== 0) {
+      throw rangeError('ERR_NCCL_SIZE_MISMATCH', `x.size (${x.size}) must be a multiple of nranks (${this.nranks})`);
+    }
+    const out = opts.out ?? GPUArray.allocate([x.size / this.nranks], x.dtype, opts.stream);
+    const [t, n] = ncclBuffer(out, 'out');
+    if (t !== type || n * this.nranks !== count) {
+      throw rangeError('ERR_NCCL_SIZE_MISMATCH', `"out" must hold x.size / nranks = ${x.size / this.nranks} ${x.dtype.name} ` +
+        `elements. Received ${out.size} × ${out.dtype.name}`);
+    }
+    this.#checkDevice(out, 'out');
+    this.#run(4, 'ncclReduceScatter', x, out, n, type, OPS[op], 0, streamHandle(opts.stream));
+    return out;
+  }
+
+  /** Sends `x` to rank `peer`, which must call recv with as many elements (pair them in nccl.group for exchanges). */
+  send(x: GPUArray, peer: number, opts: CollectiveOptions = {}): GPUArray {
+    const p = checkRank(peer, 'peer', this.nranks);
+    const [type, count] = ncclBuffer(x, 'x');
+    this.#checkDevice(x, 'x');
+    this.#run(5, 'ncclSend', x, x, count, type, 0, p, streamHandle(opts.stream));
+    return x;
+  }
+
+  /** Receives into `x` from rank `peer`. */
+  recv(x: GPUArray, peer: number, opts: CollectiveOptions = {}): GPUArray {
+    const p = checkRank(peer, 'peer', this.nranks);
+    const [type, count] = ncclBuffer(x, 'x');
+    this.#checkDevice(x, 'x');
+    this.#run(6, 'ncclRecv', x, x, count, type, 0, p, streamHandle(opts.stream));
+    return x;
+  }
+
+  /**
+   * Resolves when NCCL has taken every call made so far (init included) and the work on `stream`
+   * is done; rejects with the communicator's NcclError, or NCCL_TIMEOUT (then aborted).
+   */
+  async synchronizeAsync(opts: CollectiveOptions = {}): Promise<void> {
+    const timeoutMs = checkTimeout(opts.timeoutMs, 'timeoutMs', Infinity);
+    const stream = streamHandle(opts.stream);
+    const start = Date.now();
+    const timeout = (): NcclError => this.#timedOut('ncclCommGetAsyncError', `not done within ${timeoutMs} ms`);
+    await pollUntil(() => this.#idle('ncclCommGetAsyncError'), timeoutMs, timeout);
+    const done = native.ncclStreamDoneAsync(this.#live(), stream);
+    if (timeoutMs === Infinity) return done;
+    let timer: NodeJS.Timeout | undefined;
+    // Aborting stops NCCL's kernels, so the stream wait ends too.
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(timeout()), Math.max(0, timeoutMs - (Date.now() - start)));
+    });
+    try {
+      await Promise.race([done, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async #async<T>(opts: CollectiveOptions | undefined, call: string, issue: () => T): Promise<T> {
+    const timeoutMs = checkTimeout(opts?.timeoutMs, 'timeoutMs', Infinity);
+    await pollUntil(() => this.#idle(call), timeoutMs, () => this.#timedOut(call, `the communicator stayed busy for ${timeoutMs} ms`));
+    const out = issue();
+    await this.synchronizeAsync(opts);
+    return out;
+  }
+
+  /** allReduce, resolving when the result is on the GPU (waits for init and for NCCL without blocking). */
+  allReduceAsync(x: GPUArray, opts?: ReduceOptions): Promise<GPUArray> {
+    return this.#async(opts, 'ncclAllReduce', () => this.allReduce(x, opts));
+  }
+  /** reduce, resolving when done. */
+  reduceAsync(x: GPUArray, opts?: RootOptions): Promise<GPUArray> {
+    return this.#async(opts, 'ncclReduce', () => this.reduce(x, opts));
+  }
+  /** broadcast, resolving when done. */
+  broadcastAsync(x: GPUArray, opts?: Omit<RootOptions, 'op'>): Promise<GPUArray> {
+    return this.#async(opts, 'ncclBroadcast', () => this.broadcast(x, opts));
+  }
+  /** allGather, resolving when done. */
+  allGatherAsync(x: GPUArray, opts?: Omit<ReduceOptions, 'op'>): Promise<GPUArray> {
+    return this.#async(opts, 'ncclAllGather', () => this.allGather(x, opts));
+  }
+  /** reduceScatter, resolving when done. */
+  reduceScatterAsync(x: GPUArray, opts?: ReduceOptions): Promise<GPUArray> {
+    return this.#async(opts, 'ncclReduceScatter', () => this.reduceScatter(x, opts));
+  }
+  /** send, resolving when done. */
+  sendAsync(x: GPUArray, peer: number, opts?: CollectiveOptions): Promise<GPUArray> {
+    return this.#async(opts, 'ncclSend', () => this.send(x, peer, opts));
+  }
+  /** recv, resolving when done. */
+  recvAsync(x: GPUArray, peer: number, opts?: CollectiveOptions): Promise<GPUArray> {
+    return this.#async(opts, 'ncclRecv', () => this.recv(x, peer, opts));
+  }
+
+  /** Stops the communicator now (ncclCommAbort): pending work is cancelled, peers see an error. Idempotent. */
+  abort(): void {
+    const h = this.#handle;
+    this.#handle = null;
+    this.#failure ??= new NcclError('This NCCL communicator was aborted', NCCL_ERROR_INFO('NCCL_ABORTED', 'ncclCommAbort'));
+    if (h) native.ncclCommRelease(h, true);
+  }
+
+  /**
+   * Frees the communicator (ncclCommDestroy), which waits for its queued work like synchronize().
+   * One still initialising, busy or failed is aborted instead (ncclCommAbort: destroying it would
+   * wait for peers). Use disposeAsync() to wait without blocking, abort() when a peer is gone.
+   * Idempotent. Dropping a Communicator without this leaks it until exit.
+   */
+  dispose(): void {
+    const h = this.#handle;
+    if (!h) return;
+    let state: number;
+    try {
+      state = native.ncclCommState(h);
+    } catch {
+      state = -1;
+    }
+    this.#handle = null;
+    native.ncclCommRelease(h, state !== 0);
+  }
+
+  /**
+   * ncclCommFinalize, waited for with timers, then ncclCommDestroy. Resolves without error when a
+   * failure found meanwhile has already aborted the communicator (the failure was reported to the
+   * calls that met it).
+   */
+  async disposeAsync(opts: { timeoutMs?: number } = {}): Promise<void> {
+    const h = this.#handle;
+    if (!h) return;
+    const timeoutMs = checkTimeout(opts.timeoutMs, 'timeoutMs', Infinity);
+    try {
+      await this.synchronizeAsync({ timeoutMs });
+      native.ncclCommFinalize(h);
+      await pollUntil(() => this.#idle('ncclCommFinalize'), timeoutMs,
+        () => this.#timedOut('ncclCommFinalize', `not done within ${timeoutMs} ms`));
+    } catch (e) {
+      if (this.#handle) throw e;
+      return; // failed, timed out or aborted meanwhile: already released
+    }
+    this.dispose();
+  }
+
+  [Symbol.dispose](): void { this.dispose(); }
+  [Symbol.asyncDispose](): Promise<void> { return this.disposeAsync(); }
+}
+
+/**
+ * Runs `fn` between ncclGroupStart and ncclGroupEnd: the calls it makes are launched together
+ * (needed for send/recv pairs on one rank, and for one thread driving several GPUs). `fn` must be
+ * synchronous; use the synchronous collectives inside, then `comm.synchronizeAsync()`.
+ * @example
+ * nccl.group(() => { comm.send(a, peer); comm.recv(b, peer); });
+ */
+export function group<T>(fn: () => T): T {
+  if (typeof fn !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', `The "fn" argument must be a function. Received ${describe(fn)}`);
+  requireNccl();
+  native.ncclGroup(true);
+  groupDepth++;
+  let result: T;
+  try {
+    result = fn();
+  } finally {
+    groupDepth--;
+    native.ncclGroup(false);
+  }
+  if (result instanceof Promise) {
+    throw typeError('ERR_INVALID_RETURN_VALUE',
+      'nccl.group(fn): fn must be synchronous (NCCL groups are per thread and per call sequence)');
+  }
+  return result;
+}
+
+/**
+ * One communicator per device for a single thread driving several GPUs (what ncclCommInitAll
+ * does: one unique id, every rank's non-blocking init inside one group); rank i uses devices[i].
+ * @example
+ * const comms = await nccl.initAllAsync([0, 1]);
+ * nccl.group(() => comms.forEach((c, i) => c.allReduce(xs[i])));
+ */
+export function initAll(devices: number[], options: { timeoutMs?: number } = {}): Communicator[] {
+  if (!Array.isArray(devices) || devices.length === 0) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "devices" argument must be a non-empty array of device ordinals. Received ${describe(devices)}`);
+  }
+  requireNccl();
+  const id = new Uint8Array(native.ncclGetUniqueId());
+  return group(() => devices.map((device, rank) => new Communicator(devices.length, id, rank, { ...options, device })));
+}
+
+/** initAll, resolving when every communicator is ready. */
+export async function initAllAsync(devices: number[], options: { timeoutMs?: number } = {}): Promise<Communicator[]> {
+  const comms = initAll(devices, options);
+  return Promise.all(comms.map((c) => c.ready));
+}

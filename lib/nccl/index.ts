@@ -1,0 +1,16 @@
+/**
+ * The `nccl` namespace: NCCL collectives across GPUs in threads, processes and hosts
+ * (docs/multigpu.md). libnccl.so.2 is opened on first use; nothing here needs it to load.
+ * @example
+ * import { nccl, gpuarray } from 'nodecuda';
+ * const id = nccl.getUniqueId();                       // send to the other ranks
+ * const comm = await new nccl.Communicator(1, id, 0).ready;
+ * const x = gpuarray.toGpu(new Float32Array([1, 2, 3]));
+ * await comm.allReduceAsync(x, { op: 'sum' });
+ * comm.dispose();
+ */
+import { getUniqueId, isAvailable, version } from './library';
+import { Communicator, group, initAll, initAllAsync } from './communicator';
+
+export const nccl = Object.freeze({ version, isAvailable, getUniqueId, Communicator, group, initAll, initAllAsync });
+export type { Communicator, CommunicatorOptions, CollectiveOptions, ReduceOptions, RootOptions, ReduceOp } from './communicator';
