@@ -315,6 +315,15 @@ FAKE_API CUresult cuDeviceGetPCIBusId(char* id, int len, CUdevice d) {
   return CUDA_SUCCESS;
 }
 
+// One device: CUDA answers 0 for a device and itself, and refuses peer access to itself.
+FAKE_API CUresult cuDeviceCanAccessPeer(int* can, CUdevice d, CUdevice peer) {
+  if (d != 0 || peer != 0) return CUDA_ERROR_INVALID_DEVICE;
+  return can ? (*can = 0, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE;
+}
+FAKE_API CUresult cuCtxEnablePeerAccess(CUcontext, unsigned int) {
+  return CUDA_ERROR_INVALID_DEVICE;
+}
+
 // ---- contexts --------------------------------------------------------------------------------
 
 FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext* out, CUdevice d) {

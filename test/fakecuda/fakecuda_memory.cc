@@ -102,6 +102,12 @@ FAKE_API CUresult cuMemFreeAsync(CUdeviceptr d, CUstream h) {
   Enqueue(s, [p] { std::free(p); });
   return CUDA_SUCCESS;
 }
+FAKE_API CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, size_t n) {
+  if (H(pool) != 8 || (!map && n)) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < n; i++)
+    if (map[i].location.id != 0) return CUDA_ERROR_INVALID_DEVICE;
+  return CUDA_SUCCESS;
+}
 FAKE_API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute a, void* v) {
   if (H(pool) != 8 || !v) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> lock(mu);
@@ -160,6 +166,11 @@ FAKE_API CUresult cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUst
   DEV_OR_FAIL(dp, d, n);
   DEV_OR_FAIL(sp, s, n);
   return Copy(st, true, dp, sp, n, false, false);
+}
+// One device: a peer copy is a device-to-device copy (both contexts are the primary one).
+FAKE_API CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext, CUdeviceptr s, CUcontext, size_t n,
+                                    CUstream st) {
+  return cuMemcpyDtoDAsync(d, s, n, st);
 }
 FAKE_API CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
   return Memset(d, v, n, 1, nullptr, false);
