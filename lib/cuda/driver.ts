@@ -187,6 +187,10 @@ export function useDevice(n: number | Device): void {
  * count) for a device that does not exist.
  */
 export function deviceArg(d: unknown, name = 'device'): number {
+  return deviceExists(ordinalOf(d, name), name);
+}
+
+function ordinalOf(d: unknown, name: string): number {
   if (d instanceof Device) return d.ordinal;
   if (typeof d !== 'number') {
     throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a device ordinal or a driver.Device. Received ${describe(d)}`);
@@ -194,6 +198,10 @@ export function deviceArg(d: unknown, name = 'device'): number {
   if (!Number.isInteger(d) || d < 0) {
     throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be an integer >= 0. Received ${d}`);
   }
+  return d;
+}
+
+function deviceExists(d: number, name: string): number {
   const count = native.deviceCount();
   if (d >= count) {
     throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument is device ${d}, which does not exist: ${count} device(s) visible (0 to ${count - 1})`);
@@ -209,7 +217,9 @@ export function deviceArg(d: unknown, name = 'device'): number {
  * driver.canAccessPeer(0, 1);
  */
 export function canAccessPeer(a: number | Device, b: number | Device): boolean {
-  const x = deviceArg(a, 'a'), y = deviceArg(b, 'b');
+  const x = ordinalOf(a, 'a'), y = ordinalOf(b, 'b'); // both argument types before the driver
+  deviceExists(x, 'a');
+  deviceExists(y, 'b');
   return x === y || native.deviceCanAccessPeer(x, y);
 }
 
