@@ -58,11 +58,13 @@ export function checkDevices(what: string, arrays: ReadonlyArray<GPUArray | unde
       throw deviceMismatch(what, contextDevice(first.context).ordinal, contextDevice(x.context).ordinal);
     }
   }
-  if (first === undefined) return;
+  if (first !== undefined) checkContext(what, first.context);
+}
+
+/** @internal Throws ERR_DEVICE_MISMATCH unless `context` (an array's) is the current context. */
+export function checkContext(what: string, context: number): void {
   const cur = currentContext().id;
-  if (first.context !== cur) {
-    throw deviceMismatch(what, contextDevice(first.context).ordinal, contextDevice(cur).ordinal, true);
-  }
+  if (context !== cur) throw deviceMismatch(what, contextDevice(context).ordinal, contextDevice(cur).ordinal, true);
 }
 
 /**
@@ -103,6 +105,17 @@ export interface ToOptions {
   srcStream?: Stream | null;
   /** a.to(): a new array even when `a` is on `device` already (default false: `a` itself). */
   copy?: boolean;
+}
+
+/** Throws ERR_DEVICE_MISMATCH unless the streams of `o` belong to the devices they order. */
+function checkStreams(o: ToOptions, dst: number, src: number, what: string): void {
+  for (const [s, d, side] of [[o.stream, dst, 'stream'], [o.srcStream, src, 'srcStream']] as const) {
+    if (s instanceof Stream && s.device !== d) {
+      const e = deviceMismatch(what, s.device, d);
+      e.message = `${what}: the "${side}" option is a stream of device ${s.device}; this copy needs one of device ${d}`;
+      throw e;
+    }
+  }
 }
 
 /** Copies C-contiguous `src` into C-contiguous `dst` of the same size and dtype, across devices. */
@@ -160,6 +173,7 @@ proto.to = function (this: GPUArray, device: DeviceId, opts?: ToOptions): GPUArr
     return o.copy ? onOwnDevice(this, () => this.copy({ stream: o.stream })) : this;
   }
   const from = peerDevice(this, 'to()');
+  checkStreams(o, d, from, 'to()');
   const src = runPinned(from, () => this.contiguous());
   try {
     const out = runPinned(d, () => GPUArray.allocate(this.shape, this.dtype, o.stream));
@@ -185,6 +199,7 @@ proto.copyTo = function (this: GPUArray, other: GPUArray, opts?: ToOptions): GPU
   if (this.context === other.context) return onOwnDevice(other, () => other.set(this));
   const same = other.dtype === this.dtype && other.flags.cContiguous &&
     other.shape.length === this.shape.length && other.shape.every((n, i) => n === this.shape[i]);
+  checkStreams(o, contextDevice(other.context).ordinal, contextDevice(this.context).ordinal, 'copyTo()');
   if (same) {
     const src = runPinned(peerDevice(this, 'copyTo()'), () => this.contiguous());
     try {

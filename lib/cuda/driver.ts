@@ -346,8 +346,10 @@ export const eventFlags = Object.freeze({ DEFAULT: 0, BLOCKING_SYNC: 1, DISABLE_
  */
 export class Stream {
   #handle: NativeAddon.StreamHandle | null;
+  /** Ordinal of the device the stream belongs to (the current one when it was made). */
+  readonly device: number;
   constructor(flags = 0) {
-    syncDevice();
+    this.device = contextDevice(currentContext().id).ordinal; // syncs the scope's device first
     this.#handle = native.streamCreate(checkSize(flags, 'flags', 2 ** 31 - 1));
   }
   /** @internal The native handle; throws if disposed. */
