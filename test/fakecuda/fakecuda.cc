@@ -283,8 +283,8 @@ FAKE_API CUresult cuDeviceGetCount(int* n) {
 }
 FAKE_API CUresult cuDeviceGet(CUdevice* d, int ordinal) {
   if (!d) return CUDA_ERROR_INVALID_VALUE;
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-  *d = 0;
+  if (BadDev(ordinal)) return CUDA_ERROR_INVALID_DEVICE;
+  *d = ordinal;
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuDeviceGetName(char* name, int len, CUdevice d) {
