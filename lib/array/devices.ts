@@ -170,7 +170,11 @@ proto.to = function (this: GPUArray, device: DeviceId, opts?: ToOptions): GPUArr
   const d = deviceArg(device);
   this.check();
   if (contextDevice(this.context).ordinal === d) {
-    return o.copy ? onOwnDevice(this, () => this.copy({ stream: o.stream })) : this;
+    if (!o.copy) return this;
+    return onOwnDevice(this, () => {
+      checkDevices('to()', [this]); // before copy() allocates: an array of a popped context is refused
+      return this.copy({ stream: o.stream });
+    });
   }
   const from = peerDevice(this, 'to()');
   checkStreams(o, d, from, 'to()');
