@@ -16,6 +16,7 @@ import * as joins from './array/joins';
 import * as cumathNs from './array/cumath';
 import * as red from './array/reductions';
 import * as scans from './array/scan';
+import './array/devices'; // a.device, a.to(), a.copyTo(), device-following host transfers
 import * as randomNs from './random/random';
 import { GPUArray } from './array/gpuarray';
 import * as cu from './cuda/door';
@@ -37,7 +38,9 @@ export type {
 } from './kernels/elementwise';
 export type { CompileOptions, CompileResult, SourceModuleOptions } from './cuda/compiler';
 export type { CudaFunction, LaunchOptions, ParamType } from './cuda/launch';
-export { isAvailable } from './cuda/driver';
+export { isAvailable, withDevice } from './cuda/driver';
+export type { DeviceId, ToOptions, DeviceMismatchError } from './array/devices';
+export type { PlaceOptions } from './array/creation';
 export { ReductionKernel } from './kernels/reduction';
 export type { ReductionKernelOptions, ReductionCallOptions, ReductionCallable } from './kernels/reduction';
 export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './kernels/scan';
@@ -144,6 +147,9 @@ export const driver = Object.freeze({
   streamFlags: driverCore.streamFlags,
   eventFlags: driverCore.eventFlags,
   useDevice: driverCore.useDevice,
+  withDevice: driverCore.withDevice,
+  getDevice: driverCore.getDevice,
+  canAccessPeer: driverCore.canAccessPeer,
   memGetInfo: driverCore.memGetInfo,
   DeviceAllocation: memoryNs.DeviceAllocation,
   memAlloc: memoryNs.memAlloc,

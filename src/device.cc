@@ -173,6 +173,40 @@ Napi::Value CtxSynchronizeAsync(const Napi::CallbackInfo& info) {
   return Queue(info.Env()).Submit(info.Env(), std::move(op));
 }
 
+// deviceCanAccessPeer(ordinal, peerOrdinal) -> whether `ordinal` can map `peerOrdinal`'s memory
+// CUresult cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUdevice peerDev)
+Napi::Value DeviceCanAccessPeer(const Napi::CallbackInfo& info) {
+  int can = 0;
+  CUdevice dev = DeviceArg(info, 0), peer = DeviceArg(info, 1);
+  CU_CHECK(Cu().cuDeviceCanAccessPeer(&can, dev, peer));
+  return Napi::Boolean::New(info.Env(), can != 0);
+}
+
+// ctxEnablePeerAccess(peer, ctx?): lets `ctx` (default: the current context) read and write
+// `peer`'s memory. Idempotent: access already enabled is not an error. Stream-ordered pool
+// allocations (nodecuda's default) ignore cuCtxEnablePeerAccess, so the peer device's pool also
+// grants this device access (one pool per device: the device's default pool).
+// CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
+// CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, size_t count)
+Napi::Value CtxEnablePeerAccess(const Napi::CallbackInfo& info) {
+  ContextPtr peer = Unwrap<ContextRes>(info[0], Kind::Context, "peer")->ctx;
+  ContextPtr c = info.Length() > 1 && !info[1].IsUndefined()
+                     ? Unwrap<ContextRes>(info[1], Kind::Context, "context")->ctx
+                     : Enter();
+  if (c->dev == peer->dev) return info.Env().Undefined();  // a device always reaches its own memory
+  CUmemoryPool pool = peer->Pool();                        // makes nothing current
+  MakeCurrent(*c);
+  const DriverApi& cu = Cu();
+  CUresult r = cu.cuCtxEnablePeerAccess(peer->ctx, 0);
+  if (r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) CheckCu(r, "cuCtxEnablePeerAccess");
+  CUmemAccessDesc desc{};
+  desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  desc.location.id = c->dev;
+  desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  CU_CHECK(cu.cuMemPoolSetAccess(pool, &desc, 1));
+  return info.Env().Undefined();
+}
+
 // CUresult cuMemGetInfo(size_t* free, size_t* total)
 Napi::Value MemGetInfo(const Napi::CallbackInfo& info) {
   Enter();
@@ -207,6 +241,8 @@ void InitDevice(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "ctxSynchronize", CtxSynchronize);
   NODECUDA_EXPORT(env, exports, "ctxSynchronizeAsync", CtxSynchronizeAsync);
   NODECUDA_EXPORT(env, exports, "memGetInfo", MemGetInfo);
+  NODECUDA_EXPORT(env, exports, "deviceCanAccessPeer", DeviceCanAccessPeer);
+  NODECUDA_EXPORT(env, exports, "ctxEnablePeerAccess", CtxEnablePeerAccess);
 }
 
 }  // namespace nodecuda

@@ -34,7 +34,8 @@ namespace nodecuda {
   X(cuMemcpy3DAsync) X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuSurfObjectCreate) \
   X(cuSurfObjectDestroy) X(cuGraphicsMapResources) X(cuGraphicsUnmapResources) \
   X(cuGraphicsResourceGetMappedPointer) X(cuGraphicsSubResourceGetMappedArray) \
-  X(cuGraphicsUnregisterResource) X(cuGraphicsResourceSetMapFlags)
+  X(cuGraphicsUnregisterResource) X(cuGraphicsResourceSetMapFlags) \
+  X(cuDeviceCanAccessPeer) X(cuCtxEnablePeerAccess) X(cuMemPoolSetAccess) X(cuMemcpyPeerAsync)
 
 #define NODECUDA_NVRTC_FUNCS(X) \
   X(nvrtcVersion) X(nvrtcGetErrorString) X(nvrtcCreateProgram) X(nvrtcDestroyProgram) \

@@ -383,6 +383,61 @@ Napi::Value MemcpyDtod(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// An event destroyed on scope exit (the driver keeps what a pending record or wait needs).
+struct OrderingEvent {
+  CUevent e = nullptr;
+  explicit OrderingEvent(const DriverApi& cu) {
+    CU_CHECK(cu.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+  }
+  ~OrderingEvent() { Cu_Unchecked().cuEventDestroy(e); }
+  OrderingEvent(const OrderingEvent&) = delete;
+  OrderingEvent& operator=(const OrderingEvent&) = delete;
+};
+
+// A stream argument that must belong to `ctx` (null/undefined: ctx's legacy stream).
+CUstream StreamOn(const Napi::Value& v, const Context& ctx, const char* side) {
+  if (v.IsUndefined() || v.IsNull()) return nullptr;
+  const auto& s = Unwrap<StreamRes>(v, Kind::Stream, "stream");
+  if (s->ctx.get() != &ctx) {
+    ThrowType("ERR_DEVICE_MISMATCH",
+              std::string("memcpyPeer: the ") + side + " stream belongs to device " +
+                  std::to_string(s->ctx->ordinal) + ", not device " + std::to_string(ctx.ordinal));
+  }
+  return s->stream;
+}
+
+// memcpyPeer(dst, dstOrdinal, src, srcOrdinal, bytes, stream, srcStream, async) -> Promise when
+// async. Between the primary contexts of two devices (or within one), ordered on both sides:
+// `stream` (on the destination device; null: its legacy stream) first waits for the work queued
+// so far on `srcStream` (on the source device; null: its legacy stream), then copies; `srcStream`
+// then waits for the copy, so later writes to the source, and its free, come after the read.
+// CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+//                            CUcontext srcContext, size_t ByteCount, CUstream hStream)
+Napi::Value MemcpyPeer(const Napi::CallbackInfo& info) {
+  CUdeviceptr dst = PtrArg(info, 0, "dst"), src = PtrArg(info, 2, "src");
+  ContextPtr dc = PrimaryContext(IntArg(info, 1, "dstOrdinal"));
+  ContextPtr sc = PrimaryContext(IntArg(info, 3, "srcOrdinal"));
+  size_t bytes = SizeArg(info, 4, "bytes");
+  CUstream stream = StreamOn(info[5], *dc, "destination");
+  CUstream src_stream = StreamOn(info[6], *sc, "source");
+  const DriverApi& cu = Cu();
+  MakeCurrent(*sc);
+  OrderingEvent before(cu);
+  CU_CHECK(cu.cuEventRecord(before.e, src_stream));
+  MakeCurrent(*dc);
+  OrderingEvent after(cu);
+  CU_CHECK(cu.cuStreamWaitEvent(stream, before.e, 0));
+  if (bytes) CU_CHECK(cu.cuMemcpyPeerAsync(dst, dc->ctx, src, sc->ctx, bytes, stream));
+  CU_CHECK(cu.cuEventRecord(after.e, stream));
+  MakeCurrent(*sc);
+  CU_CHECK(cu.cuStreamWaitEvent(src_stream, after.e, 0));
+  MakeCurrent(*dc);
+  AsyncOp op;
+  op.ctx = dc;
+  if (info[7].ToBoolean()) return WhenDone(info.Env(), stream, std::move(op));
+  return info.Env().Undefined();
+}
+
 // Takes page-locked chunks for an asynchronous copy of `bytes`.
 std::shared_ptr<std::vector<void*>> Chunks(const ContextPtr& ctx, size_t bytes) {
   auto chunks = std::shared_ptr<std::vector<void*>>(new std::vector<void*>(), [ctx](auto* v) {
@@ -508,6 +563,7 @@ void InitMemory(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "memcpyHtod", MemcpySync<true>);
   NODECUDA_EXPORT(env, exports, "memcpyDtoh", MemcpySync<false>);
   NODECUDA_EXPORT(env, exports, "memcpyDtod", MemcpyDtod);
+  NODECUDA_EXPORT(env, exports, "memcpyPeer", MemcpyPeer);
   NODECUDA_EXPORT(env, exports, "memcpyHtodAsync", MemcpyAsync<true>);
   NODECUDA_EXPORT(env, exports, "memcpyDtohAsync", MemcpyAsync<false>);
   NODECUDA_EXPORT(env, exports, "memset", Memset);

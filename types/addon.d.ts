@@ -121,6 +121,10 @@ declare namespace NativeAddon {
     ctxSynchronize(ctx?: ContextHandle): void;
     ctxSynchronizeAsync(): Promise<void>;
     memGetInfo(): [number, number];
+    /** cuDeviceCanAccessPeer (false for a device and itself, as CUDA answers). */
+    deviceCanAccessPeer(ordinal: number, peerOrdinal: number): boolean;
+    /** Lets `ctx` (default: current) access `peer`'s memory, pool allocations included; idempotent. */
+    ctxEnablePeerAccess(peer: ContextHandle, ctx?: ContextHandle): void;
 
     // memory.cc
     /** Allocates for `owner` (a DeviceAllocation), whose collection frees the memory. */
@@ -140,6 +144,15 @@ declare namespace NativeAddon {
     memcpyDtoh(dst: HostBuffer, byteOffset: number, byteLength: number, src: bigint, pinned: Pinned): void;
     memcpyDtod(dst: bigint, src: bigint, bytes: number, stream: StreamHandle | null, async: false): void;
     memcpyDtod(dst: bigint, src: bigint, bytes: number, stream: StreamHandle | null, async: true): Promise<void>;
+    /**
+     * Copies between the primary contexts of two devices (cuMemcpyPeerAsync) on `stream` (of the
+     * destination device; null: its legacy stream), ordered after the work queued on `srcStream`
+     * (of the source device; null: its legacy stream), which then waits for the copy.
+     */
+    memcpyPeer(dst: bigint, dstOrdinal: number, src: bigint, srcOrdinal: number, bytes: number,
+      stream: StreamHandle | null, srcStream: StreamHandle | null, async: false): void;
+    memcpyPeer(dst: bigint, dstOrdinal: number, src: bigint, srcOrdinal: number, bytes: number,
+      stream: StreamHandle | null, srcStream: StreamHandle | null, async: true): Promise<void>;
     memcpyHtodAsync(dst: bigint, src: HostBuffer, byteOffset: number, byteLength: number, pinned: Pinned,
       stream: StreamHandle | null): Promise<void>;
     memcpyDtohAsync(dst: HostBuffer, byteOffset: number, byteLength: number, src: bigint, pinned: Pinned,

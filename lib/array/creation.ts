@@ -10,12 +10,22 @@ import * as cu from '../cuda/door';
 import { Operand, elementwise, fill } from './operators';
 import { normalizeShape } from '../base/shape';
 import { NestedArray } from '../base/host';
+import { DeviceId, onDevice, onDeviceAsync } from './devices';
 
 /** Options of creation functions. */
 export interface CreateOptions {
   shape?: number | readonly number[];
   dtype?: DTypeLike;
   stream?: Stream | null;
+  /** Device to create the array on (ordinal or driver.Device; default: the current device). */
+  device?: DeviceId;
+}
+
+/** Options of the creation functions that take no host data. */
+export interface PlaceOptions {
+  stream?: Stream | null;
+  /** Device to create the array on (ordinal or driver.Device; default: the current device). */
+  device?: DeviceId;
 }
 
 /**
@@ -28,6 +38,7 @@ export interface CreateOptions {
  */
 export function toGpu(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: CreateOptions = {}): GPUArray {
   opts = optionsArg(opts);
+  if (opts.device !== undefined) return onDevice(opts.device, () => toGpu(host, { ...opts, device: undefined }));
   const { h, shape, dtype, convertTo } = hostInput(host, opts);
   const a = fromHost(h, shape, dtype, opts.stream);
   if (!convertTo) return a;
@@ -45,6 +56,7 @@ export function toGpu(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: C
  */
 export async function toGpuAsync(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: CreateOptions = {}): Promise<GPUArray> {
   opts = optionsArg(opts);
+  if (opts.device !== undefined) return onDeviceAsync(opts.device, () => toGpuAsync(host, { ...opts, device: undefined }));
   const { h, shape, dtype, convertTo } = hostInput(host, opts);
   const a = GPUArray.allocate(shape, dtype, opts.stream);
   await cu.memcpyHtodAsync(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
@@ -66,9 +78,9 @@ function dt(d: DTypeLike | undefined): DType {
  * @example
  * gpuarray.empty([1024, 1024], 'float32');
  */
-export function empty(shape: number | readonly number[], dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+export function empty(shape: number | readonly number[], dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
   opts = optionsArg(opts);
-  return GPUArray.allocate(normalizeShape(shape), dt(dtype), opts.stream);
+  return onDevice(opts.device, () => GPUArray.allocate(normalizeShape(shape), dt(dtype), opts.stream));
 }
 
 /**
@@ -76,11 +88,13 @@ export function empty(shape: number | readonly number[], dtype?: DTypeLike, opts
  * @example
  * gpuarray.zeros(10, 'int32');
  */
-export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
   opts = optionsArg(opts);
-  const a = empty(shape, dtype, opts);
-  if (a.nbytes) cu.memset(a.ptr, 0, a.nbytes, 1, streamHandle(opts.stream), false);
-  return a;
+  return onDevice(opts.device, () => {
+    const a = empty(shape, dtype, { stream: opts.stream });
+    if (a.nbytes) cu.memset(a.ptr, 0, a.nbytes, 1, streamHandle(opts.stream), false);
+    return a;
+  });
 }
 
 /**
@@ -88,9 +102,9 @@ export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts
  * @example
  * gpuarray.ones([2, 3]);
  */
-export function ones(shape: number | readonly number[], dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+export function ones(shape: number | readonly number[], dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
   opts = optionsArg(opts);
-  return fill(empty(shape, dtype, opts), 1, opts.stream);
+  return onDevice(opts.device, () => fill(empty(shape, dtype, { stream: opts.stream }), 1, opts.stream));
 }
 
 /**
@@ -100,7 +114,7 @@ export function ones(shape: number | readonly number[], dtype?: DTypeLike, opts:
  * gpuarray.full([3], 7, 'uint8');
  */
 export function full(shape: number | readonly number[], value: Operand, dtype?: DTypeLike,
-  opts: { stream?: Stream | null } = {}): GPUArray {
+  opts: PlaceOptions = {}): GPUArray {
   opts = optionsArg(opts);
   let d: DType;
   if (dtype !== undefined) d = toDType(dtype);
@@ -111,13 +125,15 @@ export function full(shape: number | readonly number[], value: Operand, dtype?: 
     throw typeError('ERR_INVALID_ARG_TYPE', `full() takes a scalar value. Received ${describe(value)}`);
   }
   else d = (value as { dtype?: DType }).dtype ?? DTYPES.float64;
-  const a = GPUArray.allocate(normalizeShape(shape), d, opts.stream);
-  try {
-    return fill(a, value, opts.stream);
-  } catch (e) {
-    a.dispose(); // a value the dtype cannot hold (RangeError ERR_OUT_OF_RANGE) leaves nothing behind
-    throw e;
-  }
+  return onDevice(opts.device, () => {
+    const a = GPUArray.allocate(normalizeShape(shape), d, opts.stream);
+    try {
+      return fill(a, value, opts.stream);
+    } catch (e) {
+      a.dispose(); // a value the dtype cannot hold (RangeError ERR_OUT_OF_RANGE) leaves nothing behind
+      throw e;
+    }
+  });
 }
 
 function seq(name: string, n: number, start: number, step: number, d: DType, stream?: Stream | null): GPUArray {
@@ -144,7 +160,7 @@ function finiteNumber(v: unknown, name: string): number {
  * @example
  * gpuarray.arange(5); gpuarray.arange(0, 1, 0.25, 'float32');
  */
-export function arange(start: number, stop?: number, step = 1, dtype?: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+export function arange(start: number, stop?: number, step = 1, dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
   opts = optionsArg(opts);
   if (stop === undefined) {
     stop = start;
@@ -157,7 +173,7 @@ export function arange(start: number, stop?: number, step = 1, dtype?: DTypeLike
   const n = Math.max(0, Math.ceil((stop - start) / step));
   const d = dtype !== undefined ? toDType(dtype)
     : [start, stop, step].every(Number.isInteger) ? DTYPES.int64 : DTYPES.float64;
-  return seq('arange', checkSize(n, 'length'), start, step, d, opts.stream);
+  return onDevice(opts.device, () => seq('arange', checkSize(n, 'length'), start, step, d, opts.stream));
 }
 
 /**
@@ -166,7 +182,7 @@ export function arange(start: number, stop?: number, step = 1, dtype?: DTypeLike
  * gpuarray.linspace(0, 1, 5); // [0, 0.25, 0.5, 0.75, 1]
  */
 export function linspace(start: number, stop: number, num = 50,
-  opts: { endpoint?: boolean; dtype?: DTypeLike; stream?: Stream | null } = {}): GPUArray {
+  opts: { endpoint?: boolean; dtype?: DTypeLike; stream?: Stream | null; device?: DeviceId } = {}): GPUArray {
   opts = optionsArg(opts);
   finiteNumber(start, 'start');
   finiteNumber(stop, 'stop');
@@ -175,22 +191,30 @@ export function linspace(start: number, stop: number, num = 50,
   const div = endpoint ? num - 1 : num;
   const step = div > 0 ? (stop - start) / div : 0;
   const d = opts.dtype !== undefined ? toDType(opts.dtype) : DTYPES.float64;
-  const out = seq('linspace', num, start, step, d, opts.stream);
-  // Exact last value, like NumPy; converted like the others (a strong float64: no range check).
-  if (endpoint && num > 1) fill(out.index(num - 1), float64(stop), opts.stream);
-  return out;
+  return onDevice(opts.device, () => {
+    const out = seq('linspace', num, start, step, d, opts.stream);
+    // Exact last value, like NumPy; converted like the others (a strong float64: no range check).
+    if (endpoint && num > 1) fill(out.index(num - 1), float64(stop), opts.stream);
+    return out;
+  });
 }
 
-/** Same shape and dtype (or `dtype`), uninitialized. @example gpuarray.emptyLike(a) */
-export function emptyLike(a: GPUArray, dtype?: DTypeLike): GPUArray {
-  return empty(arrayArg(a, 'a').shape, dtype ?? a.dtype);
+// The *Like functions create on `a`'s device unless `opts.device` says otherwise (like torch's).
+function likeOpts(a: GPUArray, opts: PlaceOptions): PlaceOptions {
+  opts = optionsArg(opts);
+  return { stream: opts.stream, device: opts.device ?? arrayArg(a, 'a').device };
 }
-/** Same shape and dtype, zeros. @example gpuarray.zerosLike(a) */
-export function zerosLike(a: GPUArray, dtype?: DTypeLike): GPUArray {
-  return zeros(arrayArg(a, 'a').shape, dtype ?? a.dtype);
+
+/** Same shape and dtype (or `dtype`), uninitialized, on `a`'s device. @example gpuarray.emptyLike(a) */
+export function emptyLike(a: GPUArray, dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
+  return empty(arrayArg(a, 'a').shape, dtype ?? a.dtype, likeOpts(a, opts));
 }
-/** Same shape and dtype, ones. @example gpuarray.onesLike(a) */
-export function onesLike(a: GPUArray, dtype?: DTypeLike): GPUArray {
-  return ones(arrayArg(a, 'a').shape, dtype ?? a.dtype);
+/** Same shape and dtype, zeros, on `a`'s device. @example gpuarray.zerosLike(a) */
+export function zerosLike(a: GPUArray, dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
+  return zeros(arrayArg(a, 'a').shape, dtype ?? a.dtype, likeOpts(a, opts));
+}
+/** Same shape and dtype, ones, on `a`'s device. @example gpuarray.onesLike(a) */
+export function onesLike(a: GPUArray, dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
+  return ones(arrayArg(a, 'a').shape, dtype ?? a.dtype, likeOpts(a, opts));
 }
 

@@ -13,6 +13,7 @@ import { Operand, OpOptions, assign, elementwise } from './operators';
 import { canCast, promoteTypes, resultType } from '../base/promote';
 import { broadcastShapes, broadcastStrides } from '../base/shape';
 import { ElementwiseSpec } from '../engine/templates/elementwise';
+import { checkDevices } from './devices';
 
 /** Options of the cumath functions. */
 export interface MathOptions extends OpOptions {
@@ -363,15 +364,14 @@ function split(name: 'frexp' | 'modf', x: unknown, opts: SplitOptions = {}): [GP
   const a = x.check();
   const plan = mathPlan(name, [a.dtype]);
   const { out, stream } = opts;
+  if (out === undefined) checkDevices(`cumath.${name}`, [a]);
   let shape: readonly number[] = a.shape;
   if (out !== undefined) {
     if (!Array.isArray(out) || out.length !== 2 || !out.every((o) => o instanceof GPUArray)) {
       throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: out must be a pair [GPUArray, GPUArray]. Received ${describe(out)}`);
     }
     out.forEach((o) => o.check());
-    if (out.some((o) => o.context !== a.context)) {
-      throw typeError('ERR_DEVICE_MISMATCH', `cumath.${name}: arrays live on different devices/contexts`);
-    }
+    checkDevices(`cumath.${name}`, [a, ...out]);
     shape = broadcastShapes(a.shape, out[0].shape, out[1].shape);
     out.forEach((o, i) => {
       if (o.shape.length !== shape.length || o.shape.some((n, d) => n !== shape[d])) {

@@ -14,6 +14,7 @@ import { resultType } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
 import { PREAMBLE } from '../engine/templates/preamble';
 import { storageType } from '../engine/templates/elementwise';
+import { checkDevices } from './devices';
 
 function arrays(list: unknown, what: string): GPUArray[] {
   if (!Array.isArray(list) || list.length === 0 || list.some((a) => !(a instanceof GPUArray))) {
@@ -24,10 +25,7 @@ function arrays(list: unknown, what: string): GPUArray[] {
 
 /** Throws TypeError ERR_DEVICE_MISMATCH unless every array lives in the same context (device). */
 function sameContext(what: string, xs: GPUArray[]): GPUArray[] {
-  const ctx = xs[0].context;
-  if (xs.some((x) => x.context !== ctx)) {
-    throw typeError('ERR_DEVICE_MISMATCH', `${what}: arrays live on different devices/contexts; copy one over first`);
-  }
+  checkDevices(what, xs);
   return xs;
 }
 

@@ -11,6 +11,7 @@ import { canCast, resultType } from '../base/promote';
 import { broadcastShapes, broadcastStrides } from '../base/shape';
 import { ElementwiseSpec, InputSpec } from '../engine/templates/elementwise';
 import { UFUNC_PREAMBLE, ufunc } from './ufunc';
+import { checkDevices } from './devices';
 
 /** An operand: an array, a JS scalar (weak, like a Python scalar) or a typed Scalar. */
 export type Operand = GPUArray | number | bigint | boolean | Complex | Scalar;
@@ -102,10 +103,7 @@ export function elementwise(name: string, body: string, inputs: Parsed[], comput
   // Plain loops (no closures): this is the path of every small operator call.
   const arrays: GPUArray[] = [];
   for (const p of inputs) if (p.arr) arrays.push(p.arr);
-  const ctx = arrays.length ? arrays[0].context : undefined;
-  let mixed = opts.out !== undefined && ctx !== undefined && opts.out.context !== ctx;
-  for (const a of arrays) mixed ||= a.context !== ctx;
-  if (mixed) throw typeError('ERR_DEVICE_MISMATCH', `${name}: arrays live on different devices/contexts; copy one over first`);
+  checkDevices(name, arrays, opts.out instanceof GPUArray ? opts.out : undefined);
   // Inputs broadcast against each other and against `out`, as in NumPy.
   const shapes: Array<readonly number[]> = [];
   for (const a of arrays) shapes.push(a.shape);

@@ -15,6 +15,7 @@ import { normalizeAxis } from '../base/shape';
 import { storageType, computeType } from '../engine/templates/elementwise';
 import { ReduceSpec } from '../engine/templates/reduction';
 import { ParamValue, UNSIGNED_C, accBytes, accType, runReduction } from '../engine/reduce';
+import { checkDevices } from './devices';
 
 /** Options of the reductions. */
 export interface ReduceOptions {
@@ -270,6 +271,7 @@ interface Plan {
 }
 
 function execute(p: Plan): GPUArray {
+  checkDevices(p.op, p.idx ? [...p.arrays, p.idx] : p.arrays, p.opts.out instanceof GPUArray ? p.opts.out : undefined);
   const a = p.idx ?? p.arrays[0];
   const axes = p.axes;
   let keptShape: number[], shape: number[], k: number, m: number;
@@ -384,7 +386,7 @@ function sameLayout(a: GPUArray, b: GPUArray, what: string): [GPUArray, GPUArray
   if (a.shape.length !== b.shape.length || a.shape.some((n, i) => n !== b.shape[i])) {
     throw rangeError('ERR_SHAPE_MISMATCH', `${what}: shapes (${a.shape.join(',')}) and (${b.shape.join(',')}) differ`);
   }
-  if (a.context !== b.context) throw typeError('ERR_DEVICE_MISMATCH', `${what}: arrays live on different devices/contexts`);
+  checkDevices(what, [a, b]);
   if (a.strides.every((s, i) => s / a.dtype.bytes === b.strides[i] / b.dtype.bytes)) return [a, b, []];
   const temps: GPUArray[] = [];
   const c = (x: GPUArray) => (x.flags.cContiguous ? x : (temps.push(x.copy()), temps[temps.length - 1]));

@@ -10,6 +10,7 @@ import { canCast } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
 import { ParamValue } from '../engine/reduce';
 import { cumSpec, runScan } from '../engine/scan';
+import { checkDevices } from './devices';
 
 /** Options of cumsum/cumprod. */
 export interface ScanOptions {
@@ -55,6 +56,7 @@ function cumulative(op: 'cumsum' | 'cumprod') {
           throw typeError('ERR_INVALID_DTYPE', `${op}: cannot store a ${acc.name} result in a ${out.dtype.name} out array (same_kind casting)`);
         }
       }
+      checkDevices(op, [a], out);
       const direct = out && !perm && out.dtype === acc && out.flags.cContiguous && !overlapping(out, a);
       const dst = direct ? out! : GPUArray.allocate(src.shape, acc, opts.stream);
       if (!direct) temps.push(dst);

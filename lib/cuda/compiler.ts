@@ -15,7 +15,8 @@ import { NvrtcError, describe, typeError } from '../base/errors';
 import { DeviceAllocation } from './memory';
 import { CudaFunction, ParamType, makeFunction, parseKernelSignatures } from './launch';
 import { native } from './native';
-import { currentContext } from './driver';
+import { contextDevice, currentContext } from './driver';
+import { syncDevice } from './scope';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const PACKAGE_VERSION: string = require('../../package.json').version;
@@ -85,7 +86,9 @@ function nvrtcVersion(): string {
 
 /** The architecture of the current device, as NVRTC can target it: ['sm_90', cubin?]. */
 function deviceArch(): { arch: string; cubin: boolean } {
-  const ord = native.currentDevice();
+  // The current context's device (a pushed context's, else the scope's): kernels are compiled and
+  // loaded per device, whatever the thread's default device is.
+  const ord = contextDevice(currentContext().id).ordinal;
   const major = native.deviceAttribute(ord, DEVICE_ATTRIBUTES.COMPUTE_CAPABILITY_MAJOR);
   const minor = native.deviceAttribute(ord, DEVICE_ATTRIBUTES.COMPUTE_CAPABILITY_MINOR);
   const cc = major * 10 + minor;
@@ -422,6 +425,7 @@ export class Module {
 export function moduleFromBuffer(image: ArrayBufferView | ArrayBuffer): Module {
   const view = ArrayBuffer.isView(image) ? image : types.isAnyArrayBuffer(image) ? new Uint8Array(image) : null;
   if (!view) throw typeError('ERR_INVALID_ARG_TYPE', `moduleFromBuffer() takes a Uint8Array/Buffer/ArrayBuffer. Received ${describe(image)}`);
+  syncDevice();
   return new Module(native.moduleLoad(view.buffer as ArrayBuffer, view.byteOffset, view.byteLength));
 }
 

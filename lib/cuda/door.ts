@@ -5,6 +5,8 @@
  * that spies on `native` still sees every call, and adds one inlinable call frame (no allocation).
  */
 import { native } from './native';
+import { syncDevice } from './scope';
+import { contextDevice, currentContext } from './driver';
 
 type A = NativeAddon.Addon;
 type H = NativeAddon.HostBuffer;
@@ -36,30 +38,45 @@ export function funcAttribute(fn: NativeAddon.FunctionHandle, attribute: number)
 export function memset(dst: bigint, value: number, count: number, width: 1 | 2 | 4, stream: S, async: false): void;
 export function memset(dst: bigint, value: number, count: number, width: 1 | 2 | 4, stream: S, async: true): Promise<void>;
 export function memset(dst: bigint, value: number, count: number, width: 1 | 2 | 4, stream: S, async: boolean): void | Promise<void> {
+  syncDevice();
   return native.memset(dst, value, count, width, stream, async as false);
 }
 
 export function memcpyHtod(dst: bigint, src: H, byteOffset: number, byteLength: number, pinned: P): void {
+  syncDevice();
   native.memcpyHtod(dst, src, byteOffset, byteLength, pinned);
 }
 
 export function memcpyDtoh(dst: H, byteOffset: number, byteLength: number, src: bigint, pinned: P): void {
+  syncDevice();
   native.memcpyDtoh(dst, byteOffset, byteLength, src, pinned);
 }
 
 export function memcpyHtodAsync(dst: bigint, src: H, byteOffset: number, byteLength: number, pinned: P,
   stream: S): Promise<void> {
+  syncDevice();
   return native.memcpyHtodAsync(dst, src, byteOffset, byteLength, pinned, stream);
 }
 
 export function memcpyDtohAsync(dst: H, byteOffset: number, byteLength: number, src: bigint, pinned: P,
   stream: S): Promise<void> {
+  syncDevice();
   return native.memcpyDtohAsync(dst, byteOffset, byteLength, src, pinned, stream);
+}
+
+/**
+ * Copies `bytes` between devices (same device allowed), ordered after `srcStream`'s work and
+ * before its later work (types/addon.d.ts `memcpyPeer`).
+ */
+export function memcpyPeer(dst: bigint, dstOrdinal: number, src: bigint, srcOrdinal: number, bytes: number,
+  stream: S, srcStream: S): void {
+  native.memcpyPeer(dst, dstOrdinal, src, srcOrdinal, bytes, stream, srcStream, false);
 }
 
 // ---- device and process facts ------------------------------------------------------------------
 
-export const currentDevice = (): number => native.currentDevice();
+/** The device the calling code works on (a withDevice scope's, else the thread's). */
+export const currentDevice = (): number => contextDevice(currentContext().id).ordinal;
 export const deviceAttribute = (ordinal: number, attribute: number): number => native.deviceAttribute(ordinal, attribute);
 export const curandTable = (which: 0 | 1 | 2): ReturnType<A['curandTable']> => native.curandTable(which);
 export const driverStatus = (): NativeAddon.DriverStatus => native.driverStatus();
@@ -67,5 +84,5 @@ export const driverVersion = (): number => native.driverVersion();
 export const nvrtcVersion = (): [number, number, string] => native.nvrtcVersion();
 export const napiVersion = (): number => native.napiVersion;
 export const memLive = (): [number, number] => native.memLive();
-export const poolInfo = (): [number, number] => native.poolInfo();
-export const poolTrim = (): void => native.poolTrim();
+export const poolInfo = (): [number, number] => (syncDevice(), native.poolInfo());
+export const poolTrim = (): void => (syncDevice(), native.poolTrim());

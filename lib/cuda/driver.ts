@@ -4,8 +4,9 @@
  * launches in compiler.ts / launch.ts; index.ts gathers them all under `driver`.
  */
 import { DEVICE_ATTRIBUTES, attributeNumber, camelName } from './attributes';
-import { checkSize, describe, typeError } from '../base/errors';
+import { checkSize, describe, rangeError, typeError } from '../base/errors';
 import { native } from './native';
+import { deviceEpoch, runScoped, scopeDevice, setScopeDevice, syncDevice } from './scope';
 
 /**
  * Whether a CUDA driver and at least one device are present. Never throws. It says nothing about
@@ -28,9 +29,12 @@ export function init(): void {
 }
 
 // The calling thread's current context as [generation, id], cached until something that can change
-// it (useDevice, push/pop, makeContext, reset) runs: hot paths (kernel caches, GPUArray creation)
-// then need no native call to know which context they are in.
+// it (useDevice, a withDevice scope, push/pop, makeContext, reset) runs: hot paths (kernel caches,
+// GPUArray creation) then need no native call to know which context they are in.
 let currentCtx: { generation: number; id: number } | null = null;
+let currentEpoch = -1;
+// Device ordinal (and whether it is the device's primary context) of every context id seen.
+const contextDevices = new Map<number, { ordinal: number; primary: boolean }>();
 
 /** @internal Forget the cached current context (after anything that may change it). */
 export function contextChanged(): void {
@@ -41,6 +45,7 @@ const smCounts = new Map<number, number>();
 
 /** @internal Multiprocessors of the current context's device (cached per ordinal). */
 export function multiprocessorCount(): number {
+  syncDevice();
   const [ordinal] = native.ctxInfo();
   let sms = smCounts.get(ordinal);
   if (sms === undefined) {
@@ -52,11 +57,24 @@ export function multiprocessorCount(): number {
 
 /** @internal The current context's id and generation (cached). */
 export function currentContext(): { generation: number; id: number } {
-  if (!currentCtx) {
-    const [, , generation, id] = native.ctxInfo();
+  syncDevice();
+  if (!currentCtx || currentEpoch !== deviceEpoch.value) {
+    const [ordinal, primary, generation, id] = native.ctxInfo();
     currentCtx = { generation, id };
+    currentEpoch = deviceEpoch.value;
+    contextDevices.set(id, { ordinal, primary });
   }
   return currentCtx;
+}
+
+/**
+ * @internal The device ordinal of a context id that currentContext() returned, and whether it is
+ * that device's primary context (the one nodecuda uses unless a context was pushed).
+ */
+export function contextDevice(id: number): { ordinal: number; primary: boolean } {
+  const d = contextDevices.get(id);
+  if (!d) throw new Error(`nodecuda: unknown context id ${id}`); // every array's id came from currentContext()
+  return d;
 }
 
 function ordinalArg(n: unknown): number {
@@ -128,6 +146,7 @@ export class Device {
   }
   /** Creates a new (non-primary) context and pushes it on this thread, like PyCUDA. */
   makeContext(flags = 0): Context {
+    syncDevice();
     const ctx = new Context(native.ctxCreate(this.ordinal, checkSize(flags, 'flags', 2 ** 31 - 1)));
     contextChanged();
     ctx.push();
@@ -148,14 +167,92 @@ export class Device {
 }
 
 /**
- * Makes device `n` current for this thread: later allocations, compiles and launches use its
- * primary context.
+ * Makes device `n` (an ordinal or a Device) current: later allocations, compiles and launches use
+ * its primary context. Outside `withDevice` it sets the thread's device; inside a `withDevice`
+ * scope it changes that scope's device until the scope ends (like CuPy's `Device.use()` inside a
+ * `with` block). Throws RangeError ERR_OUT_OF_RANGE for a device that does not exist.
  * @example
  * driver.useDevice(1);
  */
-export function useDevice(n: number): void {
-  native.useDevice(ordinalArg(n));
+export function useDevice(n: number | Device): void {
+  const ordinal = n instanceof Device ? n.ordinal : ordinalArg(n);
+  native.useDevice(ordinal); // validates (RangeError ERR_OUT_OF_RANGE)
+  setScopeDevice(ordinal);
   contextChanged();
+}
+
+/**
+ * @internal A device argument: an ordinal or a Device; TypeError ERR_INVALID_ARG_TYPE for
+ * anything else, RangeError ERR_OUT_OF_RANGE for a negative or fractional ordinal and (naming the
+ * count) for a device that does not exist.
+ */
+export function deviceArg(d: unknown, name = 'device'): number {
+  return deviceExists(ordinalOf(d, name), name);
+}
+
+function ordinalOf(d: unknown, name: string): number {
+  if (d instanceof Device) return d.ordinal;
+  if (typeof d !== 'number') {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a device ordinal or a driver.Device. Received ${describe(d)}`);
+  }
+  if (!Number.isInteger(d) || d < 0) {
+    throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be an integer >= 0. Received ${d}`);
+  }
+  return d;
+}
+
+function deviceExists(d: number, name: string): number {
+  const count = native.deviceCount();
+  if (d >= count) {
+    throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument is device ${d}, which does not exist: ${count} device(s) visible (0 to ${count - 1})`);
+  }
+  return d;
+}
+
+/**
+ * Whether device `a` can map device `b`'s memory (cuDeviceCanAccessPeer); true for a device and
+ * itself. Peer access must still be enabled (Context.enablePeerAccess) before kernels on `a`
+ * touch `b`'s memory; copies between devices (`arr.to(n)`) work either way.
+ * @example
+ * driver.canAccessPeer(0, 1);
+ */
+export function canAccessPeer(a: number | Device, b: number | Device): boolean {
+  const x = ordinalOf(a, 'a'), y = ordinalOf(b, 'b'); // both argument types before the driver
+  deviceExists(x, 'a');
+  deviceExists(y, 'b');
+  return x === y || native.deviceCanAccessPeer(x, y);
+}
+
+/**
+ * Runs `fn` with device `device` (an ordinal or a Device) as the current device, like CuPy's
+ * `with cupy.cuda.Device(n):`, and returns what `fn` returns (its Promise, for an async `fn`).
+ * Everything `fn` does — arrays it creates, kernels it compiles and launches, streams and events
+ * it makes — uses that device's primary context. The scope follows `fn`'s asynchronous work:
+ * code after an `await` inside `fn`, and callbacks and timers it schedules, still run on `device`,
+ * while code outside the scope (interleaved with it at those awaits) keeps its own device. Scopes
+ * nest (the innermost wins); `driver.useDevice(n)` inside a scope changes that scope's device
+ * until it ends. A context pushed with `Context.push()` still takes precedence, as in CUDA.
+ * Throws RangeError ERR_OUT_OF_RANGE for a device that does not exist.
+ * @example
+ * const b = withDevice(1, () => gpuarray.arange(10).mul(2)); // computed on device 1
+ * await withDevice(1, async () => { const x = await gpuarray.toGpuAsync(data); ... });
+ */
+export function withDevice<T>(device: number | Device, fn: () => T): T {
+  if (typeof fn !== 'function') {
+    throw typeError('ERR_INVALID_ARG_TYPE', `withDevice(device, fn): fn must be a function. Received ${describe(fn)}`);
+  }
+  return runScoped(deviceArg(device), fn);
+}
+
+/**
+ * The device the calling code works on: the innermost withDevice scope's, else the one chosen
+ * with useDevice (default 0). A context pushed with Context.push() is not considered: see
+ * Context.getDevice().
+ * @example
+ * withDevice(0, () => driver.getDevice()); // 0
+ */
+export function getDevice(): number {
+  return scopeDevice();
 }
 
 /**
@@ -188,18 +285,41 @@ export class Context {
   }
   /** The thread's current context. */
   static getCurrent(): Context {
+    syncDevice();
     return new Context(native.ctxCurrent());
   }
   /** Device of the current context. */
   static getDevice(): Device {
+    syncDevice();
     return new Device(native.ctxInfo()[0]);
   }
   /** Waits for all work in the current context. */
   static synchronize(): void {
+    syncDevice();
     native.ctxSynchronize();
+  }
+  /**
+   * Lets the current context (or `from`) read and write memory of `peer` (a Context, or a Device /
+   * ordinal for its primary context) in kernels: cuCtxEnablePeerAccess, plus cuMemPoolSetAccess on
+   * the peer device's memory pool, since stream-ordered pool allocations (nodecuda's default)
+   * ignore context peer access. Idempotent: access already enabled is not an error; a device and
+   * itself need nothing. Throws CudaError (e.g. CUDA_ERROR_PEER_ACCESS_UNSUPPORTED) where the two
+   * devices cannot be peers: check `driver.canAccessPeer(a, b)` first. Peer copies (`a.to(n)`)
+   * need none of this.
+   * @example
+   * if (driver.canAccessPeer(0, 1)) withDevice(0, () => driver.Context.enablePeerAccess(1));
+   */
+  static enablePeerAccess(peer: Context | Device | number, from?: Context): void {
+    if (from !== undefined && !(from instanceof Context)) {
+      throw typeError('ERR_INVALID_ARG_TYPE', `The "from" argument must be a driver.Context. Received ${describe(from)}`);
+    }
+    const p = peer instanceof Context ? peer.handle : native.ctxPrimary(deviceArg(peer, 'peer'));
+    syncDevice();
+    native.ctxEnablePeerAccess(p, from?.handle);
   }
   /** Resolves when all work in the current context is done (waits off the main thread). */
   static synchronizeAsync(): Promise<void> {
+    syncDevice();
     return native.ctxSynchronizeAsync();
   }
 }
@@ -210,6 +330,7 @@ export class Context {
  * const [free, total] = driver.memGetInfo();
  */
 export function memGetInfo(): [number, number] {
+  syncDevice();
   return native.memGetInfo();
 }
 
@@ -225,7 +346,10 @@ export const eventFlags = Object.freeze({ DEFAULT: 0, BLOCKING_SYNC: 1, DISABLE_
  */
 export class Stream {
   #handle: NativeAddon.StreamHandle | null;
+  /** Ordinal of the device the stream belongs to (the current one when it was made). */
+  readonly device: number;
   constructor(flags = 0) {
+    this.device = contextDevice(currentContext().id).ordinal; // syncs the scope's device first
     this.#handle = native.streamCreate(checkSize(flags, 'flags', 2 ** 31 - 1));
   }
   /** @internal The native handle; throws if disposed. */
@@ -284,6 +408,7 @@ function eventHandle(e: unknown): NativeAddon.EventHandle {
 export class Event {
   #handle: NativeAddon.EventHandle | null;
   constructor(flags = 0) {
+    syncDevice();
     this.#handle = native.eventCreate(checkSize(flags, 'flags', 2 ** 31 - 1));
   }
   /** @internal */

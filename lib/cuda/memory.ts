@@ -10,6 +10,7 @@ import { DTypeLike, TypedArrayConstructor, dtype } from '../base/dtype';
 import { CudaError, checkSize, describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from './driver';
 import { native } from './native';
+import { syncDevice } from './scope';
 
 /**
  * @internal Library-owned workspaces (reduction counters, scan status arrays): kept for the life
@@ -242,6 +243,7 @@ const recover = [
  */
 export function allocRaw(bytes: number, stream: Stream | null | undefined, owner: object): bigint {
   const s = streamHandle(stream);
+  syncDevice();
   for (let attempt = 0; ; attempt++) {
     try {
       return native.memAlloc(bytes, s, owner);
@@ -296,6 +298,7 @@ export function memcpyHtod(dst: DeviceLike, src: HostBufferLike): void {
   const h = hostRange(src, 'src');
   checkFits(h.byteLength, d.bytes, 'memcpyHtod: destination too small');
   useOn(dst, null); // a small pageable copy may still be in flight when this returns
+  syncDevice();
   native.memcpyHtod(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned);
 }
 
@@ -308,6 +311,7 @@ export function memcpyDtoh(dst: HostBufferLike, src: DeviceLike): void {
   const h = hostRange(dst, 'dst');
   const s = deviceRange(src, 'src');
   checkFits(h.byteLength, s.bytes, 'memcpyDtoh: source too small for the destination');
+  syncDevice();
   native.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, s.ptr, h.pinned);
 }
 
@@ -323,6 +327,7 @@ export function memcpyDtod(dst: DeviceLike,
   checkFits(bytes, Math.min(d.bytes, s.bytes), 'memcpyDtod');
   useOn(dst, null);
   useOn(src, null);
+  syncDevice();
   native.memcpyDtod(d.ptr, s.ptr, bytes, null, false);
 }
 
@@ -340,6 +345,7 @@ export function memcpyHtodAsync(dst: DeviceLike, src: HostBufferLike,
   checkFits(h.byteLength, d.bytes, 'memcpyHtodAsync: destination too small');
   const sh = streamHandle(stream);
   useOn(dst, sh);
+  syncDevice();
   return native.memcpyHtodAsync(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned, sh);
 }
 
@@ -359,6 +365,7 @@ export function memcpyDtohAsync(dst: HostBufferLike, src: DeviceLike,
   checkFits(h.byteLength, s.bytes, 'memcpyDtohAsync: source too small for the destination');
   const sh = streamHandle(stream);
   useOn(src, sh);
+  syncDevice();
   return native.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, s.ptr, h.pinned, sh);
 }
 
@@ -375,6 +382,7 @@ export function memcpyDtodAsync(dst: DeviceLike,
   const sh = streamHandle(stream);
   useOn(dst, sh);
   useOn(src, sh);
+  syncDevice();
   return native.memcpyDtod(d.ptr, s.ptr, bytes, sh, true);
 }
 
@@ -388,6 +396,7 @@ function memsetImpl(width: 1 | 2 | 4, dst: DeviceLike, value: number,
   checkFits(count * width, d.bytes, `memsetD${8 * width}`);
   const sh = streamHandle(stream);
   useOn(dst, sh);
+  syncDevice();
   return async
     ? native.memset(d.ptr, value, count, width, sh, true)
     : native.memset(d.ptr, value, count, width, sh, false);

@@ -21,6 +21,7 @@ import {
   CArg, IDENT, LoopMode, ResolvedParam, cTypeDType, genericBody, helpers, loopKernelSource, parseCArgs,
 } from '../engine/templates/elementwise_kernel';
 import * as cu from '../cuda/door';
+import { checkContext, checkDevices } from '../array/devices';
 
 /** A range or slice: a Slice, `{ start?, stop?, step? }` or `[start, stop, step?]`. */
 export type RangeLike = Slice | { start?: number | null; stop?: number | null; step?: number | null } |
@@ -237,6 +238,7 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
     off += p.dtype.bytes;
   });
   if (n < 0) throw typeError('ERR_INVALID_ARG_TYPE', `${k.kernel}(): needs at least one array argument (n is the first array's size)`);
+  checkContext(`${k.kernel}()`, ctx!);
   let mode: LoopMode;
   let count = n;
   if (opts.range !== undefined || opts.slice !== undefined) {
@@ -529,7 +531,7 @@ function callGeneric(k: GenericElementwiseKernel, a: unknown[]): GPUArray | GPUA
   const ins = k.ins.map((p, j) => bind(a[j], p, `input "${p.name}"`, false));
   const outs = k.outs.map((p, j) => bind(a[nIn + j], p, `output "${p.name}"`, true));
   const arrays = [...ins, ...outs].filter((b): b is GPUArray => b instanceof GPUArray);
-  if (arrays.some((x) => x.context !== arrays[0].context)) throw typeError('ERR_DEVICE_MISMATCH', `${k.kernel}(): arrays live on different devices/contexts`);
+  checkDevices(`${k.kernel}()`, arrays);
   const { spec, outTypes } = resolve(k, ins, outs);
   // Launch shape: broadcast of the non-raw input arrays (else of the given outputs); outputs must have it exactly.
   const inArrays = ins.filter((b, j) => b instanceof GPUArray && !k.ins[j].raw) as GPUArray[];

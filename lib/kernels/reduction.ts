@@ -12,6 +12,7 @@ import { axesOf, finish, target } from '../array/reductions';
 import { storageType } from '../engine/templates/elementwise';
 import { ReduceSpec } from '../engine/templates/reduction';
 import { isOptions, parseArguments } from './user_args';
+import { checkDevices } from '../array/devices';
 
 /** ReductionKernel options (PyCUDA's names, camelCase). */
 export interface ReductionKernelOptions {
@@ -75,6 +76,7 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
     let opts: ReductionCallOptions = {};
     if (args.length === nargs + 1 && isOptions(args[nargs])) opts = args.pop() as ReductionCallOptions;
     const { values, arrays } = user.pack(args, 'ReductionKernel');
+    checkDevices('ReductionKernel', arrays);
     const shape = arrays[0].shape;
     for (const a of arrays) {
       if (a.shape.length !== shape.length || a.shape.some((n, j) => n !== shape[j])) {

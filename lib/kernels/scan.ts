@@ -12,6 +12,7 @@ import { storageType } from '../engine/templates/elementwise';
 import { accBytes, accType } from '../engine/reduce';
 import { runScan } from '../engine/scan';
 import { UserArgs, isOptions, parseArguments } from './user_args';
+import { checkDevices } from '../array/devices';
 
 // ---- kernel builders --------------------------------------------------------------------------
 
@@ -31,6 +32,7 @@ function scanCall(spec: ScanSpec, dt: DType, what: string) {
     }
     const out = (output as GPUArray | undefined) ?? input;
     if (out.size !== input.size) throw rangeError('ERR_SHAPE_MISMATCH', `${what}: output has ${out.size} elements; input has ${input.size}`);
+    checkDevices(what, [input], out);
     runScan(spec, input.size, [{ ptr: out.address }, { ptr: input.address }], opts.stream, [out, input]);
     return out;
   };
@@ -133,6 +135,7 @@ export const GenericScanKernel = function (this: unknown, o: GenericScanOptions)
     let opts: { size?: number; stream?: Stream | null } = {};
     if (args.length === user.params.length + 1 && isOptions(args[args.length - 1])) opts = args.pop() as typeof opts;
     const { values, arrays } = user.pack(args, 'GenericScanKernel');
+    checkDevices('GenericScanKernel', arrays);
     const n = opts.size ?? (arrays[0]?.size);
     if (n === undefined || !Number.isSafeInteger(n) || n < 0) {
       throw typeError('ERR_INVALID_ARG_VALUE', 'GenericScanKernel: pass { size } when no array argument gives it');

@@ -21,6 +21,7 @@ import { assign } from '../array/operators';
 import { normalizeShape } from '../base/shape';
 import { CurandSequence, fillFromSequence } from './curand_sequence';
 import { Distribution, RANDOM_CHUNK, dtypesOf, elementsPerThread, randomKernel, wordsPerElement } from '../engine/templates/philox';
+import { DeviceId, checkDevices, onDevice } from '../array/devices';
 
 /**
  * The bit generator of a random.Generator: 'philox' (Philox4x32-10, our kernels, every
@@ -55,6 +56,11 @@ export interface RandomState {
 /** Options shared by every draw. */
 export interface DrawOptions {
   stream?: Stream | null;
+  /**
+   * Device of a new array (ordinal or driver.Device; default: the current device). The fill forms
+   * run on the current device and refuse an array of another (ERR_DEVICE_MISMATCH).
+   */
+  device?: DeviceId;
 }
 
 const BLOCK = 256;
@@ -281,6 +287,7 @@ export class Generator {
 
   /** Fills `a` with `dist` from this generator's algorithm (philox: fill_). */
   #fill(dist: Distribution, a: GPUArray, p: Params, stream: Stream | null | undefined): GPUArray {
+    if (a instanceof GPUArray) checkDevices(dist, [a]);
     if (this.#alg === 'philox') return this.fill_(dist, a, p, stream);
     this.#philoxOnly(dist);
     if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `Expected a GPUArray. Received ${describe(a)}`);
@@ -306,15 +313,17 @@ export class Generator {
     }
   }
 
-  #draw(dist: Distribution, shape: number | readonly number[], d: DType, p: Params, stream: Stream | null | undefined): GPUArray {
+  #draw(dist: Distribution, shape: number | readonly number[], d: DType, p: Params, o: DrawOptions): GPUArray {
     this.#philoxOnly(dist);
-    const out = GPUArray.allocate(normalizeShape(shape), d, stream);
-    try {
-      return this.#fill(dist, out, p, stream);
-    } catch (e) {
-      out.dispose();
-      throw e;
-    }
+    return onDevice(o.device, () => {
+      const out = GPUArray.allocate(normalizeShape(shape), d, o.stream);
+      try {
+        return this.#fill(dist, out, p, o.stream);
+      } catch (e) {
+        out.dispose();
+        throw e;
+      }
+    });
   }
 
   /**
@@ -326,7 +335,7 @@ export class Generator {
    */
   uniform(shape: number | readonly number[], options?: { low?: number; high?: number; dtype?: DTypeLike } & DrawOptions): GPUArray {
     const o = opts(options);
-    return this.#draw('uniform', shape, dtypeFor('uniform', o.dtype, DTYPES.float64), uniformParams(o), o.stream);
+    return this.#draw('uniform', shape, dtypeFor('uniform', o.dtype, DTYPES.float64), uniformParams(o), o);
   }
 
   /**
@@ -346,7 +355,7 @@ export class Generator {
    */
   normal(shape: number | readonly number[], options?: { mean?: number; std?: number; dtype?: DTypeLike } & DrawOptions): GPUArray {
     const o = opts(options);
-    return this.#draw('normal', shape, dtypeFor('normal', o.dtype, DTYPES.float64), normalParams(o), o.stream);
+    return this.#draw('normal', shape, dtypeFor('normal', o.dtype, DTYPES.float64), normalParams(o), o);
   }
 
   /**
@@ -366,7 +375,7 @@ export class Generator {
    */
   logNormal(shape: number | readonly number[], options?: { mean?: number; std?: number; dtype?: DTypeLike } & DrawOptions): GPUArray {
     const o = opts(options);
-    return this.#draw('lognormal', shape, dtypeFor('lognormal', o.dtype, DTYPES.float64), normalParams(o), o.stream);
+    return this.#draw('lognormal', shape, dtypeFor('lognormal', o.dtype, DTYPES.float64), normalParams(o), o);
   }
 
   /**
@@ -385,7 +394,7 @@ export class Generator {
    */
   exponential(shape: number | readonly number[], options?: { scale?: number; dtype?: DTypeLike } & DrawOptions): GPUArray {
     const o = opts(options);
-    return this.#draw('exponential', shape, dtypeFor('exponential', o.dtype, DTYPES.float64), expParams(o), o.stream);
+    return this.#draw('exponential', shape, dtypeFor('exponential', o.dtype, DTYPES.float64), expParams(o), o);
   }
 
   /**
@@ -407,7 +416,7 @@ export class Generator {
   poisson(shape: number | readonly number[], lambda = 1, options?: { dtype?: DTypeLike } & DrawOptions): GPUArray {
     this.#philoxOnly('poisson');
     const o = opts(options);
-    return this.#draw('poisson', shape, dtypeFor('poisson', o.dtype, DTYPES.int64), poissonParams(lambda), o.stream);
+    return this.#draw('poisson', shape, dtypeFor('poisson', o.dtype, DTYPES.int64), poissonParams(lambda), o);
   }
 
   /**
@@ -430,7 +439,7 @@ export class Generator {
     options?: DrawOptions): GPUArray {
     this.#philoxOnly('integers');
     const d = dtypeFor('integers', dtype, DTYPES.int64);
-    return this.#draw('integers', shape, d, integerParams(d, low, high), opts(options).stream);
+    return this.#draw('integers', shape, d, integerParams(d, low, high), opts(options));
   }
 
   /**
@@ -506,7 +515,8 @@ function floatDtype(dist: Distribution, d: DTypeLike | undefined): DType {
  * const x = random.rand([1024, 1024]);
  */
 export function rand(shape: number | readonly number[], dtype: DTypeLike = 'float32', options?: DrawOptions): GPUArray {
-  return defaultGenerator().uniform(shape, { dtype: floatDtype('uniform', dtype), stream: opts(options).stream });
+  const o = opts(options);
+  return defaultGenerator().uniform(shape, { dtype: floatDtype('uniform', dtype), stream: o.stream, device: o.device });
 }
 
 /**
@@ -515,7 +525,8 @@ export function rand(shape: number | readonly number[], dtype: DTypeLike = 'floa
  * const z = random.randn(1000);
  */
 export function randn(shape: number | readonly number[], dtype: DTypeLike = 'float32', options?: DrawOptions): GPUArray {
-  return defaultGenerator().normal(shape, { dtype: floatDtype('normal', dtype), stream: opts(options).stream });
+  const o = opts(options);
+  return defaultGenerator().normal(shape, { dtype: floatDtype('normal', dtype), stream: o.stream, device: o.device });
 }
 
 /**

@@ -55,11 +55,17 @@ thread_local uintptr_t t_ctx = 0;
 
 namespace {
 uintptr_t g_next = 16;
-uintptr_t g_primary = 0;
+// Device -> its primary context; never destroyed (threads may still call in at exit).
+std::map<int, uintptr_t>& g_primary = *new std::map<int, uintptr_t>;
 bool g_init = false;
 }  // namespace
 
 uintptr_t NewHandle() { return g_next += 16; }
+
+int Devices() {
+  static int n = std::min(8, std::max(1, Env("FAKECUDA_DEVICES", 1)));
+  return n;
+}
 
 CUresult Current(Ctx** out) {
   if (!g_init) return CUDA_ERROR_NOT_INITIALIZED;
@@ -273,22 +279,22 @@ FAKE_API CUresult cuGetErrorString(CUresult e, const char** s) {
   return *s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 FAKE_API CUresult cuDeviceGetCount(int* n) {
-  return n ? (*n = 1, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE;
+  return n ? (*n = Devices(), CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE;
 }
 FAKE_API CUresult cuDeviceGet(CUdevice* d, int ordinal) {
   if (!d) return CUDA_ERROR_INVALID_VALUE;
-  if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
-  *d = 0;
+  if (BadDev(ordinal)) return CUDA_ERROR_INVALID_DEVICE;
+  *d = ordinal;
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuDeviceGetName(char* name, int len, CUdevice d) {
-  if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (BadDev(d)) return CUDA_ERROR_INVALID_DEVICE;
   if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
   std::snprintf(name, len, "%s", "nodecuda fake device");
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuDeviceTotalMem(size_t* bytes, CUdevice d) {
-  if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (BadDev(d)) return CUDA_ERROR_INVALID_DEVICE;
   return bytes ? (*bytes = g_total, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE;
 }
 FAKE_API CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice d) {
@@ -302,17 +308,23 @@ FAKE_API CUresult cuDeviceGetAttribute(int* v, CUdevice_attribute a, CUdevice d)
       {79, 1},       {80, 1},         {81, 233472},     {82, 65536}, {83, 1},          {86, 1},
       {87, 2},       {90, 1},         {91, 1},          {95, 1},     {97, 232448},     {99, 1},
       {106, 32},     {108, 31457280}, {109, 134213632}, {111, 1024}, {115, 1},         {120, 1}};
-  if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (BadDev(d)) return CUDA_ERROR_INVALID_DEVICE;
   if (!v || a <= 0 || a >= CU_DEVICE_ATTRIBUTE_MAX) return CUDA_ERROR_INVALID_VALUE;
   auto it = kAttr.find(a);
   *v = it == kAttr.end() ? 0 : it->second;
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuDeviceGetPCIBusId(char* id, int len, CUdevice d) {
-  if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (BadDev(d)) return CUDA_ERROR_INVALID_DEVICE;
   if (!id || len <= 0) return CUDA_ERROR_INVALID_VALUE;
   std::snprintf(id, len, "%s", "0000:00:00.0");
   return CUDA_SUCCESS;
+}
+
+// Every two devices are peers; CUDA answers 0 for a device and itself and refuses access to it.
+FAKE_API CUresult cuDeviceCanAccessPeer(int* can, CUdevice d, CUdevice peer) {
+  if (BadDev(d) || BadDev(peer)) return CUDA_ERROR_INVALID_DEVICE;
+  return can ? (*can = d != peer, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE;
 }
 
 // ---- contexts --------------------------------------------------------------------------------
@@ -320,33 +332,38 @@ FAKE_API CUresult cuDeviceGetPCIBusId(char* id, int len, CUdevice d) {
 FAKE_API CUresult cuDevicePrimaryCtxRetain(CUcontext* out, CUdevice d) {
   std::lock_guard<std::mutex> lock(mu);
   if (!g_init) return CUDA_ERROR_NOT_INITIALIZED;
-  if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (BadDev(d)) return CUDA_ERROR_INVALID_DEVICE;
   if (!out) return CUDA_ERROR_INVALID_VALUE;
-  if (!g_primary) g_ctx[g_primary = NewHandle()].primary = true;
-  g_ctx[g_primary].refs++;
-  *out = reinterpret_cast<CUcontext>(g_primary);
+  uintptr_t& p = g_primary[d];
+  if (!p) {
+    g_ctx[p = NewHandle()].primary = true;
+    g_ctx[p].dev = d;
+  }
+  g_ctx[p].refs++;
+  *out = reinterpret_cast<CUcontext>(p);
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuDevicePrimaryCtxRelease(CUdevice d) {
   std::lock_guard<std::mutex> lock(mu);
-  if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
-  if (!g_primary || g_ctx[g_primary].refs <= 0) return CUDA_ERROR_INVALID_CONTEXT;
-  g_ctx[g_primary].refs--;  // resources are kept: a later retain finds them (as the driver may)
+  if (BadDev(d)) return CUDA_ERROR_INVALID_DEVICE;
+  uintptr_t p = g_primary[d];
+  if (!p || g_ctx[p].refs <= 0) return CUDA_ERROR_INVALID_CONTEXT;
+  g_ctx[p].refs--;  // resources are kept: a later retain finds them (as the driver may)
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuDevicePrimaryCtxReset(CUdevice d) {
   std::unique_lock<std::mutex> lock(mu);
-  if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
-  if (g_primary) DropContextResources(lock, g_primary);
+  if (BadDev(d)) return CUDA_ERROR_INVALID_DEVICE;
+  if (g_primary[d]) DropContextResources(lock, g_primary[d]);
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuCtxCreate(CUcontext* out, CUctxCreateParams*, unsigned, CUdevice d) {
   std::lock_guard<std::mutex> lock(mu);
   if (!g_init) return CUDA_ERROR_NOT_INITIALIZED;
-  if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
+  if (BadDev(d)) return CUDA_ERROR_INVALID_DEVICE;
   if (!out) return CUDA_ERROR_INVALID_VALUE;
   uintptr_t h = NewHandle();
-  g_ctx[h];
+  g_ctx[h].dev = d;
   t_ctx = h;  // the new context is current, as cuCtxCreate makes it
   *out = reinterpret_cast<CUcontext>(h);
   return CUDA_SUCCESS;

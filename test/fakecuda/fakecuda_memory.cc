@@ -79,15 +79,15 @@ FAKE_API CUresult cuMemFree(CUdeviceptr d) {
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool* pool, CUdevice d) {
-  if (d != 0) return CUDA_ERROR_INVALID_DEVICE;
-  return pool ? (*pool = reinterpret_cast<CUmemoryPool>(8), CUDA_SUCCESS)
+  if (BadDev(d)) return CUDA_ERROR_INVALID_DEVICE;
+  return pool ? (*pool = reinterpret_cast<CUmemoryPool>(8 + d), CUDA_SUCCESS)
               : CUDA_ERROR_INVALID_VALUE;
 }
 FAKE_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr* out, size_t n, CUmemoryPool pool,
                                           CUstream h) {
   LOCK_CTX;
   StreamP s;
-  if (H(pool) != 8) return CUDA_ERROR_INVALID_VALUE;
+  if (BadPool(H(pool))) return CUDA_ERROR_INVALID_VALUE;
   if (CUresult r = StreamOf(c, h, &s)) return r;
   return AllocDev(out, n, true);
 }
@@ -102,14 +102,20 @@ FAKE_API CUresult cuMemFreeAsync(CUdeviceptr d, CUstream h) {
   Enqueue(s, [p] { std::free(p); });
   return CUDA_SUCCESS;
 }
+FAKE_API CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc* map, size_t n) {
+  if (BadPool(H(pool)) || (!map && n)) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < n; i++)
+    if (BadDev(map[i].location.id)) return CUDA_ERROR_INVALID_DEVICE;
+  return CUDA_SUCCESS;
+}
 FAKE_API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute a, void* v) {
-  if (H(pool) != 8 || !v) return CUDA_ERROR_INVALID_VALUE;
+  if (BadPool(H(pool)) || !v) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> lock(mu);
   if (a == CU_MEMPOOL_ATTR_RELEASE_THRESHOLD) g_threshold = *static_cast<cuuint64_t*>(v);
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute a, void* v) {
-  if (H(pool) != 8 || !v) return CUDA_ERROR_INVALID_VALUE;
+  if (BadPool(H(pool)) || !v) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard<std::mutex> lock(mu);
   size_t pooled = 0;
   for (auto& [p, m] : g_mem) pooled += m.pooled ? m.size : 0;
@@ -125,7 +131,7 @@ FAKE_API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute a
   return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t) {
-  return H(pool) == 8 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return BadPool(H(pool)) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
 #define DEV_OR_FAIL(var, d, n)             \
@@ -160,6 +166,24 @@ FAKE_API CUresult cuMemcpyDtoDAsync(CUdeviceptr d, CUdeviceptr s, size_t n, CUst
   DEV_OR_FAIL(dp, d, n);
   DEV_OR_FAIL(sp, s, n);
   return Copy(st, true, dp, sp, n, false, false);
+}
+// One address space: a peer copy is a device-to-device copy on `st` (of the current context).
+FAKE_API CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc,
+                                    size_t n, CUstream st) {
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!Find(g_ctx, H(dc), "CUcontext") || !Find(g_ctx, H(sc), "CUcontext"))
+      return CUDA_ERROR_INVALID_CONTEXT;
+  }
+  return cuMemcpyDtoDAsync(d, s, n, st);
+}
+FAKE_API CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int flags) {
+  LOCK_CTX;
+  Ctx* p = Find(g_ctx, H(peer), "CUcontext");
+  if (!p || flags) return p ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_CONTEXT;
+  if (p->dev == c->dev) return CUDA_ERROR_INVALID_DEVICE;
+  if (!c->peers.insert(H(peer)).second) return CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+  return CUDA_SUCCESS;
 }
 FAKE_API CUresult cuMemsetD8(CUdeviceptr d, unsigned char v, size_t n) {
   return Memset(d, v, n, 1, nullptr, false);

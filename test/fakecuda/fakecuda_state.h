@@ -27,6 +27,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -48,6 +49,11 @@ extern std::mutex& mu;                           // one lock for all state
 extern std::condition_variable& cv;
 
 int Env(const char* name, int def);
+// Devices the double reports (FAKECUDA_DEVICES, 1 to 8; default 1): one shared address space,
+// so a peer copy is a plain copy. Device d's default memory pool is the handle 8 + d.
+int Devices();
+inline bool BadDev(int d) { return d < 0 || d >= Devices(); }
+inline bool BadPool(uintptr_t p) { return p < 8 || p >= 8 + static_cast<uintptr_t>(Devices()); }
 void Delay();  // FAKECUDA_SYNC_DELAY_MS
 [[noreturn]] void Die(const char* fmt, ...);
 double NowMs();
@@ -59,6 +65,8 @@ struct Op {
   std::vector<std::pair<StreamP, uint64_t>> deps;  // (stream, sequence number) to wait for
 };
 struct Ctx {
+  int dev = 0;
+  std::set<uintptr_t> peers;  // contexts this one enabled peer access to
   bool primary = false, alive = true;
   int refs = 0;
   CUresult sticky = CUDA_SUCCESS;
