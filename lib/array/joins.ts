@@ -9,6 +9,7 @@ import { useOn } from '../cuda/memory';
 import { GPUArray, arrayArg, optionsArg } from './gpuarray';
 import { generatedKernel } from '../cuda/compiler';
 import * as cu from '../cuda/door';
+import { ArgPacker } from '../cuda/args';
 import { assign } from './operators';
 import { resultType } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
@@ -102,25 +103,17 @@ function indexKernel(kind: 'take' | 'put', elem: string): NativeAddon.FunctionHa
   return generatedKernel(source, name);
 }
 
-const cfg = new Uint32Array(7);
-const params = new Uint8Array(64);
-const view = new DataView(params.buffer);
+const P = new ArgPacker(64);
 
 function launchIndex(fn: NativeAddon.FunctionHandle, dst: GPUArray, src: GPUArray, idx: GPUArray, axlen: number,
   inner: number, n: number, stream: Stream | null | undefined): void {
   const err = GPUArray.allocate([1], DTYPES.int32, stream);
   try {
     cu.memset(err.ptr, 0, 4, 1, streamHandle(stream), false);
-    [dst.ptr, src.ptr, idx.ptr].forEach((p, k) => view.setBigUint64(8 * k, p, true));
-    view.setBigUint64(24, BigInt(idx.size), true);
-    view.setBigInt64(32, BigInt(axlen), true);
-    view.setBigUint64(40, BigInt(inner), true);
-    view.setBigUint64(48, BigInt(n), true);
-    view.setBigUint64(56, err.ptr, true);
-    cfg.set([Math.max(1, Math.ceil(n / 256)), 1, 1, 256, 1, 1, 0]);
+    P.reset().ptr(dst.ptr).ptr(src.ptr).ptr(idx.ptr).u64n(idx.size).i64(axlen).u64n(inner).u64n(n).ptr(err.ptr);
     const sh = streamHandle(stream);
     for (const x of [dst, src, idx]) useOn(x, sh); // memory of another stream (memory.ts)
-    if (n > 0) cu.launch(fn, sh, cfg, params, 64);
+    if (n > 0) P.launch(fn, sh, Math.max(1, Math.ceil(n / 256)), 1, 1, 256, 1, 1, 0, false);
     if (err.item()) throw rangeError('ERR_INDEX_OUT_OF_RANGE', `index out of range for an axis of length ${axlen}`);
   } finally {
     err.dispose();

@@ -14,7 +14,8 @@ import { canCast, resultType } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
 import { storageType, computeType } from '../engine/templates/elementwise';
 import { ReduceSpec } from '../engine/templates/reduction';
-import { ParamValue, UNSIGNED_C, accBytes, accType, runReduction } from '../engine/reduce';
+import { UNSIGNED_C, accBytes, accType, runReduction } from '../engine/reduce';
+import { ParamValue } from '../cuda/args';
 
 /** Options of the reductions. */
 export interface ReduceOptions {

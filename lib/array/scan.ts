@@ -8,7 +8,7 @@ import { GPUArray } from './gpuarray';
 import { assign } from './operators';
 import { canCast } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
-import { ParamValue } from '../engine/reduce';
+import { ParamValue } from '../cuda/args';
 import { cumSpec, runScan } from '../engine/scan';
 
 /** Options of cumsum/cumprod. */

@@ -1,13 +1,15 @@
 /**
- * Kernel functions and launches: `__global__` signature parsing, argument packing into one
- * reusable buffer (handed to the driver in one N-API call), prepare/preparedCall, In/Out/InOut.
+ * Kernel functions and user launches: `__global__` signature parsing, argument checks and packing
+ * (into the function's own ArgPacker, args.ts, launched in one N-API call), prepare/preparedCall,
+ * In/Out/InOut.
  */
 import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
-import { DTYPES, DType, Scalar, coerce, coerceArg, own, writeScalar } from '../base/dtype';
+import { DTYPES, DType, Scalar, coerce, coerceArg, own } from '../base/dtype';
 import { checkSize, describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from './driver';
 import { DeviceAllocation, DeviceLike, HostRange, deviceRange, hostRange, isDeviceMemory, useOn } from './memory';
 import { native } from './native';
+import { ArgPacker } from './args';
 import { stripComments } from '../base/c_source';
 
 /** A kernel parameter: a pointer, a scalar of known dtype, or a type we cannot pack from a number. */
@@ -125,9 +127,8 @@ interface FunctionState {
   params: ParamType[] | null; // null: signature unknown
   prepared: ParamType[] | null;
   module: unknown; // keeps the Module alive
-  cfg: Uint32Array;
-  buf: Uint8Array;
-  view: DataView;
+  /** This function's own packer: packing may run user code (getters), which may launch too. */
+  args: ArgPacker;
   /**
    * Block shape, shared bytes and attribute epoch of the last launch made in place (so checked by
    * the driver), and its stream: later launches with the same may be queued (launch_queue.cc).
@@ -143,8 +144,6 @@ function isOptions(v: unknown): v is LaunchOptions {
   return typeof v === 'object' && v !== null && !isDeviceMemory(v) && !(v instanceof HostArg) &&
     !(v instanceof Scalar) && !ArrayBuffer.isView(v) && 'block' in v;
 }
-
-const align = (n: number, a: number) => (n + a - 1) & -a;
 
 /**
  * A kernel (pycuda.driver.Function), callable:
@@ -227,10 +226,8 @@ function state(f: unknown): FunctionState {
 /** @internal Wraps a native function handle as a callable CudaFunction. */
 export function makeFunction(handle: NativeAddon.FunctionHandle, name: string, params: ParamType[] | null,
   module: unknown): CudaFunction {
-  const buf = new Uint8Array(256);
   const st: FunctionState = {
-    handle, name, params, prepared: null, module, cfg: new Uint32Array(7), buf,
-    view: new DataView(buf.buffer), ok: [0, 0, 0, 0, 0], okStream: null,
+    handle, name, params, prepared: null, module, args: new ArgPacker(256), ok: [0, 0, 0, 0, 0], okStream: null,
   };
   const fn = function (...args: unknown[]): void {
     const last = args[args.length - 1];
@@ -256,8 +253,7 @@ function typeOf(st: FunctionState, i: number, prepared: boolean): ParamType | nu
   return st.params ? st.params[i] : null;
 }
 
-function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, off: number,
-  temps: Temp[]): number {
+function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, temps: Temp[]): void {
   const where = `${st.name}() argument ${i}${t && !t.name.startsWith('#') ? ` ("${t.name}")` : ''}`;
   const want: DType | 'ptr' | null = !t ? null : t.kind === 'ptr' ? 'ptr' : t.kind === 'scalar' ? t.dtype : null;
 
@@ -278,18 +274,16 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
     if (want && want !== 'ptr') {
       throw typeError('ERR_INVALID_ARG_TYPE', `${where} is a ${want.name} scalar; got device memory`);
     }
-    off = align(off, 8);
-    st.view.setBigUint64(off, ptr, true);
-    return off + 8;
+    st.args.ptr(ptr);
+    return;
   }
   // Scalars.
   let dt: DType;
   let value: unknown = a;
   if (want === 'ptr') {
     if (typeof a === 'bigint') {
-      off = align(off, 8);
-      st.view.setBigUint64(off, BigInt.asUintN(64, a), true);
-      return off + 8;
+      st.args.ptr(BigInt.asUintN(64, a));
+      return;
     }
     throw typeError('ERR_INVALID_ARG_TYPE',
       `${where} is a pointer: pass a DeviceAllocation, a GPUArray, driver.In/Out/InOut(hostArray) or a bigint address. Received ${describe(a)}`);
@@ -297,9 +291,8 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
   if (want) {
     // Declared C type: a plain number must fit it (RangeError naming the parameter); a Scalar is a cast.
     const v = coerceArg(want, a, where);
-    off = align(off, want.align);
-    writeScalar(st.view, off, want, v);
-    return off + want.bytes;
+    st.args.scalar(want, v);
+    return;
   }
   if (a instanceof Scalar) {
     dt = a.dtype;
@@ -313,9 +306,7 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
       `Wrap it, e.g. cuda.int32(n) or cuda.float32(x), or use a BigInt for 64-bit integers. Received ${describe(a)}`);
   }
   const v = coerce(dt, value, where);
-  off = align(off, dt.align);
-  writeScalar(st.view, off, dt, v);
-  return off + dt.bytes;
+  st.args.scalar(dt, v);
 }
 
 function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared: boolean): void {
@@ -332,14 +323,8 @@ function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared:
   const stream = streamHandle(opts.stream);
   const temps: Temp[] = [];
   try {
-    if (st.buf.length < args.length * 16 + 16) {
-      st.buf = new Uint8Array(args.length * 32 + 64);
-      st.view = new DataView(st.buf.buffer);
-    }
-    let off = 0;
-    for (let i = 0; i < args.length; i++) off = packArg(st, i, args[i], typeOf(st, i, prepared), off, temps);
-    const c = st.cfg;
-    c[0] = grid[0]; c[1] = grid[1]; c[2] = grid[2]; c[3] = block[0]; c[4] = block[1]; c[5] = block[2]; c[6] = shared;
+    st.args.reset();
+    for (let i = 0; i < args.length; i++) packArg(st, i, args[i], typeOf(st, i, prepared), temps);
     if (stream && temps.length) {
       // Copies and allocations of temporaries ran on the legacy stream; order the launch after them.
       const ev = native.eventCreate(2 /* DISABLE_TIMING */);
@@ -352,7 +337,7 @@ function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared:
     const queue = !temps.length && ok[0] === block[0] && ok[1] === block[1] && ok[2] === block[2] &&
       ok[3] === shared && ok[4] === attributeEpoch && st.okStream === stream;
     for (const a of args) useOn(a, stream); // memory of another stream: its free waits (memory.ts)
-    native.launch(st.handle, stream, c, st.buf, off, queue);
+    st.args.launch(st.handle, stream, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, queue);
     if (!queue) {
       ok[0] = block[0]; ok[1] = block[1]; ok[2] = block[2]; ok[3] = shared; ok[4] = attributeEpoch;
       st.okStream = stream;

@@ -3,7 +3,7 @@
  * workspace, per-context kernel cache and the cumsum/cumprod specs. Callers: array/scan.ts
  * (cumsum/cumprod) and kernels/scan.ts (the user scan kernels).
  */
-import { DTYPES, DType } from '../base/dtype';
+import { DType } from '../base/dtype';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
 import { DeviceAllocation, useOn, workspaceAllocations } from '../cuda/memory';
@@ -12,7 +12,8 @@ import { PREAMBLE } from './templates/preamble';
 import { REDUCE_PREAMBLE } from './templates/reduction';
 import { SCAN_BLOCK, ScanSpec, scanItems, scanKernel, scanPacked } from './templates/scan';
 import { computeType, storageType } from './templates/elementwise';
-import { ParamValue, Params, UNSIGNED_C, accBytes, accType, workspaceKey } from './reduce';
+import { UNSIGNED_C, accBytes, accType, workspaceKey } from './reduce';
+import { ArgPacker, ParamValue } from '../cuda/args';
 
 interface Workspace { alloc: DeviceAllocation; tiles: number; epoch: number }
 const workspaces = new Map<string, Workspace>();
@@ -55,7 +56,7 @@ function kernelFor(spec: ScanSpec): NativeAddon.FunctionHandle {
   return fn;
 }
 
-const P = new Params();
+const P = new ArgPacker(512);
 
 /** Runs a scan over n elements with the given parameter values. @internal */
 export function runScan(spec: ScanSpec, n: number, args: ParamValue[], stream: Stream | null | undefined,
@@ -70,8 +71,8 @@ export function runScan(spec: ScanSpec, n: number, args: ParamValue[], stream: S
   P.reset();
   for (const a of args) P.value(a);
   const aggs = !scanPacked(spec.accBytes) ? w.aggs : spec.accBytes === 4 ? w.packed8 : w.packed16;
-  P.value({ dtype: DTYPES.int64, value: BigInt(n) }).ptr(w.status).ptr(aggs).ptr(w.incls).ptr(w.ticket).u32(w.ws.epoch);
-  P.launch(fn, stream, [tiles], [SCAN_BLOCK]);
+  P.i64(n).ptr(w.status).ptr(aggs).ptr(w.incls).ptr(w.ticket).u32(w.ws.epoch);
+  P.launch(fn, sh, tiles, 1, 1, SCAN_BLOCK, 1, 1, 0, true);
 }
 
 const specs = new Map<string, ScanSpec>();

@@ -6,7 +6,7 @@ import { DTYPES, DType, Scalar, coerceArg, own } from '../base/dtype';
 import { describe, typeError } from '../base/errors';
 import { GPUArray } from '../array/gpuarray';
 import { CTYPES } from '../cuda/launch';
-import { ParamValue } from '../engine/reduce';
+import { ParamValue } from '../cuda/args';
 
 /** One declared parameter: an array (pointer, with its element dtype when known) or a scalar. */
 export interface UserParam {
