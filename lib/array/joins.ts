@@ -14,7 +14,6 @@ import { assign } from './operators';
 import { resultType } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
 import { PREAMBLE } from '../engine/templates/preamble';
-import { storageType } from '../engine/templates/elementwise';
 
 function arrays(list: unknown, what: string): GPUArray[] {
   if (!Array.isArray(list) || list.length === 0 || list.some((a) => !(a instanceof GPUArray))) {
@@ -157,7 +156,7 @@ export function take(a: GPUArray, indices: GPUArray | readonly number[], axis?: 
     const out = GPUArray.allocate(shape, src.dtype, opts.stream);
     const inner = src.shape.slice(ax + 1).reduce((x, y) => x * y, 1);
     try {
-      launchIndex(indexKernel('take', storageType(src.dtype)), out, src, idx, src.shape[ax], inner, out.size, opts.stream);
+      launchIndex(indexKernel('take', src.dtype.storageC), out, src, idx, src.shape[ax], inner, out.size, opts.stream);
     } catch (e) {
       out.dispose();
       throw e;
@@ -187,7 +186,7 @@ export function put(a: GPUArray, indices: GPUArray | readonly number[], values: 
   try {
     if (values.dtype !== a.dtype || !values.flags.cContiguous) vals = values.astype(a.dtype, opts);
     if (vals.size === 0 && idx.size > 0) throw rangeError('ERR_OUT_OF_RANGE', 'put(): values is empty');
-    launchIndex(indexKernel('put', storageType(a.dtype)), a, vals, idx, a.size, Math.max(1, vals.size), idx.size, opts.stream);
+    launchIndex(indexKernel('put', a.dtype.storageC), a, vals, idx, a.size, Math.max(1, vals.size), idx.size, opts.stream);
   } finally {
     if (temp) idx.dispose();
     if (vals !== values) vals.dispose();

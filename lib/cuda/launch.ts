@@ -4,7 +4,7 @@
  * In/Out/InOut.
  */
 import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
-import { DTYPES, DType, Scalar, coerce, coerceArg, own } from '../base/dtype';
+import { DTYPES, DType, Scalar, coerce, coerceArg, dtypeOfCName, own } from '../base/dtype';
 import { checkSize, describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from './driver';
 import { DeviceAllocation, DeviceLike, HostRange, deviceRange, hostRange, isDeviceMemory, useOn } from './memory';
@@ -18,20 +18,13 @@ export type ParamType =
   | { kind: 'scalar'; dtype: DType; name: string }
   | { kind: 'unknown'; ctype: string; name: string };
 
-/** C type names → dtype names (kernel parameter parsing). @internal */
-export const CTYPES: Record<string, keyof typeof DTYPES> = {
-  bool: 'bool', char: 'int8', 'signed char': 'int8', 'unsigned char': 'uint8', int8_t: 'int8',
-  uint8_t: 'uint8', short: 'int16', 'short int': 'int16', 'signed short': 'int16',
-  'unsigned short': 'uint16', 'unsigned short int': 'uint16', int16_t: 'int16', uint16_t: 'uint16',
-  int: 'int32', signed: 'int32', 'signed int': 'int32', unsigned: 'uint32', 'unsigned int': 'uint32',
-  int32_t: 'int32', uint32_t: 'uint32', long: 'int64', 'long int': 'int64', 'unsigned long': 'uint64',
-  'unsigned long int': 'uint64', 'long long': 'int64', 'long long int': 'int64',
-  'unsigned long long': 'uint64', 'unsigned long long int': 'uint64', int64_t: 'int64',
-  uint64_t: 'uint64', size_t: 'uint64', ptrdiff_t: 'int64', ssize_t: 'int64', float: 'float32',
-  double: 'float64', __half: 'float16', half: 'float16',
-  // texture and surface objects (lib/texture.ts): 64-bit handles
-  cudaTextureObject_t: 'uint64', cudaSurfaceObject_t: 'uint64', CUtexObject: 'uint64', CUsurfObject: 'uint64',
-};
+// Texture and surface objects (cuda/texture.ts) are 64-bit handles: parameters of that type take a uint64.
+const HANDLE_TYPES = new Set(['cudaTextureObject_t', 'cudaSurfaceObject_t', 'CUtexObject', 'CUsurfObject']);
+
+/** The dtype of a C type name in a kernel parameter list (the dtype table's `cNames`, and handles). @internal */
+export function paramDType(ctype: string): DType | undefined {
+  return dtypeOfCName(ctype) ?? (HANDLE_TYPES.has(ctype) ? DTYPES.uint64 : undefined);
+}
 
 /** Parses one C parameter declaration ("const float * __restrict__ x"). */
 export function parseParam(decl: string, index: number): ParamType {
@@ -40,13 +33,13 @@ export function parseParam(decl: string, index: number): ParamType {
   const words = d.replace(/[*&[\]]/g, ' ').split(' ').filter(Boolean)
     .filter((w) => !['const', 'volatile', '__restrict__', '__restrict', 'restrict', 'struct'].includes(w));
   // The last word is the name unless the words already form a type ("unsigned char").
-  const unnamed = words.length <= 1 || own(CTYPES, words.join(' ')) !== undefined;
+  const unnamed = words.length <= 1 || paramDType(words.join(' ')) !== undefined;
   const name = unnamed ? `#${index}` : words[words.length - 1];
   const typeWords = unnamed ? words : words.slice(0, -1);
   if (isPtr) return { kind: 'ptr', name };
   const ctype = typeWords.join(' ');
-  const dt = own(CTYPES, ctype);
-  return dt ? { kind: 'scalar', dtype: DTYPES[dt], name } : { kind: 'unknown', ctype, name };
+  const dt = paramDType(ctype);
+  return dt ? { kind: 'scalar', dtype: dt, name } : { kind: 'unknown', ctype, name };
 }
 
 /** Parameter lists of the `__global__` functions declared in `source`, by function name. */

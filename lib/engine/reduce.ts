@@ -7,7 +7,6 @@
  * kernels leave zeroed.
  */
 import { envNumber } from '../base/env';
-import { DType } from '../base/dtype';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
 import { DeviceAllocation, workspaceAllocations } from '../cuda/memory';
@@ -204,27 +203,3 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
     partials?.free(stream);
   }
 }
-
-/** Integer dtypes' unsigned C twins (wrapping accumulation without signed-overflow UB). */
-export const UNSIGNED_C: Record<string, string> = {
-  int8: 'unsigned int', int16: 'unsigned int', int32: 'unsigned int', int64: 'unsigned long long',
-  uint8: 'unsigned int', uint16: 'unsigned int', uint32: 'unsigned int', uint64: 'unsigned long long', bool: 'unsigned int',
-};
-
-/** Accumulator C type for values of dtype `d` (small types widened to 32 bits). */
-export function accType(d: DType): string {
-  switch (d.name) {
-    case 'bool': case 'int8': case 'int16': return 'int';
-    case 'uint8': case 'uint16': return 'unsigned int';
-    case 'float16': return 'float';
-    case 'complex64': return 'nc_c64_t';
-    case 'complex128': return 'nc_c128_t';
-    default: return d.ctype;
-  }
-}
-
-/** Bytes of accType(d). */
-export function accBytes(d: DType): number {
-  return d.name === 'float16' || d.bytes < 4 ? 4 : d.bytes;
-}
-

@@ -11,8 +11,7 @@ import * as cu from '../cuda/door';
 import { PREAMBLE } from './templates/preamble';
 import { REDUCE_PREAMBLE } from './templates/reduction';
 import { SCAN_BLOCK, ScanSpec, scanItems, scanKernel, scanPacked } from './templates/scan';
-import { computeType, storageType } from './templates/elementwise';
-import { UNSIGNED_C, accBytes, accType, workspaceKey } from './reduce';
+import { workspaceKey } from './reduce';
 import { ArgPacker, ParamValue } from '../cuda/args';
 
 interface Workspace { alloc: DeviceAllocation; tiles: number; epoch: number }
@@ -89,14 +88,14 @@ export function cumSpec(op: 'cumsum' | 'cumprod', inp: DType, acc: DType, out: D
   const name = `nc_${op}_${tag(inp)}_${tag(acc)}_${tag(out)}${segmented ? '_seg' : ''}`;
   return memo(name, () => {
     const isInt = acc.kind === 'i' || acc.kind === 'u' || acc.kind === 'b';
-    const c = isInt ? UNSIGNED_C[acc.name] : accType(acc);
-    const conv = (x: string) => (isInt ? `(${c})NC_TO(${computeType(acc)}, nc_load(${x}))` : `NC_TO(${c}, nc_load(${x}))`);
+    const c = isInt ? acc.accUnsignedC : acc.accC;
+    const conv = (x: string) => (isInt ? `(${c})NC_TO(${acc.computeC}, nc_load(${x}))` : `NC_TO(${c}, nc_load(${x}))`);
     const input = conv('in0[i]');
     return {
-      vector: segmented ? undefined : { ptr: 'in0', storage: storageType(inp), bytes: inp.bytes, input: conv('nc_x') },
-      name, acc: c, accBytes: accBytes(acc), scan: op === 'cumsum' ? 'a + b' : 'a * b', neutral: `(${c})${op === 'cumsum' ? 0 : 1}`,
-      params: `${storageType(out)} *__restrict__ out0, const ${storageType(inp)} *__restrict__ in0${segmented ? ', const long long seglen' : ''}`,
-      input, output: `out0[i] = NC_STORE(${storageType(out)}, item);`,
+      vector: segmented ? undefined : { ptr: 'in0', storage: inp.storageC, bytes: inp.bytes, input: conv('nc_x') },
+      name, acc: c, accBytes: acc.accBytes, scan: op === 'cumsum' ? 'a + b' : 'a * b', neutral: `(${c})${op === 'cumsum' ? 0 : 1}`,
+      params: `${out.storageC} *__restrict__ out0, const ${inp.storageC} *__restrict__ in0${segmented ? ', const long long seglen' : ''}`,
+      input, output: `out0[i] = NC_STORE(${out.storageC}, item);`,
       segment: segmented ? 'i % seglen == 0' : undefined,
     };
   });
