@@ -9,6 +9,7 @@ import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray } from './gpuarray';
+import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { canCast, resultType } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
@@ -469,23 +470,4 @@ export function subsetDot(indices: GPUArray, a: GPUArray, b: GPUArray, opts?: Re
   return subsetDotImpl(indices, a, b, opts);
 }
 
-
-declare module './gpuarray' {
-  interface GPUArray {
-    sum(opts?: ReduceOptions): GPUArray; prod(opts?: ReduceOptions): GPUArray;
-    min(opts?: ReduceOptions): GPUArray; max(opts?: ReduceOptions): GPUArray;
-    mean(opts?: ReduceOptions): GPUArray; var(opts?: VarOptions): GPUArray; std(opts?: VarOptions): GPUArray;
-    any(opts?: ReduceOptions): GPUArray; all(opts?: ReduceOptions): GPUArray;
-    argmin(opts?: ArgOptions): GPUArray; argmax(opts?: ArgOptions): GPUArray;
-    dot(b: GPUArray, opts?: ReduceOptions): GPUArray;
-  }
-}
-
-const proto = GPUArray.prototype as unknown as Record<string, unknown>;
-const methods: Record<string, (a: GPUArray, opts?: never) => GPUArray> = {
-  sum, prod, min, max, mean, var: var_, std, any, all, argmin, argmax,
-};
-for (const [name, f] of Object.entries(methods)) {
-  proto[name] = function (this: GPUArray, opts?: never) { return f(this, opts); };
-}
-proto.dot = function (this: GPUArray, b: GPUArray, opts?: ReduceOptions) { return dot(this, b, opts); };
+registerArrayMethods({ sum, prod, min, max, mean, var: var_, std, any, all, argmin, argmax, dot });
