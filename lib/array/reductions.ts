@@ -4,7 +4,7 @@
  * `dtype` and `out`. Each is a ReduceSpec (templates/reduction.ts) built from the dtypes; the
  * engine (engine/reduce.ts) picks the kernel variant for the layout.
  */
-import { DTYPES, DType, DTypeLike, dtype as toDType } from '../base/dtype';
+import { DTYPES, DType, DTypeLike, dtype as toDType, own } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
@@ -113,66 +113,81 @@ interface Kind {
   preamble?: string;
 }
 
-/** The per-element part of each reduction (input dtype d, accumulator/result choices). */
+type ReductionDef = (d: DType, acc: DType, name: string) => Kind;
+
+const hasNaN = (d: DType) => d.kind === 'f' || d.kind === 'c';
+
+const sumProd = (op: 'sum' | 'prod'): ReductionDef => (d, acc) => ({
+  map: (xs) => xs.length === 2 ? `${toAcc(acc, xs[0])} * ${toAcc(acc, xs[1])}` : toAcc(acc, xs[0]),
+  acc: accC(acc), accBytes: acc.accBytes, neutral: `(${accC(acc)})${op === 'sum' ? 0 : 1}`,
+  reduce: op === 'sum' ? 'a + b' : 'a * b', post: 'nc_acc',
+});
+
+const extremum = (op: 'max' | 'min'): ReductionDef => (d) => {
+  const cmp = op === 'max' ? '>' : '<';
+  const [lo, hi] = limits(d);
+  return {
+    map: (xs) => `NC_TO(${d.accC}, ${xs[0]})`, acc: d.accC, accBytes: d.accBytes,
+    neutral: op === 'max' ? lo : hi,
+    reduce: hasNaN(d) ? `nc_isnan(a) ? a : (nc_isnan(b) ? b : (a ${cmp} b ? a : b))` : `a ${cmp} b ? a : b`, post: 'nc_acc',
+  };
+};
+
+const truth = (op: 'any' | 'all'): ReductionDef => () => ({
+  map: (xs) => `(nc_nonzero(${xs[0]}) ? 1 : 0)`, acc: 'int', accBytes: 4, neutral: op === 'any' ? '0' : '1',
+  reduce: op === 'any' ? 'a | b' : 'a & b', post: 'nc_acc',
+});
+
+const meanDef: ReductionDef = (d, acc) => {
+  const c = acc.accC;
+  return {
+    map: (xs) => `NC_TO(${c}, ${xs[0]})`, acc: c, accBytes: acc.accBytes, neutral: `(${c})0`, reduce: 'a + b',
+    post: acc.kind === 'c' ? `${c}(nc_acc.re / nc_k, nc_acc.im / nc_k)` : `nc_acc / (${c})nc_k`,
+  };
+};
+
+const varianceDef = (op: 'var' | 'std'): ReductionDef => (d, acc) => {
+  // acc: the mean's dtype (complex stays complex for the difference); the sum is real.
+  const c = acc.accC;
+  const r = realOf(acc).accC;
+  const div = `(nc_acc / (${r})(nc_k - ddof > 0 ? nc_k - ddof : 0))`;
+  return {
+    map: (xs) => `nc_sq(NC_TO(${c}, ${xs[0]}) - nc_load(mean_[nc_o]))`, acc: r, accBytes: realOf(acc).accBytes,
+    neutral: `(${r})0`, reduce: 'a + b', post: op === 'var' ? div : `${r === 'float' ? 'sqrtf' : 'sqrt'}(${div})`,
+  };
+};
+
+const argExtremum = (op: 'argmax' | 'argmin'): ReductionDef => (d, acc, name) => {
+  const cmp = op === 'argmax' ? '>' : '<';
+  const [lo, hi] = limits(d);
+  const v = d.accC;
+  const av = `${name}_av`;
+  return {
+    preamble: `#ifndef ${av}_DEF\n#define ${av}_DEF\nstruct ${av} { ${v} v; long long i; };\n#endif`,
+    map: (xs) => `${av}{NC_TO(${v}, ${xs[0]}), (long long)nc_r}`, acc: av,
+    accBytes: ((d.accBytes + 7) & -8) + 8,
+    neutral: `${av}{${op === 'argmax' ? lo : hi}, 9223372036854775807LL}`,
+    reduce: hasNaN(d)
+      ? `(nc_isnan(a.v) || nc_isnan(b.v)) ? ((nc_isnan(a.v) && (!nc_isnan(b.v) || a.i < b.i)) ? a : b) : ((a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b)`
+      : `(a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b`,
+    post: 'nc_acc.i',
+  };
+};
+
+/**
+ * The reductions as data: for input dtype d and accumulator dtype acc, the per-element map, the
+ * accumulator and its neutral value, the combining expression and the result (templates/reduction.ts).
+ */
+const REDUCTIONS: Readonly<Record<string, ReductionDef>> = {
+  sum: sumProd('sum'), prod: sumProd('prod'), max: extremum('max'), min: extremum('min'), any: truth('any'),
+  all: truth('all'), mean: meanDef, var: varianceDef('var'), std: varianceDef('std'), argmax: argExtremum('argmax'),
+  argmin: argExtremum('argmin'),
+};
+
 function kindOf(op: string, d: DType, acc: DType, name: string): Kind {
-  const nan = d.kind === 'f' || d.kind === 'c';
-  switch (op) {
-    case 'sum': case 'prod':
-      return {
-        map: (xs) => xs.length === 2 ? `${toAcc(acc, xs[0])} * ${toAcc(acc, xs[1])}` : toAcc(acc, xs[0]),
-        acc: accC(acc), accBytes: acc.accBytes, neutral: `(${accC(acc)})${op === 'sum' ? 0 : 1}`,
-        reduce: op === 'sum' ? 'a + b' : 'a * b', post: 'nc_acc',
-      };
-    case 'max': case 'min': {
-      const cmp = op === 'max' ? '>' : '<';
-      const [lo, hi] = limits(d);
-      return {
-        map: (xs) => `NC_TO(${d.accC}, ${xs[0]})`, acc: d.accC, accBytes: d.accBytes,
-        neutral: op === 'max' ? lo : hi,
-        reduce: nan ? `nc_isnan(a) ? a : (nc_isnan(b) ? b : (a ${cmp} b ? a : b))` : `a ${cmp} b ? a : b`, post: 'nc_acc',
-      };
-    }
-    case 'any': case 'all':
-      return {
-        map: (xs) => `(nc_nonzero(${xs[0]}) ? 1 : 0)`, acc: 'int', accBytes: 4, neutral: op === 'any' ? '0' : '1',
-        reduce: op === 'any' ? 'a | b' : 'a & b', post: 'nc_acc',
-      };
-    case 'mean': {
-      const c = acc.accC;
-      return {
-        map: (xs) => `NC_TO(${c}, ${xs[0]})`, acc: c, accBytes: acc.accBytes, neutral: `(${c})0`, reduce: 'a + b',
-        post: acc.kind === 'c' ? `${c}(nc_acc.re / nc_k, nc_acc.im / nc_k)` : `nc_acc / (${c})nc_k`,
-      };
-    }
-    case 'var': case 'std': {
-      // acc: the mean's dtype (complex stays complex for the difference); the sum is real.
-      const c = acc.accC;
-      const r = realOf(acc).accC;
-      const div = `(nc_acc / (${r})(nc_k - ddof > 0 ? nc_k - ddof : 0))`;
-      return {
-        map: (xs) => `nc_sq(NC_TO(${c}, ${xs[0]}) - nc_load(mean_[nc_o]))`, acc: r, accBytes: realOf(acc).accBytes,
-        neutral: `(${r})0`, reduce: 'a + b', post: op === 'var' ? div : `${r === 'float' ? 'sqrtf' : 'sqrt'}(${div})`,
-      };
-    }
-    case 'argmax': case 'argmin': {
-      const cmp = op === 'argmax' ? '>' : '<';
-      const [lo, hi] = limits(d);
-      const v = d.accC;
-      const av = `${name}_av`;
-      return {
-        preamble: `#ifndef ${av}_DEF\n#define ${av}_DEF\nstruct ${av} { ${v} v; long long i; };\n#endif`,
-        map: (xs) => `${av}{NC_TO(${v}, ${xs[0]}), (long long)nc_r}`, acc: av,
-        accBytes: ((d.accBytes + 7) & -8) + 8,
-        neutral: `${av}{${op === 'argmax' ? lo : hi}, 9223372036854775807LL}`,
-        reduce: nan
-          ? `(nc_isnan(a.v) || nc_isnan(b.v)) ? ((nc_isnan(a.v) && (!nc_isnan(b.v) || a.i < b.i)) ? a : b) : ((a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b)`
-          : `(a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b`,
-        post: 'nc_acc.i',
-      };
-    }
-    default:
-      throw typeError('ERR_INVALID_ARG_VALUE', `Unknown reduction ${op}`);
-  }
+  const def = own(REDUCTIONS, op);
+  if (!def) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown reduction ${op}`);
+  return def(d, acc, name);
 }
 
 /** The spec of a built-in reduction over `inputs` (dtypes), values read directly or through indices. @internal */
