@@ -38,8 +38,11 @@ export class ArgPacker {
 
   /** Makes room for `n` more bytes (plus alignment), keeping what is packed. */
   room(n: number): void {
-    if (this.off + n + 16 <= this.bytes.length) return;
-    const b = new Uint8Array((this.off + n + 16) * 2);
+    if (this.off + n + 16 > this.bytes.length) this.grow(this.off + n + 16);
+  }
+
+  private grow(end: number): void {
+    const b = new Uint8Array(end * 2);
     b.set(this.bytes);
     this.bytes = b;
     this.view = new DataView(b.buffer);
@@ -50,9 +53,10 @@ export class ArgPacker {
    * `view`: growing replaces the buffer, so `this.view.setX(this.at(..))` would write the old one.
    */
   at(align: number, size: number): number {
-    this.room(size + align);
     const o = (this.off + align - 1) & -align;
-    this.off = o + size;
+    const end = o + size;
+    if (end > this.bytes.length) this.grow(end);
+    this.off = end;
     return o;
   }
 
