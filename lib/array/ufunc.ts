@@ -1,7 +1,7 @@
 /**
  * Elementwise operators declared as data: each entry says how its result and compute dtypes follow
  * from the (promoted) input dtypes and gives one C statement per compute dtype. operators.ts
- * (`apply` and the GPUArray operator methods) looks them up here and runs them on the elementwise
+ * (`apply`, which GPUArray's operator methods call) looks them up here and runs them on the elementwise
  * engine (engine/elementwise.ts, template engine/templates/elementwise.ts).
  */
 import { DTYPES, DType, own } from '../base/dtype';
