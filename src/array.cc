@@ -13,7 +13,7 @@
 namespace nodecuda {
 
 void ArrayRes::Destroy() {
-  if (array && owned && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuArrayDestroy(array);
+  if (array && owned && Live() && TryMakeCurrent(*ctx)) DrainedCuUnchecked().cuArrayDestroy(array);
   array = nullptr;
   parent.reset();
 }
@@ -33,7 +33,7 @@ struct TexRes : Resource {
   std::shared_ptr<ArrayRes> array;  // kept alive while the object exists
   using Resource::Resource;
   void Destroy() {
-    if (tex && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuTexObjectDestroy(tex);
+    if (tex && Live() && TryMakeCurrent(*ctx)) DrainedCuUnchecked().cuTexObjectDestroy(tex);
     tex = 0;
     array.reset();
   }
@@ -45,7 +45,7 @@ struct SurfRes : Resource {
   std::shared_ptr<ArrayRes> array;
   using Resource::Resource;
   void Destroy() {
-    if (surf && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuSurfObjectDestroy(surf);
+    if (surf && Live() && TryMakeCurrent(*ctx)) DrainedCuUnchecked().cuSurfObjectDestroy(surf);
     surf = 0;
     array.reset();
   }
@@ -82,7 +82,7 @@ Napi::Value ArrayCreate(const Napi::CallbackInfo& info) {
   d.Depth = SizeArg(info, 4, "depth");
   d.Flags = static_cast<unsigned>(IntArg(info, 5, "flags"));
   auto a = std::make_shared<ArrayRes>(Enter());
-  CU_CHECK(Cu().cuArray3DCreate(&a->array, &d));
+  CU_CHECK(DrainedCu().cuArray3DCreate(&a->array, &d));
   return Wrap(info.Env(), Kind::Array, std::move(a));
 }
 
@@ -92,7 +92,7 @@ Napi::Value ArrayDescriptor(const Napi::CallbackInfo& info) {
   const auto& a = ArrayArg(info[0], "array");
   MakeCurrent(*a->ctx);
   CUDA_ARRAY3D_DESCRIPTOR d;
-  CU_CHECK(Cu().cuArray3DGetDescriptor(&d, a->array));
+  CU_CHECK(DrainedCu().cuArray3DGetDescriptor(&d, a->array));
   Napi::Array r = Napi::Array::New(info.Env(), 6);
   double vals[] = {double(d.Format), double(d.NumChannels), double(d.Width),
                    double(d.Height), double(d.Depth),       double(d.Flags)};
@@ -189,11 +189,12 @@ Napi::Value Memcpy3D(const Napi::CallbackInfo& info) {
   ContextPtr ctx = Enter();
   bool empty = !p.WidthInBytes || !p.Height || !p.Depth;
   if (!async) {
-    if (!empty) CU_CHECK(stream ? Cu().cuMemcpy3DAsync(&p, stream) : Cu().cuMemcpy3D(&p));
-    if (stream && !empty) CU_CHECK(Cu().cuStreamSynchronize(stream));
+    if (!empty)
+      CU_CHECK(stream ? DrainedCu().cuMemcpy3DAsync(&p, stream) : DrainedCu().cuMemcpy3D(&p));
+    if (stream && !empty) CU_CHECK(DrainedCu().cuStreamSynchronize(stream));
     return info.Env().Undefined();
   }
-  if (!empty) CU_CHECK(Cu().cuMemcpy3DAsync(&p, stream));
+  if (!empty) CU_CHECK(DrainedCu().cuMemcpy3DAsync(&p, stream));
   AsyncOp op;
   op.ctx = ctx;
   // Host sides may be page-locked JS memory the DMA still uses (pageable ones were copied
@@ -256,7 +257,7 @@ Napi::Value TexObjectCreate(const Napi::CallbackInfo& info) {
         border.IsArray() ? border.As<Napi::Array>().Get(k).ToNumber().FloatValue() : 0.0f;
   auto tex = std::make_shared<TexRes>(arr ? arr->ctx : Enter());
   MakeCurrent(*tex->ctx);
-  CU_CHECK(Cu().cuTexObjectCreate(&tex->tex, &rd, &td, nullptr));
+  CU_CHECK(DrainedCu().cuTexObjectCreate(&tex->tex, &rd, &td, nullptr));
   tex->array = std::move(arr);
   uint64_t value = tex->tex;
   Napi::Array out = Napi::Array::New(info.Env(), 2);
@@ -282,7 +283,7 @@ Napi::Value SurfObjectCreate(const Napi::CallbackInfo& info) {
   rd.res.array.hArray = arr->array;
   auto s = std::make_shared<SurfRes>(arr->ctx);
   MakeCurrent(*s->ctx);
-  CU_CHECK(Cu().cuSurfObjectCreate(&s->surf, &rd));
+  CU_CHECK(DrainedCu().cuSurfObjectCreate(&s->surf, &rd));
   s->array = std::move(arr);
   uint64_t value = s->surf;
   Napi::Array out = Napi::Array::New(info.Env(), 2);

@@ -175,18 +175,18 @@ AsyncQueue& Queue(Napi::Env env) {
 }
 
 Napi::Promise WhenDone(Napi::Env env, CUstream stream, AsyncOp op) {
-  const DriverApi& cu = Cu();
+  const DriverApi& cu = DrainedCu();
   MakeCurrent(*op.ctx);
   CUevent raw = nullptr;
   // Blocking sync: the worker sleeps in the wait instead of spinning a core.
   CU_CHECK(cu.cuEventCreate(&raw, CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC));
   // Owned by the job: destroyed after the wait, or when a job dropped unrun is released.
   std::shared_ptr<CUevent_st> ev(raw, [ctx = op.ctx](CUevent e) {
-    if (TryMakeCurrent(*ctx)) Cu_Unchecked().cuEventDestroy(e);
+    if (TryMakeCurrent(*ctx)) DrainedCuUnchecked().cuEventDestroy(e);
   });
   CU_CHECK(cu.cuEventRecord(raw, stream));
   op.work = [ev, then = std::move(op.work)] {
-    CU_CHECK(Cu().cuEventSynchronize(ev.get()));
+    CU_CHECK(DrainedCu().cuEventSynchronize(ev.get()));
     if (then) then();
   };
   return Queue(env).Submit(env, std::move(op));

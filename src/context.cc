@@ -58,7 +58,7 @@ void Poison(Context& c, int status, const char* call) {
 Context::~Context() {
   if (t_current == this) ForgetCurrent();
   if (!LoadDriver().found || !ctx) return;
-  const DriverApi& cu = Cu_Unchecked();
+  const DriverApi& cu = DrainedCuUnchecked();
   if (staging_generation == generation.load() && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS) {
     for (void* p : staging) cu.cuMemFreeHost(p);
   }
@@ -78,9 +78,9 @@ CUmemoryPool Context::Pool() {
     std::lock_guard<std::mutex> lock(mu);
     if (pool && pool_generation == generation.load()) return pool;
   }
-  // The driver calls run outside the lock: Cu() may submit queued launches (launch_queue.cc) and
-  // a failing CU_CHECK may note a sticky fault, which takes `mu`.
-  const DriverApi& cu = Cu();
+  // The driver calls run outside the lock: DrainedCu() may submit queued launches (launch_queue.cc)
+  // and a failing CU_CHECK may note a sticky fault, which takes `mu`.
+  const DriverApi& cu = DrainedCu();
   uint64_t gen = generation.load();
   CUmemoryPool p = nullptr;
   CU_CHECK(cu.cuDeviceGetDefaultMemPool(&p, dev));
@@ -143,7 +143,7 @@ void Context::FlushBlocks() {
     blocks_bytes = 0;
     blocks_generation = generation.load();
   }
-  for (CUdeviceptr p : all) Cu_Unchecked().cuMemFreeAsync(p, nullptr);
+  for (CUdeviceptr p : all) DrainedCuUnchecked().cuMemFreeAsync(p, nullptr);
 }
 
 ContextPtr PrimaryContext(int ordinal) {
@@ -153,11 +153,12 @@ ContextPtr PrimaryContext(int ordinal) {
     return nullptr;
   };
   {
-    // Without Cu() (a driver call, which would end a run of queued launches: launch_queue.cc).
+    // Without DrainedCu() (a driver call, which would end a run of queued launches:
+    // launch_queue.cc).
     std::lock_guard<std::mutex> lock(g_primary_mu);
     if (ContextPtr c = known()) return c;
   }
-  const DriverApi& cu = Cu();
+  const DriverApi& cu = DrainedCu();
   std::lock_guard<std::mutex> lock(g_primary_mu);
   if (ContextPtr c = known()) return c;
   int count = 0;
@@ -182,7 +183,7 @@ void MakeCurrent(const Context& c) {
   if (c.poison.load() != 0) ThrowPoisoned(c);
   ReportLaunchFailure(c);
   if (t_current_id == c.id && t_current_generation == c.generation.load()) return;
-  CU_CHECK(Cu().cuCtxSetCurrent(c.ctx));
+  CU_CHECK(DrainedCu().cuCtxSetCurrent(c.ctx));
   t_current = &c;
   t_current_id = c.id;
   t_current_generation = c.generation.load();
@@ -190,12 +191,12 @@ void MakeCurrent(const Context& c) {
 
 SavedCurrent SaveCurrent() {
   SavedCurrent s{nullptr, t_current, t_current_id, t_current_generation};
-  CuRaw().cuCtxGetCurrent(&s.ctx);
+  RawCu().cuCtxGetCurrent(&s.ctx);
   return s;
 }
 
 void RestoreCurrent(const SavedCurrent& s) {
-  CuRaw().cuCtxSetCurrent(s.ctx);
+  RawCu().cuCtxSetCurrent(s.ctx);
   t_current = s.c;
   t_current_id = s.id;
   t_current_generation = s.generation;
@@ -204,7 +205,7 @@ void RestoreCurrent(const SavedCurrent& s) {
 bool TryMakeCurrent(const Context& c) {
   if (c.poison.load() != 0 || !LoadDriver().found) return false;
   if (t_current_id == c.id && t_current_generation == c.generation.load()) return true;
-  if (Cu_Unchecked().cuCtxSetCurrent(c.ctx) != CUDA_SUCCESS) return false;
+  if (DrainedCuUnchecked().cuCtxSetCurrent(c.ctx) != CUDA_SUCCESS) return false;
   t_current = &c;
   t_current_id = c.id;
   t_current_generation = c.generation.load();
@@ -290,7 +291,7 @@ ContextPtr PopContext() {
 // the generation moves on so their handles do not free them again, and the poison is cleared.
 void ResetDevice(int ordinal) {
   ContextPtr c = PrimaryContext(ordinal);
-  const DriverApi& cu = Cu();
+  const DriverApi& cu = DrainedCu();
   CU_CHECK(cu.cuDevicePrimaryCtxReset(c->dev));
   {
     std::lock_guard<std::mutex> lock(c->mu);
@@ -366,9 +367,9 @@ void WaitForLegacy(const DriverApi& cu, CUstream on) {
 }  // namespace
 
 void DeviceMem::WaitForUsers(CUstream on, bool explicit_stream) {
-  // Through Cu_Unchecked: queued launches are submitted first, so the marks come after them.
+  // Through DrainedCuUnchecked: queued launches are submitted first, so the marks come after them.
   if (TryMakeCurrent(*ctx)) {
-    const DriverApi& cu = Cu_Unchecked();
+    const DriverApi& cu = DrainedCuUnchecked();
     for (const auto& u : used) WaitForStream(cu, on, *u);
     // The allocation stream, when the free goes elsewhere (an explicit stream, or the legacy
     // stream because it was destroyed).
@@ -396,7 +397,7 @@ size_t DeviceMem::Release(CUstream s) {
   if (pooled && cls && !on && !stream && ctx->KeepBlock(cls, ptr, generation)) return size;
   // Pool memory belongs to the device, not the context, so it outlives a reset: free it anyway.
   if ((!pooled && !Live()) || !TryMakeCurrent(*ctx)) return size;
-  const DriverApi& cu = Cu_Unchecked();
+  const DriverApi& cu = DrainedCuUnchecked();
   // Errors here are ignored on purpose: at exit the driver may be deinitialized already.
   if (pooled) {
     cu.cuMemFreeAsync(ptr, on);
@@ -407,14 +408,14 @@ size_t DeviceMem::Release(CUstream s) {
 }
 
 bool StreamRes::MarkEvent() {
-  if (!mark && Live()) CuRaw().cuEventCreate(&mark, CU_EVENT_DISABLE_TIMING);
+  if (!mark && Live()) RawCu().cuEventCreate(&mark, CU_EVENT_DISABLE_TIMING);
   return mark != nullptr;
 }
 
 void StreamRes::Destroy() {
   if (!stream) return;
   if (Live() && TryMakeCurrent(*ctx)) {
-    const DriverApi& cu = Cu_Unchecked();  // submits launches queued on it first
+    const DriverApi& cu = DrainedCuUnchecked();  // submits launches queued on it first
     if (mark) cu.cuEventRecord(mark, stream);
     cu.cuStreamDestroy(stream);
   }
@@ -424,10 +425,10 @@ void StreamRes::Destroy() {
 // Queue records own the streams they launch on (launch_queue.cc): none is pending here.
 StreamRes::~StreamRes() {
   Destroy();
-  if (mark && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuEventDestroy(mark);
+  if (mark && Live() && TryMakeCurrent(*ctx)) DrainedCuUnchecked().cuEventDestroy(mark);
 }
 EventRes::~EventRes() {
-  if (event && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuEventDestroy(event);
+  if (event && Live() && TryMakeCurrent(*ctx)) DrainedCuUnchecked().cuEventDestroy(event);
 }
 // Queue records own their kernel's module (launch_queue.cc): none is pending here.
 namespace {
@@ -443,18 +444,19 @@ ModuleRes::~ModuleRes() {
   if (t_defer_releases) {
     try {
       std::thread([c = ctx, m = module, gen = generation] {
-        if (c->generation.load() == gen && TryMakeCurrent(*c)) Cu_Unchecked().cuModuleUnload(m);
+        if (c->generation.load() == gen && TryMakeCurrent(*c))
+          DrainedCuUnchecked().cuModuleUnload(m);
       }).detach();
       return;
     } catch (...) {  // no thread: unload here, waiting
     }
   }
-  if (TryMakeCurrent(*ctx)) Cu_Unchecked().cuModuleUnload(module);
+  if (TryMakeCurrent(*ctx)) DrainedCuUnchecked().cuModuleUnload(module);
 }
 void HostReg::Release() {
   if (!registered) return;
   registered = false;
-  if (ctx && TryMakeCurrent(*ctx)) Cu_Unchecked().cuMemHostUnregister(ptr);
+  if (ctx && TryMakeCurrent(*ctx)) DrainedCuUnchecked().cuMemHostUnregister(ptr);
 }
 
 }  // namespace nodecuda

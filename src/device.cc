@@ -15,7 +15,7 @@ Napi::Value DriverStatus(const Napi::CallbackInfo& info) {
   Napi::Object o = Napi::Object::New(env);
   int status = s.found ? static_cast<int>(s.status) : kDriverNotFound;
   int count = 0;
-  if (status == CUDA_SUCCESS && Cu_Unchecked().cuDeviceGetCount(&count) == CUDA_SUCCESS &&
+  if (status == CUDA_SUCCESS && DrainedCuUnchecked().cuDeviceGetCount(&count) == CUDA_SUCCESS &&
       count == 0)
     status = CUDA_ERROR_NO_DEVICE;
   o.Set("ok", status == CUDA_SUCCESS);
@@ -29,7 +29,7 @@ Napi::Value DriverStatus(const Napi::CallbackInfo& info) {
 // CUresult cuDriverGetVersion(int* driverVersion)
 Napi::Value DriverVersion(const Napi::CallbackInfo& info) {
   int v = 0;
-  CU_CHECK(Cu().cuDriverGetVersion(&v));
+  CU_CHECK(DrainedCu().cuDriverGetVersion(&v));
   return Napi::Number::New(info.Env(), v);
 }
 
@@ -47,7 +47,7 @@ Napi::Value NvrtcVersion(const Napi::CallbackInfo& info) {
 // CUresult cuDeviceGetCount(int* count)
 Napi::Value DeviceCount(const Napi::CallbackInfo& info) {
   int n = 0;
-  CU_CHECK(Cu().cuDeviceGetCount(&n));
+  CU_CHECK(DrainedCu().cuDeviceGetCount(&n));
   return Napi::Number::New(info.Env(), n);
 }
 
@@ -58,14 +58,14 @@ CUdevice DeviceArg(const Napi::CallbackInfo& info, size_t i) {
 // CUresult cuDeviceGetName(char* name, int len, CUdevice dev)
 Napi::Value DeviceName(const Napi::CallbackInfo& info) {
   char name[256] = {0};
-  CU_CHECK(Cu().cuDeviceGetName(name, sizeof(name) - 1, DeviceArg(info, 0)));
+  CU_CHECK(DrainedCu().cuDeviceGetName(name, sizeof(name) - 1, DeviceArg(info, 0)));
   return Napi::String::New(info.Env(), name);
 }
 
 // CUresult cuDeviceTotalMem(size_t* bytes, CUdevice dev)
 Napi::Value DeviceTotalMem(const Napi::CallbackInfo& info) {
   size_t bytes = 0;
-  CU_CHECK(Cu().cuDeviceTotalMem(&bytes, DeviceArg(info, 0)));
+  CU_CHECK(DrainedCu().cuDeviceTotalMem(&bytes, DeviceArg(info, 0)));
   return Napi::Number::New(info.Env(), static_cast<double>(bytes));
 }
 
@@ -73,7 +73,7 @@ Napi::Value DeviceTotalMem(const Napi::CallbackInfo& info) {
 Napi::Value DeviceAttribute(const Napi::CallbackInfo& info) {
   int v = 0;
   CUdevice dev = DeviceArg(info, 0);
-  CU_CHECK(Cu().cuDeviceGetAttribute(
+  CU_CHECK(DrainedCu().cuDeviceGetAttribute(
       &v, static_cast<CUdevice_attribute>(IntArg(info, 1, "attribute")), dev));
   return Napi::Number::New(info.Env(), v);
 }
@@ -81,7 +81,7 @@ Napi::Value DeviceAttribute(const Napi::CallbackInfo& info) {
 // CUresult cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev)
 Napi::Value DevicePciBusId(const Napi::CallbackInfo& info) {
   char id[64] = {0};
-  CU_CHECK(Cu().cuDeviceGetPCIBusId(id, sizeof(id) - 1, DeviceArg(info, 0)));
+  CU_CHECK(DrainedCu().cuDeviceGetPCIBusId(id, sizeof(id) - 1, DeviceArg(info, 0)));
   return Napi::String::New(info.Env(), id);
 }
 
@@ -111,7 +111,7 @@ Napi::Value CtxCreate(const Napi::CallbackInfo& info) {
   c->ordinal = ordinal;
   c->dev = primary->dev;
   CUcontext raw = nullptr;
-  CU_CHECK(Cu().cuCtxCreate(&raw, nullptr, flags, c->dev));
+  CU_CHECK(DrainedCu().cuCtxCreate(&raw, nullptr, flags, c->dev));
   c->ctx = raw;
   // cuCtxCreate pushes the new context; the thread's stack (PushContext) decides what is current.
   ForgetCurrent();
@@ -161,7 +161,7 @@ Napi::Value CtxSynchronize(const Napi::CallbackInfo& info) {
   } else {
     Enter();
   }
-  CU_CHECK(Cu().cuCtxSynchronize());
+  CU_CHECK(DrainedCu().cuCtxSynchronize());
   return info.Env().Undefined();
 }
 
@@ -169,7 +169,7 @@ Napi::Value CtxSynchronize(const Napi::CallbackInfo& info) {
 Napi::Value CtxSynchronizeAsync(const Napi::CallbackInfo& info) {
   AsyncOp op;
   op.ctx = Enter();
-  op.work = [] { CU_CHECK(Cu().cuCtxSynchronize()); };
+  op.work = [] { CU_CHECK(DrainedCu().cuCtxSynchronize()); };
   return Queue(info.Env()).Submit(info.Env(), std::move(op));
 }
 
@@ -178,7 +178,7 @@ Napi::Value CtxSynchronizeAsync(const Napi::CallbackInfo& info) {
 Napi::Value DeviceCanAccessPeer(const Napi::CallbackInfo& info) {
   int can = 0;
   CUdevice dev = DeviceArg(info, 0), peer = DeviceArg(info, 1);
-  CU_CHECK(Cu().cuDeviceCanAccessPeer(&can, dev, peer));
+  CU_CHECK(DrainedCu().cuDeviceCanAccessPeer(&can, dev, peer));
   return Napi::Boolean::New(info.Env(), can != 0);
 }
 
@@ -196,7 +196,7 @@ Napi::Value CtxEnablePeerAccess(const Napi::CallbackInfo& info) {
   if (c->dev == peer->dev) return info.Env().Undefined();  // a device always reaches its own memory
   CUmemoryPool pool = peer->Pool();                        // makes nothing current
   MakeCurrent(*c);
-  const DriverApi& cu = Cu();
+  const DriverApi& cu = DrainedCu();
   CUresult r = cu.cuCtxEnablePeerAccess(peer->ctx, 0);
   if (r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) CheckCu(r, "cuCtxEnablePeerAccess");
   CUmemAccessDesc desc{};
@@ -211,7 +211,7 @@ Napi::Value CtxEnablePeerAccess(const Napi::CallbackInfo& info) {
 Napi::Value MemGetInfo(const Napi::CallbackInfo& info) {
   Enter();
   size_t free_b = 0, total = 0;
-  CU_CHECK(Cu().cuMemGetInfo(&free_b, &total));
+  CU_CHECK(DrainedCu().cuMemGetInfo(&free_b, &total));
   Napi::Array a = Napi::Array::New(info.Env(), 2);
   a.Set(0u, static_cast<double>(free_b));
   a.Set(1u, static_cast<double>(total));

@@ -24,7 +24,7 @@ bool IsSticky(CUresult r) {
 }
 
 std::string CallName(const char* expr) {
-  // "cu.cuMemAlloc(&p, n)" or "Cu().cuMemAlloc(&p, n)": the first ".cu…"/".nvrtc…" member.
+  // "cu.cuMemAlloc(&p, n)" or "DrainedCu().cuMemAlloc(&p, n)": the first ".cu…"/".nvrtc…" member.
   std::string s(expr);
   size_t dot = s.find(".cu");
   if (dot == std::string::npos) dot = s.find(".nvrtc");
@@ -45,7 +45,7 @@ std::string CuStatusName(int status) {
   const DriverState& d = LoadDriver();
   if (d.found) {
     const char* name = nullptr;
-    if (CuRaw().cuGetErrorName(static_cast<CUresult>(status), &name) == CUDA_SUCCESS && name)
+    if (RawCu().cuGetErrorName(static_cast<CUresult>(status), &name) == CUDA_SUCCESS && name)
       return name;
   }
   if (status == CUDA_ERROR_STUB_LIBRARY) return "CUDA_ERROR_STUB_LIBRARY";
@@ -60,7 +60,7 @@ std::string CuDescription(int status) {
   const DriverState& d = LoadDriver();
   const char* s = nullptr;
   if (d.found && status >= 0 &&
-      CuRaw().cuGetErrorString(static_cast<CUresult>(status), &s) == CUDA_SUCCESS && s)
+      RawCu().cuGetErrorString(static_cast<CUresult>(status), &s) == CUDA_SUCCESS && s)
     return s;
   return "";
 }

@@ -28,12 +28,14 @@ struct GraphicsRes : Resource {
     if (!mapped) return;
     mapped = false;
     epoch->fetch_add(1);
-    if (res && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuGraphicsUnmapResources(1, &res, s);
+    if (res && Live() && TryMakeCurrent(*ctx))
+      DrainedCuUnchecked().cuGraphicsUnmapResources(1, &res, s);
   }
   // Unmaps (legacy stream) and unregisters; idempotent, never throws (finalizers).
   void Release() {
     Unmap(nullptr);
-    if (res && Live() && TryMakeCurrent(*ctx)) Cu_Unchecked().cuGraphicsUnregisterResource(res);
+    if (res && Live() && TryMakeCurrent(*ctx))
+      DrainedCuUnchecked().cuGraphicsUnregisterResource(res);
     res = nullptr;
   }
   ~GraphicsRes() { Release(); }
@@ -47,7 +49,7 @@ const std::shared_ptr<GraphicsRes>& Res(const Napi::Value& v) {
 
 template <typename Fn>
 Fn DriverFn(const char* name) {
-  Cu();  // throws CUDA_DRIVER_NOT_FOUND & co first
+  DrainedCu();  // throws CUDA_DRIVER_NOT_FOUND & co first
   auto fn = reinterpret_cast<Fn>(DriverSymbol(name));
   if (!fn) throw CuErr(CUDA_ERROR_NOT_SUPPORTED, name, "this driver has no OpenGL interop");
   return fn;
@@ -115,15 +117,15 @@ Napi::Value GraphicsMap(const Napi::CallbackInfo& info) {
   for (const auto& r : group) raw.push_back(r->res);
   unsigned n = static_cast<unsigned>(raw.size());
   if (kMap) {
-    CU_CHECK(Cu().cuGraphicsMapResources(n, raw.data(), stream));
+    CU_CHECK(DrainedCu().cuGraphicsMapResources(n, raw.data(), stream));
     for (const auto& r : group) r->mapped = true;
   } else {
     for (const auto& r : group) r->mapped = false, r->epoch->fetch_add(1);
-    CU_CHECK(Cu().cuGraphicsUnmapResources(n, raw.data(), stream));
+    CU_CHECK(DrainedCu().cuGraphicsUnmapResources(n, raw.data(), stream));
     // Conservative: CUDA's writes are complete before any GL call made after unmap returns (the
     // driver's own ordering is relied on nowhere). Added while chasing examples/gl-interop.js
     // failing after the full test suite; that failure has another cause (docs/gl.md, Known issues).
-    CU_CHECK(Cu().cuStreamSynchronize(stream));
+    CU_CHECK(DrainedCu().cuStreamSynchronize(stream));
   }
   return info.Env().Undefined();
 }
@@ -137,7 +139,7 @@ Napi::Value GraphicsMappedPointer(const Napi::CallbackInfo& info) {
   MakeCurrent(*r->ctx);
   CUdeviceptr p = 0;
   size_t bytes = 0;
-  CU_CHECK(Cu().cuGraphicsResourceGetMappedPointer(&p, &bytes, r->res));
+  CU_CHECK(DrainedCu().cuGraphicsResourceGetMappedPointer(&p, &bytes, r->res));
   Napi::Array out = Napi::Array::New(info.Env(), 2);
   out.Set(0u, Napi::BigInt::New(info.Env(), static_cast<uint64_t>(p)));
   out.Set(1u, static_cast<double>(bytes));
@@ -154,7 +156,7 @@ Napi::Value GraphicsMappedArray(const Napi::CallbackInfo& info) {
   unsigned level = static_cast<unsigned>(IntArg(info, 2, "level"));
   MakeCurrent(*r->ctx);
   auto a = std::make_shared<ArrayRes>(r->ctx);
-  CU_CHECK(Cu().cuGraphicsSubResourceGetMappedArray(&a->array, r->res, index, level));
+  CU_CHECK(DrainedCu().cuGraphicsSubResourceGetMappedArray(&a->array, r->res, index, level));
   a->owned = false;
   a->map_epoch = r->epoch;
   a->epoch = r->epoch->load();
@@ -168,8 +170,8 @@ Napi::Value GraphicsSetMapFlags(const Napi::CallbackInfo& info) {
   const auto& r = Res(info[0]);
   if (r->mapped) ThrowType("ERR_ALREADY_MAPPED", "Map flags change only while unmapped");
   MakeCurrent(*r->ctx);
-  CU_CHECK(
-      Cu().cuGraphicsResourceSetMapFlags(r->res, static_cast<unsigned>(IntArg(info, 1, "flags"))));
+  CU_CHECK(DrainedCu().cuGraphicsResourceSetMapFlags(
+      r->res, static_cast<unsigned>(IntArg(info, 1, "flags"))));
   return info.Env().Undefined();
 }
 
@@ -182,13 +184,13 @@ Napi::Value GraphicsUnregister(const Napi::CallbackInfo& info) {
     MakeCurrent(*r->ctx);
     r->mapped = false;
     r->epoch->fetch_add(1);
-    CU_CHECK(Cu().cuGraphicsUnmapResources(1, &r->res, nullptr));
+    CU_CHECK(DrainedCu().cuGraphicsUnmapResources(1, &r->res, nullptr));
   }
   CUgraphicsResource res = r->res;
   r->res = nullptr;
   if (r->Live()) {
     MakeCurrent(*r->ctx);
-    CU_CHECK(Cu().cuGraphicsUnregisterResource(res));
+    CU_CHECK(DrainedCu().cuGraphicsUnregisterResource(res));
   }
   return info.Env().Undefined();
 }

@@ -46,7 +46,7 @@ Napi::Value HostRegister(const Napi::CallbackInfo& info) {
   reg->ctx = ctx;
   if (h.bytes) {
     AdviseHugePages(h.data, h.bytes);
-    CU_CHECK(Cu().cuMemHostRegister(h.data, h.bytes, CU_MEMHOSTREGISTER_PORTABLE));
+    CU_CHECK(DrainedCu().cuMemHostRegister(h.data, h.bytes, CU_MEMHOSTREGISTER_PORTABLE));
     reg->registered = true;
     reg->buffer = Napi::Persistent(b.buffer);
   }

@@ -42,7 +42,7 @@ Napi::Value Launch(const Napi::CallbackInfo& info) {
     if (q == QueueResult::Queued) return info.Env().Undefined();
     direct = q == QueueResult::Direct;
   }
-  const DriverApi& cu = direct ? CuRaw() : Cu();
+  const DriverApi& cu = direct ? RawCu() : DrainedCu();
   CU_CHECK(cu.cuLaunchKernel(f->fn, c[0], c[1], c[2], c[3], c[4], c[5], c[6], stream, nullptr,
                              bytes ? extra : nullptr));
   return info.Env().Undefined();

@@ -3,11 +3,11 @@
 // other driver call between them), the JS thread copies each into a ring and one launcher thread
 // submits them, in order, while JS goes on to the next operation.
 //
-// Order with everything else is kept by draining: every driver call made through Cu() or
-// Cu_Unchecked() (memory, copies, events, syncs, module and stream destruction…) first submits
-// what is queued, on the calling thread if the launcher has not got to it (then restoring that
-// thread's current context). A failed queued launch is kept on its context for the thread that
-// queued it, and thrown by that thread's next Cu() or MakeCurrent() on that context, as CUDA
+// Order with everything else is kept by draining: every driver call made through DrainedCu() or
+// DrainedCuUnchecked() (memory, copies, events, syncs, module and stream destruction…) first
+// submits what is queued, on the calling thread if the launcher has not got to it (then restoring
+// that thread's current context). A failed queued launch is kept on its context for the thread that
+// queued it, and thrown by that thread's next DrainedCu() or MakeCurrent() on that context, as CUDA
 // reports asynchronous errors; sticky faults poison the context as usual.
 //
 // Ownership: a record owns its kernel's function (which owns its module and context) and its
@@ -187,7 +187,7 @@ class Queue {
     void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, r.params, CU_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
                      CU_LAUNCH_PARAM_END};
     const uint32_t* g = r.cfg;
-    CUresult res = CuRaw().cuLaunchKernel(r.fn, g[0], g[1], g[2], g[3], g[4], g[5], g[6], r.stream,
+    CUresult res = RawCu().cuLaunchKernel(r.fn, g[0], g[1], g[2], g[3], g[4], g[5], g[6], r.stream,
                                           nullptr, bytes ? extra : nullptr);
     if (res == CUDA_SUCCESS) return;
     if (IsSticky(res)) {

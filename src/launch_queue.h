@@ -9,8 +9,8 @@ namespace nodecuda {
 
 enum class QueueResult {
   Queued,    // the launcher thread submits it
-  Direct,    // launch it now with CuRaw(): nothing is queued and no run of launches is under way
-  Fallback,  // launch it now through Cu() (which submits anything queued first)
+  Direct,    // launch it now with RawCu(): nothing is queued and no run of launches is under way
+  Fallback,  // launch it now through DrainedCu() (which submits anything queued first)
 };
 
 // Offers a launch of `f` on `stream` (`s` its handle; null for the legacy stream) to the queue.
@@ -28,8 +28,8 @@ uint64_t ThreadTag();
 // Keeps the failure of a launch queued by thread `origin` on `c` (not sticky: those poison `c`).
 void NoteLaunchFailure(Context& c, uint64_t origin, int status);
 // Throws (CudaError, call cuLaunchKernel) the failure of a launch this thread queued on `c` that
-// is not reported yet: on this thread's next MakeCurrent(c), or Cu() with `c` current. Never a
-// failure of another thread's or another context's launch.
+// is not reported yet: on this thread's next MakeCurrent(c), or DrainedCu() with `c` current. Never
+// a failure of another thread's or another context's launch.
 void ReportLaunchFailure(const Context& c);
 void ReportCurrentLaunchFailure();
 

@@ -127,7 +127,7 @@ const DriverState& LoadDriver() {
   return g_driver;
 }
 
-const DriverApi& Cu() {
+const DriverApi& DrainedCu() {
   const DriverState& s = LoadDriver();
   if (s.status != CUDA_SUCCESS) {
     throw CuErr(s.found ? s.status : kDriverNotFound, "cuInit", s.message);
@@ -136,12 +136,12 @@ const DriverApi& Cu() {
   return g_cu;
 }
 
-const DriverApi& Cu_Unchecked() {
+const DriverApi& DrainedCuUnchecked() {
   BeforeDriverCall(false);
   return g_cu;
 }
 
-const DriverApi& CuRaw() { return g_cu; }
+const DriverApi& RawCu() { return g_cu; }
 
 void* DriverSymbol(const char* name) {
   if (!LoadDriver().found || !g_cu_lib) return nullptr;

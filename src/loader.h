@@ -62,15 +62,18 @@ struct DriverState {
 
 // Opens libcuda.so.1 (or $NODECUDA_LIBCUDA) and runs cuInit once; never throws.
 const DriverState& LoadDriver();
-// The driver table, after draining the launch queue (not a plain getter: see below); throws CuErr
-// (CUDA_DRIVER_NOT_FOUND or the cuInit error) when unusable.
-const DriverApi& Cu();
-// The driver table without the usability check (only after LoadDriver().found).
-const DriverApi& Cu_Unchecked();
-// Both of the above first submit kernel launches still queued (launch_queue.cc), so driver calls
-// keep their order with launches, and Cu() throws the failure of a queued launch; CuRaw() does
-// neither (the queue's own calls, error names).
-const DriverApi& CuRaw();
+// The three ways to the driver table. The Drained ones first submit this thread's queued kernel
+// launches (launch_queue.cc), so a driver call keeps its order with launches; RawCu() does not.
+//
+// Drains the launch queue, throws a queued launch's failure, then returns the table; throws CuErr
+// (CUDA_DRIVER_NOT_FOUND or the cuInit error) when the driver is unusable.
+const DriverApi& DrainedCu();
+// Drains the launch queue (without throwing its failures) and returns the table without the
+// usability check; only after LoadDriver().found.
+const DriverApi& DrainedCuUnchecked();
+// Returns the table and does nothing else: for the launch queue's own calls and error names only.
+const DriverApi& RawCu();
+// Drains the launch queue; `report`: throw the failure of a queued launch (DrainedCu) or not.
 void BeforeDriverCall(bool report);
 // A symbol of the opened driver library outside the table (cudaGL.h's registration functions,
 // whose header needs GL's); nullptr when the driver is not loaded or lacks it.

@@ -33,7 +33,7 @@ void* AcquireChunk(Context& c) {
     }
   }
   void* p = nullptr;
-  CU_CHECK(Cu().cuMemAllocHost(&p, kStagingChunk));
+  CU_CHECK(DrainedCu().cuMemAllocHost(&p, kStagingChunk));
   return p;
 }
 
@@ -45,7 +45,7 @@ void ReleaseChunk(Context& c, void* p) {
       return;
     }
   }
-  if (TryMakeCurrent(c)) Cu_Unchecked().cuMemFreeHost(p);
+  if (TryMakeCurrent(c)) DrainedCuUnchecked().cuMemFreeHost(p);
 }
 
 unsigned CopyThreads(size_t chunks) {
@@ -102,7 +102,7 @@ void ChunkCopy(const std::vector<void*>& chunks, uint8_t* host, size_t bytes, bo
 // go through page-locked buffers on several threads, each double-buffered on its own stream,
 // so host memcpy and DMA overlap.
 void StagedCopy(const ContextPtr& ctx, bool htod, CUdeviceptr dev, uint8_t* host, size_t bytes) {
-  const DriverApi& cu = Cu();
+  const DriverApi& cu = DrainedCu();
   CU_CHECK(cu.cuCtxSynchronize());  // a synchronous copy comes after all queued work
   size_t chunks = (bytes + kStagingChunk - 1) / kStagingChunk;
   std::atomic<size_t> next{0};
@@ -256,11 +256,11 @@ Napi::Value MemAlloc(const Napi::CallbackInfo& info) {
   if (m->stream) m->stream->MarkEvent();
   m->cls = stream ? 0 : BlockClass(bytes);
   m->ptr = m->cls ? ctx->TakeBlock(m->cls) : 0;
-  // Without submitting queued launches first (CuRaw): a stream-ordered allocation placed before
+  // Without submitting queued launches first (RawCu): a stream-ordered allocation placed before
   // them in the stream is still before its own first use, and every free was submitted in order.
   if (!m->ptr)
     CU_CHECK(
-        CuRaw().cuMemAllocFromPoolAsync(&m->ptr, m->cls ? m->cls : bytes, ctx->Pool(), stream));
+        RawCu().cuMemAllocFromPoolAsync(&m->ptr, m->cls ? m->cls : bytes, ctx->Pool(), stream));
   DeviceMem* raw = m.get();
   if (napi_add_finalizer(env, info[2], raw, OwnerFinalized, nullptr, &raw->owner) != napi_ok) {
     raw->Release(stream);
@@ -330,9 +330,9 @@ Napi::Value MemLive(const Napi::CallbackInfo& info) {
 Napi::Value PoolInfo(const Napi::CallbackInfo& info) {
   ContextPtr ctx = Enter();
   cuuint64_t reserved = 0, used = 0;
-  CU_CHECK(
-      Cu().cuMemPoolGetAttribute(ctx->Pool(), CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT, &reserved));
-  CU_CHECK(Cu().cuMemPoolGetAttribute(ctx->Pool(), CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
+  CU_CHECK(DrainedCu().cuMemPoolGetAttribute(ctx->Pool(), CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
+                                             &reserved));
+  CU_CHECK(DrainedCu().cuMemPoolGetAttribute(ctx->Pool(), CU_MEMPOOL_ATTR_USED_MEM_CURRENT, &used));
   Napi::Array a = Napi::Array::New(info.Env(), 2);
   a.Set(0u, static_cast<double>(reserved));
   a.Set(1u, static_cast<double>(used));
@@ -345,8 +345,8 @@ Napi::Value PoolInfo(const Napi::CallbackInfo& info) {
 Napi::Value PoolTrim(const Napi::CallbackInfo& info) {
   ContextPtr ctx = Enter();
   ctx->FlushBlocks();
-  CU_CHECK(Cu().cuCtxSynchronize());
-  CU_CHECK(Cu().cuMemPoolTrimTo(ctx->Pool(), 0));
+  CU_CHECK(DrainedCu().cuCtxSynchronize());
+  CU_CHECK(DrainedCu().cuMemPoolTrimTo(ctx->Pool(), 0));
   return info.Env().Undefined();
 }
 
@@ -363,9 +363,9 @@ Napi::Value MemcpySync(const Napi::CallbackInfo& info) {
   if (!pinned && h.bytes >= kStagedMin) {
     StagedCopy(ctx, kToDevice, dev, h.data, h.bytes);
   } else if (h.bytes && kToDevice) {
-    CU_CHECK(Cu().cuMemcpyHtoD(dev, h.data, h.bytes));
+    CU_CHECK(DrainedCu().cuMemcpyHtoD(dev, h.data, h.bytes));
   } else if (h.bytes) {
-    CU_CHECK(Cu().cuMemcpyDtoH(h.data, dev, h.bytes));
+    CU_CHECK(DrainedCu().cuMemcpyDtoH(h.data, dev, h.bytes));
   }
   return info.Env().Undefined();
 }
@@ -378,7 +378,7 @@ Napi::Value MemcpyDtod(const Napi::CallbackInfo& info) {
   CUstream stream = StreamArg(info[3]);
   AsyncOp op;
   op.ctx = Enter();
-  if (bytes) CU_CHECK(Cu().cuMemcpyDtoDAsync(dst, src, bytes, stream));
+  if (bytes) CU_CHECK(DrainedCu().cuMemcpyDtoDAsync(dst, src, bytes, stream));
   if (info[4].ToBoolean()) return WhenDone(info.Env(), stream, std::move(op));
   return info.Env().Undefined();
 }
@@ -389,7 +389,7 @@ struct OrderingEvent {
   explicit OrderingEvent(const DriverApi& cu) {
     CU_CHECK(cu.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
   }
-  ~OrderingEvent() { Cu_Unchecked().cuEventDestroy(e); }
+  ~OrderingEvent() { DrainedCuUnchecked().cuEventDestroy(e); }
   OrderingEvent(const OrderingEvent&) = delete;
   OrderingEvent& operator=(const OrderingEvent&) = delete;
 };
@@ -420,7 +420,7 @@ Napi::Value MemcpyPeer(const Napi::CallbackInfo& info) {
   size_t bytes = SizeArg(info, 4, "bytes");
   CUstream stream = StreamOn(info[5], *dc, "destination");
   CUstream src_stream = StreamOn(info[6], *sc, "source");
-  const DriverApi& cu = Cu();
+  const DriverApi& cu = DrainedCu();
   MakeCurrent(*sc);
   OrderingEvent before(cu);
   CU_CHECK(cu.cuEventRecord(before.e, src_stream));
@@ -473,7 +473,7 @@ Napi::Value MemcpyAsync(const Napi::CallbackInfo& info) {
   CUstream stream = StreamArg(info[5]);
   AsyncOp op;
   op.ctx = Enter();
-  const DriverApi& cu = Cu();
+  const DriverApi& cu = DrainedCu();
   if (h.bytes == 0) return WhenDone(env, stream, std::move(op));
   if (reg) {
     if (kToDevice) {
@@ -536,7 +536,7 @@ Napi::Value Memset(const Napi::CallbackInfo& info) {
   bool async = info[5].ToBoolean();
   AsyncOp op;
   op.ctx = Enter();
-  const DriverApi& cu = Cu();
+  const DriverApi& cu = DrainedCu();
   if (count) {
     if (width == 1) {
       CU_CHECK(cu.cuMemsetD8Async(dst, static_cast<unsigned char>(value), count, stream));

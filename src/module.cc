@@ -144,7 +144,7 @@ Napi::Value ModuleLoad(const Napi::CallbackInfo& info) {
     BadImage("a fatbin wrapper, which holds host pointers: pass the fatbin it points to");
   }
   auto m = std::make_shared<ModuleRes>(Enter());
-  CU_CHECK(Cu().cuModuleLoadData(&m->module, image.data()));
+  CU_CHECK(DrainedCu().cuModuleLoadData(&m->module, image.data()));
   return Wrap(info.Env(), Kind::Module, std::move(m));
 }
 
@@ -175,7 +175,7 @@ Napi::Value ModuleFunction(const Napi::CallbackInfo& info) {
   std::string name = NameArg(info, 1, "kernel");
   auto f = std::make_shared<FunctionRes>();
   f->module = m;
-  CUresult r = Cu().cuModuleGetFunction(&f->fn, m->module, name.c_str());
+  CUresult r = DrainedCu().cuModuleGetFunction(&f->fn, m->module, name.c_str());
   if (r == CUDA_ERROR_NOT_FOUND)
     throw CuErr(r, "cuModuleGetFunction", "no kernel named \"" + name + "\" in the module");
   CU_CHECK(r);
@@ -189,7 +189,7 @@ Napi::Value ModuleGlobal(const Napi::CallbackInfo& info) {
   std::string name = NameArg(info, 1, "global");
   CUdeviceptr p = 0;
   size_t bytes = 0;
-  CUresult r = Cu().cuModuleGetGlobal(&p, &bytes, m->module, name.c_str());
+  CUresult r = DrainedCu().cuModuleGetGlobal(&p, &bytes, m->module, name.c_str());
   if (r == CUDA_ERROR_NOT_FOUND)
     throw CuErr(r, "cuModuleGetGlobal", "no global named \"" + name + "\" in the module");
   CU_CHECK(r);
@@ -217,7 +217,7 @@ namespace {
 Napi::Value FuncAttribute(const Napi::CallbackInfo& info) {
   CUfunction f = FunctionArg(info[0])->fn;
   int v = 0;
-  CU_CHECK(Cu().cuFuncGetAttribute(
+  CU_CHECK(DrainedCu().cuFuncGetAttribute(
       &v, static_cast<CUfunction_attribute>(IntArg(info, 1, "attribute")), f));
   return Napi::Number::New(info.Env(), v);
 }
@@ -226,9 +226,9 @@ Napi::Value FuncAttribute(const Napi::CallbackInfo& info) {
 // CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 Napi::Value FuncSetAttribute(const Napi::CallbackInfo& info) {
   CUfunction f = FunctionArg(info[0])->fn;
-  CU_CHECK(Cu().cuFuncSetAttribute(f,
-                                   static_cast<CUfunction_attribute>(IntArg(info, 1, "attribute")),
-                                   IntArg(info, 2, "value")));
+  CU_CHECK(DrainedCu().cuFuncSetAttribute(
+      f, static_cast<CUfunction_attribute>(IntArg(info, 1, "attribute")),
+      IntArg(info, 2, "value")));
   return info.Env().Undefined();
 }
 
@@ -238,8 +238,8 @@ Napi::Value FuncSetAttribute(const Napi::CallbackInfo& info) {
 Napi::Value OccupancyMaxActiveBlocks(const Napi::CallbackInfo& info) {
   CUfunction f = FunctionArg(info[0])->fn;
   int n = 0;
-  CU_CHECK(Cu().cuOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, IntArg(info, 1, "blockSize"),
-                                                            SizeArg(info, 2, "sharedBytes")));
+  CU_CHECK(DrainedCu().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+      &n, f, IntArg(info, 1, "blockSize"), SizeArg(info, 2, "sharedBytes")));
   return Napi::Number::New(info.Env(), n);
 }
 
@@ -249,9 +249,9 @@ Napi::Value OccupancyMaxActiveBlocks(const Napi::CallbackInfo& info) {
 Napi::Value OccupancyMaxPotentialBlockSize(const Napi::CallbackInfo& info) {
   CUfunction f = FunctionArg(info[0])->fn;
   int grid = 0, block = 0;
-  CU_CHECK(Cu().cuOccupancyMaxPotentialBlockSize(&grid, &block, f, nullptr,
-                                                 SizeArg(info, 1, "sharedBytes"),
-                                                 IntArg(info, 2, "blockSizeLimit")));
+  CU_CHECK(DrainedCu().cuOccupancyMaxPotentialBlockSize(&grid, &block, f, nullptr,
+                                                        SizeArg(info, 1, "sharedBytes"),
+                                                        IntArg(info, 2, "blockSizeLimit")));
   Napi::Array a = Napi::Array::New(info.Env(), 2);
   a.Set(0u, grid);
   a.Set(1u, block);

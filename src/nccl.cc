@@ -3,8 +3,8 @@
 // Communicators are non-blocking (config.blocking = 0): no call here waits for peers. Calls
 // answer ncclSuccess or ncclInProgress, and lib/nccl polls ncclCommGetAsyncError with timers
 // (ncclCommState) until the communicator is idle or failed. Every call that may touch the GPU
-// first makes the communicator's context current and drains the launch queue (Cu()), so NCCL's
-// kernels keep their order with nodecuda's queued launches on the same stream.
+// first makes the communicator's context current and drains the launch queue (DrainedCu()), so
+// NCCL's kernels keep their order with nodecuda's queued launches on the same stream.
 #include <dlfcn.h>
 
 #include <cstring>
@@ -183,7 +183,7 @@ Napi::Value WrapComm(Napi::Env env, ncclComm_t comm, ContextPtr ctx) {
 // The communicator's context, current, with the launch queue drained.
 void EnterComm(const CommRes& c) {
   MakeCurrent(*c.ctx);
-  Cu();
+  DrainedCu();
 }
 
 // ncclStatus(wheelPaths: string[]) -> { ok, path, version, message }: opens NCCL (once per
@@ -236,7 +236,7 @@ Napi::Value CommInitRank(const Napi::CallbackInfo& info) {
   std::memcpy(id.internal, bytes.Data(), NCCL_UNIQUE_ID_BYTES);
   ContextPtr ctx = PrimaryContext(device);
   MakeCurrent(*ctx);
-  Cu();
+  DrainedCu();
   ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
   config.blocking = blocking ? 1 : 0;
   if (cga >= 0) config.cgaClusterSize = cga;

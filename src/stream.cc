@@ -29,13 +29,13 @@ const std::shared_ptr<EventRes>& EventOf(const Napi::Value& v, const char* what 
 Napi::Value StreamCreate(const Napi::CallbackInfo& info) {
   unsigned flags = static_cast<unsigned>(IntArg(info, 0, "flags"));
   auto s = std::make_shared<StreamRes>(Enter());
-  CU_CHECK(Cu().cuStreamCreate(&s->stream, flags));
+  CU_CHECK(DrainedCu().cuStreamCreate(&s->stream, flags));
   return Wrap(info.Env(), Kind::Stream, std::move(s));
 }
 
 // CUresult cuStreamSynchronize(CUstream hStream)
 Napi::Value StreamSynchronize(const Napi::CallbackInfo& info) {
-  CU_CHECK(Cu().cuStreamSynchronize(StreamOf(info)->stream));
+  CU_CHECK(DrainedCu().cuStreamSynchronize(StreamOf(info)->stream));
   return info.Env().Undefined();
 }
 
@@ -49,7 +49,7 @@ Napi::Value StreamSynchronizeAsync(const Napi::CallbackInfo& info) {
 
 // CUresult cuStreamQuery(CUstream hStream): true when all work is done.
 Napi::Value StreamQuery(const Napi::CallbackInfo& info) {
-  CUresult r = Cu().cuStreamQuery(StreamOf(info)->stream);
+  CUresult r = DrainedCu().cuStreamQuery(StreamOf(info)->stream);
   if (r == CUDA_ERROR_NOT_READY) return Napi::Boolean::New(info.Env(), false);
   CU_CHECK(r);
   return Napi::Boolean::New(info.Env(), true);
@@ -59,7 +59,7 @@ Napi::Value StreamQuery(const Napi::CallbackInfo& info) {
 Napi::Value StreamWaitEvent(const Napi::CallbackInfo& info) {
   CUstream s = StreamArg(info[0]);
   Enter();
-  CU_CHECK(Cu().cuStreamWaitEvent(s, EventOf(info[1])->event, 0));
+  CU_CHECK(DrainedCu().cuStreamWaitEvent(s, EventOf(info[1])->event, 0));
   return info.Env().Undefined();
 }
 
@@ -84,7 +84,7 @@ Napi::Value EventDestroy(const Napi::CallbackInfo& info) {
 Napi::Value EventCreate(const Napi::CallbackInfo& info) {
   unsigned flags = static_cast<unsigned>(IntArg(info, 0, "flags"));
   auto e = std::make_shared<EventRes>(Enter());
-  CU_CHECK(Cu().cuEventCreate(&e->event, flags));
+  CU_CHECK(DrainedCu().cuEventCreate(&e->event, flags));
   return Wrap(info.Env(), Kind::Event, std::move(e));
 }
 
@@ -92,13 +92,13 @@ Napi::Value EventCreate(const Napi::CallbackInfo& info) {
 // CUresult cuEventRecord(CUevent hEvent, CUstream hStream)
 Napi::Value EventRecord(const Napi::CallbackInfo& info) {
   CUevent e = EventOf(info[0])->event;
-  CU_CHECK(Cu().cuEventRecord(e, StreamArg(info[1])));
+  CU_CHECK(DrainedCu().cuEventRecord(e, StreamArg(info[1])));
   return info.Env().Undefined();
 }
 
 // CUresult cuEventSynchronize(CUevent hEvent)
 Napi::Value EventSynchronize(const Napi::CallbackInfo& info) {
-  CU_CHECK(Cu().cuEventSynchronize(EventOf(info[0])->event));
+  CU_CHECK(DrainedCu().cuEventSynchronize(EventOf(info[0])->event));
   return info.Env().Undefined();
 }
 
@@ -107,13 +107,13 @@ Napi::Value EventSynchronizeAsync(const Napi::CallbackInfo& info) {
   std::shared_ptr<EventRes> e = EventOf(info[0]);
   AsyncOp op;
   op.ctx = e->ctx;
-  op.work = [e] { CU_CHECK(Cu().cuEventSynchronize(e->event)); };
+  op.work = [e] { CU_CHECK(DrainedCu().cuEventSynchronize(e->event)); };
   return Queue(info.Env()).Submit(info.Env(), std::move(op));
 }
 
 // CUresult cuEventQuery(CUevent hEvent): true when the recorded work is done.
 Napi::Value EventQuery(const Napi::CallbackInfo& info) {
-  CUresult r = Cu().cuEventQuery(EventOf(info[0])->event);
+  CUresult r = DrainedCu().cuEventQuery(EventOf(info[0])->event);
   if (r == CUDA_ERROR_NOT_READY) return Napi::Boolean::New(info.Env(), false);
   CU_CHECK(r);
   return Napi::Boolean::New(info.Env(), true);
@@ -125,7 +125,7 @@ Napi::Value EventElapsed(const Napi::CallbackInfo& info) {
   float ms = 0;
   CUevent a = EventOf(info[0], "start")->event;
   CUevent b = EventOf(info[1], "end")->event;
-  CU_CHECK(Cu().cuEventElapsedTime(&ms, a, b));
+  CU_CHECK(DrainedCu().cuEventElapsedTime(&ms, a, b));
   return Napi::Number::New(info.Env(), ms);
 }
 

@@ -9,7 +9,6 @@ import { ElementwiseSpec, Variant, elementwiseKernel } from '../lib/engine/templ
 import { PREAMBLE } from '../lib/engine/templates/preamble';
 import { UFUNCS, UFUNC_PREAMBLE } from '../lib/array/ufunc';
 import { indexSource } from '../lib/array/joins';
-import { storageType } from '../lib/engine/templates/elementwise';
 
 const VARIANTS: Variant[] = [
   { kind: 'contiguous', e: 4, wide: false },
@@ -80,7 +79,7 @@ describe('gather/scatter kernels compile for every dtype', () => {
   test('take and put', () => {
     for (const kind of ['take', 'put'] as const) {
       for (const d of Object.values(DTYPES)) {
-        const { source, name } = indexSource(kind, storageType(d));
+        const { source, name } = indexSource(kind, d.storageC);
         const ptx = Buffer.from(compiler.compile(source, { arch: 'sm_90', noExternC: true, target: 'ptx' }).image).toString('utf8');
         expect(ptx).toContain(`.entry ${name}(`);
       }

@@ -17,6 +17,10 @@ import {
   isFContiguous, normalizeShape, reshapeStrides, resolveReshape, sizeOf, squeezeAxes, transposeAxes,
 } from '../base/shape';
 import { IndexItem, applyIndex } from '../base/indexing';
+import { impl } from './methods';
+import type { OpOptions, Operand } from './operators';
+import type { ArgOptions, ReduceOptions, VarOptions } from './reductions';
+import type { ScanOptions } from './scan';
 
 const CREATE = Symbol('nodecuda.create');
 
@@ -160,7 +164,7 @@ export class GPUArray {
 
   /** @internal A C-contiguous array with this content: itself, or a copy. */
   contiguous(): GPUArray {
-    return this.flags.cContiguous ? this : copyOf(this);
+    return this.flags.cContiguous ? this : impl.copyOf(this);
   }
 
   #hostOut(out: ArrayBufferView | undefined): HostArray {
@@ -252,7 +256,7 @@ export class GPUArray {
   set(host: ArrayBufferView | ArrayBuffer | NestedArray | GPUArray): this {
     this.check();
     if (host instanceof GPUArray) {
-      assign(this, host.check()); // device to device, broadcasting and converting like NumPy's a[...] = b
+      impl.assign(this, host.check()); // device to device, broadcasting and converting like NumPy's a[...] = b
       return this;
     }
     const h = this.#hostIn(host);
@@ -262,7 +266,7 @@ export class GPUArray {
       cu.memcpyHtod(this.ptr, h.buffer, h.byteOffset, h.byteLength, pinned);
     } else {
       const tmp = fromHost(h, this.shape, this.dtype);
-      try { assign(this, tmp); } finally { tmp.dispose(); }
+      try { impl.assign(this, tmp); } finally { tmp.dispose(); }
     }
     return this;
   }
@@ -311,7 +315,7 @@ export class GPUArray {
     if (strides) return this.view_(want, strides, this.offset);
     // No view possible: a new owner with the new shape, filled through a view in the old one.
     const out = GPUArray.allocate(want, this.dtype);
-    assign(out.view_(this.shape, contiguousStrides(this.shape, this.dtype.bytes), 0), this);
+    impl.assign(out.view_(this.shape, contiguousStrides(this.shape, this.dtype.bytes), 0), this);
     return out;
   }
 
@@ -376,6 +380,111 @@ export class GPUArray {
     return this.view_(r.shape, r.strides, this.offset + r.offset);
   }
 
+  // ---- operators, copies, reductions and scans (implemented in operators.ts, reductions.ts,
+  // scan.ts; registered in methods.ts, which says why) -------------------------------------------
+
+  /** Elementwise `this + b` (NumPy promotion and broadcasting). */
+  add(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('add', [this, b], opts); }
+  /** Elementwise `this - b`. */
+  sub(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('sub', [this, b], opts); }
+  /** Elementwise `this * b`. */
+  mul(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('mul', [this, b], opts); }
+  /** Elementwise true division `this / b` (integers give float64). */
+  div(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('div', [this, b], opts); }
+  /** Elementwise `this ** b`. */
+  pow(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('pow', [this, b], opts); }
+  /** Elementwise remainder with the sign of `b` (Python/NumPy `%`). */
+  mod(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('mod', [this, b], opts); }
+  /** Elementwise floor division (`//`). */
+  floorDiv(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('floorDiv', [this, b], opts); }
+  /** Elementwise `this == b` (bool). */
+  eq(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('eq', [this, b], opts); }
+  /** Elementwise `this != b` (bool). */
+  ne(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('ne', [this, b], opts); }
+  /** Elementwise `this < b` (bool). */
+  lt(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('lt', [this, b], opts); }
+  /** Elementwise `this <= b` (bool). */
+  le(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('le', [this, b], opts); }
+  /** Elementwise `this > b` (bool). */
+  gt(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('gt', [this, b], opts); }
+  /** Elementwise `this >= b` (bool). */
+  ge(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('ge', [this, b], opts); }
+  /** Elementwise bitwise and (logical for bool). */
+  and(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('and', [this, b], opts); }
+  /** Elementwise bitwise or (logical for bool). */
+  or(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('or', [this, b], opts); }
+  /** Elementwise bitwise xor (logical for bool). */
+  xor(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('xor', [this, b], opts); }
+  /** Elementwise `this << b`. */
+  shl(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('shl', [this, b], opts); }
+  /** Elementwise `this >> b`. */
+  shr(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('shr', [this, b], opts); }
+  /** Elementwise maximum (NaN propagates). */
+  maximum(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('maximum', [this, b], opts); }
+  /** Elementwise minimum (NaN propagates). */
+  minimum(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('minimum', [this, b], opts); }
+  /** Elementwise logical and (bool). */
+  logicalAnd(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('logicalAnd', [this, b], opts); }
+  /** Elementwise logical or (bool). */
+  logicalOr(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('logicalOr', [this, b], opts); }
+  /** Elementwise logical xor (bool). */
+  logicalXor(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('logicalXor', [this, b], opts); }
+  /** Elementwise negation. */
+  neg(opts?: OpOptions): GPUArray { return impl.apply('neg', [this], opts); }
+  /** Elementwise absolute value (complex: the magnitude). */
+  abs(opts?: OpOptions): GPUArray { return impl.apply('abs', [this], opts); }
+  /** Elementwise bitwise not (logical for bool). */
+  not(opts?: OpOptions): GPUArray { return impl.apply('not', [this], opts); }
+  /** Elementwise logical not (bool). */
+  logicalNot(opts?: OpOptions): GPUArray { return impl.apply('logicalNot', [this], opts); }
+  /** Reflected sub: elementwise `b - this`. */
+  rsub(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('sub', [b, this], opts); }
+  /** Reflected div: elementwise `b / this`. */
+  rdiv(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('div', [b, this], opts); }
+  /** Reflected pow: elementwise `b ** this`. */
+  rpow(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('pow', [b, this], opts); }
+  /** Reflected mod: elementwise `b % this`. */
+  rmod(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('mod', [b, this], opts); }
+  /** Reflected floorDiv: elementwise `b // this`. */
+  rfloorDiv(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('floorDiv', [b, this], opts); }
+  /** Fills every element with `value`; returns this. */
+  fill(value: Operand, opts: { stream?: Stream | null } = {}): this {
+    impl.fill(this, value, opts.stream);
+    return this;
+  }
+  /** A converted copy. */
+  astype(dt: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray { return impl.copyOf(this.check(), opts.stream, toDType(dt)); }
+  /** A C-contiguous copy. */
+  copy(opts: { stream?: Stream | null } = {}): GPUArray { return impl.copyOf(this.check(), opts.stream); }
+  /** Sum over `axis` (all axes by default). */
+  sum(opts?: ReduceOptions): GPUArray { return impl.sum(this, opts); }
+  /** Product over `axis`. */
+  prod(opts?: ReduceOptions): GPUArray { return impl.prod(this, opts); }
+  /** Minimum over `axis` (NaN propagates). */
+  min(opts?: ReduceOptions): GPUArray { return impl.min(this, opts); }
+  /** Maximum over `axis` (NaN propagates). */
+  max(opts?: ReduceOptions): GPUArray { return impl.max(this, opts); }
+  /** Arithmetic mean over `axis`. */
+  mean(opts?: ReduceOptions): GPUArray { return impl.mean(this, opts); }
+  /** Variance over `axis` (`ddof` as NumPy). */
+  var(opts?: VarOptions): GPUArray { return impl.var(this, opts); }
+  /** Standard deviation over `axis` (`ddof` as NumPy). */
+  std(opts?: VarOptions): GPUArray { return impl.std(this, opts); }
+  /** Whether any element over `axis` is nonzero. */
+  any(opts?: ReduceOptions): GPUArray { return impl.any(this, opts); }
+  /** Whether every element over `axis` is nonzero. */
+  all(opts?: ReduceOptions): GPUArray { return impl.all(this, opts); }
+  /** Index of the minimum (first on ties) over `axis` or the flattened array. */
+  argmin(opts?: ArgOptions): GPUArray { return impl.argmin(this, opts); }
+  /** Index of the maximum (first on ties) over `axis` or the flattened array. */
+  argmax(opts?: ArgOptions): GPUArray { return impl.argmax(this, opts); }
+  /** Dot product of the flattened arrays. */
+  dot(b: GPUArray, opts?: ReduceOptions): GPUArray { return impl.dot(this, b, opts); }
+  /** Cumulative sum (flattened, or along `axis`). */
+  cumsum(opts?: ScanOptions): GPUArray { return impl.cumsum(this, opts); }
+  /** Cumulative product (flattened, or along `axis`). */
+  cumprod(opts?: ScanOptions): GPUArray { return impl.cumprod(this, opts); }
+
   // ---- printing -----------------------------------------------------------------------------
 
   toString(): string {
@@ -426,20 +535,6 @@ export function optionsArg<T extends object>(v: T | null | undefined, name = 'op
   if (v === undefined || v === null) return NO_OPTIONS as T; // every options type has only optional fields
   if (typeof v !== 'object') throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be an object. Received ${describe(v)}`);
   return v;
-}
-
-/** @internal Copies `src` into a new C-contiguous array (set by operators.ts). */
-export let copyOf: (src: GPUArray) => GPUArray = () => {
-  throw new Error('operators not loaded');
-};
-/** @internal Copies `src` into `dst` (same shape; broadcasting allowed) (set by operators.ts). */
-export let assign: (dst: GPUArray, src: GPUArray) => void = () => {
-  throw new Error('operators not loaded');
-};
-/** @internal */
-export function setCopyHooks(c: typeof copyOf, a: typeof assign): void {
-  copyOf = c;
-  assign = a;
 }
 
 /** @internal A new array holding a C-ordered host array of `dt`. */

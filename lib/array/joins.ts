@@ -9,11 +9,11 @@ import { useOn } from '../cuda/memory';
 import { GPUArray, arrayArg, optionsArg } from './gpuarray';
 import { generatedKernel } from '../cuda/compiler';
 import * as cu from '../cuda/door';
+import { ArgPacker } from '../cuda/args';
 import { assign } from './operators';
 import { resultType } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
 import { PREAMBLE } from '../engine/templates/preamble';
-import { storageType } from '../engine/templates/elementwise';
 import { checkDevices } from './devices';
 
 function arrays(list: unknown, what: string): GPUArray[] {
@@ -100,25 +100,17 @@ function indexKernel(kind: 'take' | 'put', elem: string): NativeAddon.FunctionHa
   return generatedKernel(source, name);
 }
 
-const cfg = new Uint32Array(7);
-const params = new Uint8Array(64);
-const view = new DataView(params.buffer);
+const P = new ArgPacker(64);
 
 function launchIndex(fn: NativeAddon.FunctionHandle, dst: GPUArray, src: GPUArray, idx: GPUArray, axlen: number,
   inner: number, n: number, stream: Stream | null | undefined): void {
   const err = GPUArray.allocate([1], DTYPES.int32, stream);
   try {
     cu.memset(err.ptr, 0, 4, 1, streamHandle(stream), false);
-    [dst.ptr, src.ptr, idx.ptr].forEach((p, k) => view.setBigUint64(8 * k, p, true));
-    view.setBigUint64(24, BigInt(idx.size), true);
-    view.setBigInt64(32, BigInt(axlen), true);
-    view.setBigUint64(40, BigInt(inner), true);
-    view.setBigUint64(48, BigInt(n), true);
-    view.setBigUint64(56, err.ptr, true);
-    cfg.set([Math.max(1, Math.ceil(n / 256)), 1, 1, 256, 1, 1, 0]);
+    P.reset().ptr(dst.ptr).ptr(src.ptr).ptr(idx.ptr).u64n(idx.size).i64(axlen).u64n(inner).u64n(n).ptr(err.ptr);
     const sh = streamHandle(stream);
     for (const x of [dst, src, idx]) useOn(x, sh); // memory of another stream (memory.ts)
-    if (n > 0) cu.launch(fn, sh, cfg, params, 64);
+    if (n > 0) P.launch(fn, sh, Math.max(1, Math.ceil(n / 256)), 1, 1, 256, 1, 1, 0, false);
     if (err.item()) throw rangeError('ERR_INDEX_OUT_OF_RANGE', `index out of range for an axis of length ${axlen}`);
   } finally {
     err.dispose();
@@ -162,7 +154,7 @@ export function take(a: GPUArray, indices: GPUArray | readonly number[], axis?: 
     const out = GPUArray.allocate(shape, src.dtype, opts.stream);
     const inner = src.shape.slice(ax + 1).reduce((x, y) => x * y, 1);
     try {
-      launchIndex(indexKernel('take', storageType(src.dtype)), out, src, idx, src.shape[ax], inner, out.size, opts.stream);
+      launchIndex(indexKernel('take', src.dtype.storageC), out, src, idx, src.shape[ax], inner, out.size, opts.stream);
     } catch (e) {
       out.dispose();
       throw e;
@@ -192,7 +184,7 @@ export function put(a: GPUArray, indices: GPUArray | readonly number[], values: 
   try {
     if (values.dtype !== a.dtype || !values.flags.cContiguous) vals = values.astype(a.dtype, opts);
     if (vals.size === 0 && idx.size > 0) throw rangeError('ERR_OUT_OF_RANGE', 'put(): values is empty');
-    launchIndex(indexKernel('put', storageType(a.dtype)), a, vals, idx, a.size, Math.max(1, vals.size), idx.size, opts.stream);
+    launchIndex(indexKernel('put', a.dtype.storageC), a, vals, idx, a.size, Math.max(1, vals.size), idx.size, opts.stream);
   } finally {
     if (temp) idx.dispose();
     if (vals !== values) vals.dispose();

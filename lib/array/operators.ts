@@ -2,10 +2,11 @@
  * GPUArray operators: NumPy broadcasting and promotion over the elementwise engine, with
  * `{ out, stream }` (aliasing-safe), scalar operands and reverse forms.
  */
-import { Complex, DTYPES, DType, DTypeLike, Scalar, checkStorable, dtype as toDType } from '../base/dtype';
+import { Complex, DTYPES, DType, Scalar, checkStorable } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
-import { GPUArray, setCopyHooks } from './gpuarray';
+import { GPUArray } from './gpuarray';
+import { registerArrayMethods } from './methods';
 import { ArrayOperand, ScalarOperand, runElementwise } from '../engine/elementwise';
 import { canCast, resultType } from '../base/promote';
 import { broadcastShapes, broadcastStrides } from '../base/shape';
@@ -253,7 +254,6 @@ function copyOf(src: GPUArray, stream?: Stream | null, dt: DType = src.dtype): G
   assign(out, src, stream);
   return out;
 }
-setCopyHooks((s) => copyOf(s), (d, s) => assign(d, s));
 
 /** Fills `a` with one value (converted to its dtype). @internal */
 export function fill(a: GPUArray, value: unknown, stream?: Stream | null): GPUArray {
@@ -268,58 +268,11 @@ export function fill(a: GPUArray, value: unknown, stream?: Stream | null): GPUAr
 const BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'mod', 'floorDiv', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'and',
   'or', 'xor', 'shl', 'shr', 'maximum', 'minimum', 'logicalAnd', 'logicalOr', 'logicalXor'] as const;
 const UNARY = ['neg', 'abs', 'not', 'logicalNot'] as const;
-const REVERSE = { rsub: 'sub', rdiv: 'div', rpow: 'pow', rmod: 'mod', rfloorDiv: 'floorDiv' } as const;
 
 type Binary = (typeof BINARY)[number];
 type Unary = (typeof UNARY)[number];
 
-declare module './gpuarray' {
-  interface GPUArray {
-    add(b: Operand, opts?: OpOptions): GPUArray; sub(b: Operand, opts?: OpOptions): GPUArray;
-    mul(b: Operand, opts?: OpOptions): GPUArray; div(b: Operand, opts?: OpOptions): GPUArray;
-    pow(b: Operand, opts?: OpOptions): GPUArray; mod(b: Operand, opts?: OpOptions): GPUArray;
-    floorDiv(b: Operand, opts?: OpOptions): GPUArray;
-    eq(b: Operand, opts?: OpOptions): GPUArray; ne(b: Operand, opts?: OpOptions): GPUArray;
-    lt(b: Operand, opts?: OpOptions): GPUArray; le(b: Operand, opts?: OpOptions): GPUArray;
-    gt(b: Operand, opts?: OpOptions): GPUArray; ge(b: Operand, opts?: OpOptions): GPUArray;
-    and(b: Operand, opts?: OpOptions): GPUArray; or(b: Operand, opts?: OpOptions): GPUArray;
-    xor(b: Operand, opts?: OpOptions): GPUArray; shl(b: Operand, opts?: OpOptions): GPUArray;
-    shr(b: Operand, opts?: OpOptions): GPUArray; maximum(b: Operand, opts?: OpOptions): GPUArray;
-    minimum(b: Operand, opts?: OpOptions): GPUArray; logicalAnd(b: Operand, opts?: OpOptions): GPUArray;
-    logicalOr(b: Operand, opts?: OpOptions): GPUArray; logicalXor(b: Operand, opts?: OpOptions): GPUArray;
-    neg(opts?: OpOptions): GPUArray; abs(opts?: OpOptions): GPUArray; not(opts?: OpOptions): GPUArray;
-    logicalNot(opts?: OpOptions): GPUArray;
-    rsub(b: Operand, opts?: OpOptions): GPUArray; rdiv(b: Operand, opts?: OpOptions): GPUArray;
-    rpow(b: Operand, opts?: OpOptions): GPUArray; rmod(b: Operand, opts?: OpOptions): GPUArray;
-    rfloorDiv(b: Operand, opts?: OpOptions): GPUArray;
-    /** Fills every element with `value`; returns this. */
-    fill(value: Operand, opts?: { stream?: Stream | null }): this;
-    /** A converted copy. */
-    astype(dt: DTypeLike, opts?: { stream?: Stream | null }): GPUArray;
-    /** A C-contiguous copy. */
-    copy(opts?: { stream?: Stream | null }): GPUArray;
-  }
-}
-
-const proto = GPUArray.prototype as unknown as Record<string, unknown>;
-for (const name of BINARY) {
-  proto[name] = function (this: GPUArray, b: Operand, opts?: OpOptions) { return apply(name, [this, b], opts); };
-}
-for (const name of UNARY) {
-  proto[name] = function (this: GPUArray, opts?: OpOptions) { return apply(name, [this], opts); };
-}
-for (const [name, op] of Object.entries(REVERSE)) {
-  proto[name] = function (this: GPUArray, b: Operand, opts?: OpOptions) { return apply(op, [b, this], opts); };
-}
-proto.fill = function (this: GPUArray, value: Operand, opts: { stream?: Stream | null } = {}) {
-  return fill(this, value, opts.stream);
-};
-proto.astype = function (this: GPUArray, dt: DTypeLike, opts: { stream?: Stream | null } = {}) {
-  return copyOf(this.check(), opts.stream, toDType(dt));
-};
-proto.copy = function (this: GPUArray, opts: { stream?: Stream | null } = {}) {
-  return copyOf(this.check(), opts.stream);
-};
+registerArrayMethods({ apply, fill, copyOf, assign });
 
 /** Function forms: gpuarray.add(a, b, opts) and friends. */
 export const binaryFunctions = Object.fromEntries(BINARY.map((name) =>

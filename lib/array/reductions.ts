@@ -4,17 +4,18 @@
  * `dtype` and `out`. Each is a ReduceSpec (templates/reduction.ts) built from the dtypes; the
  * engine (engine/reduce.ts) picks the kernel variant for the layout.
  */
-import { DTYPES, DType, DTypeLike, dtype as toDType } from '../base/dtype';
+import { DTYPES, DType, DTypeLike, dtype as toDType, own } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray } from './gpuarray';
+import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { canCast, resultType } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
-import { storageType, computeType } from '../engine/templates/elementwise';
 import { ReduceSpec } from '../engine/templates/reduction';
-import { ParamValue, UNSIGNED_C, accBytes, accType, runReduction } from '../engine/reduce';
+import { runReduction } from '../engine/reduce';
+import { ParamValue } from '../cuda/args';
 import { checkDevices } from './devices';
 
 /** Options of the reductions. */
@@ -79,13 +80,13 @@ function memo(keys: readonly unknown[], build: () => ReduceSpec): ReduceSpec {
 
 /** C expression converting compute-typed `x` to the accumulator of dtype `acc` (ints wrap unsigned). */
 function toAcc(acc: DType, x: string): string {
-  if (isInt(acc) && acc.kind !== 'b') return `(${UNSIGNED_C[acc.name]})NC_TO(${computeType(acc)}, ${x})`;
+  if (isInt(acc) && acc.kind !== 'b') return `(${acc.accUnsignedC})NC_TO(${acc.computeC}, ${x})`;
   if (acc.kind === 'b') return `(unsigned int)NC_TO(bool, ${x})`;
-  return `NC_TO(${accType(acc)}, ${x})`;
+  return `NC_TO(${acc.accC}, ${x})`;
 }
 
 function accC(acc: DType): string {
-  return isInt(acc) ? UNSIGNED_C[acc.name] : accType(acc);
+  return isInt(acc) ? acc.accUnsignedC : acc.accC;
 }
 
 const INT_LIMITS: Record<string, [string, string]> = {
@@ -94,11 +95,11 @@ const INT_LIMITS: Record<string, [string, string]> = {
   int64: ['(-9223372036854775807LL - 1)', '9223372036854775807LL'], uint64: ['0ull', '18446744073709551615ull'],
 };
 
-/** [lowest, highest] of values of dtype d as C expressions of accType(d). */
+/** [lowest, highest] of values of dtype d as C expressions of d.accC. */
 function limits(d: DType): [string, string] {
   if (isInt(d)) return INT_LIMITS[d.name];
   const inf = d.name === 'float64' || d.name === 'complex128' ? 'nc_inf_d()' : 'nc_inf_f()';
-  if (d.kind === 'c') return [`${accType(d)}(-${inf}, -${inf})`, `${accType(d)}(${inf}, ${inf})`];
+  if (d.kind === 'c') return [`${d.accC}(-${inf}, -${inf})`, `${d.accC}(${inf}, ${inf})`];
   return [`-${inf}`, inf];
 }
 
@@ -113,66 +114,81 @@ interface Kind {
   preamble?: string;
 }
 
-/** The per-element part of each reduction (input dtype d, accumulator/result choices). */
+type ReductionDef = (d: DType, acc: DType, name: string) => Kind;
+
+const hasNaN = (d: DType) => d.kind === 'f' || d.kind === 'c';
+
+const sumProd = (op: 'sum' | 'prod'): ReductionDef => (d, acc) => ({
+  map: (xs) => xs.length === 2 ? `${toAcc(acc, xs[0])} * ${toAcc(acc, xs[1])}` : toAcc(acc, xs[0]),
+  acc: accC(acc), accBytes: acc.accBytes, neutral: `(${accC(acc)})${op === 'sum' ? 0 : 1}`,
+  reduce: op === 'sum' ? 'a + b' : 'a * b', post: 'nc_acc',
+});
+
+const extremum = (op: 'max' | 'min'): ReductionDef => (d) => {
+  const cmp = op === 'max' ? '>' : '<';
+  const [lo, hi] = limits(d);
+  return {
+    map: (xs) => `NC_TO(${d.accC}, ${xs[0]})`, acc: d.accC, accBytes: d.accBytes,
+    neutral: op === 'max' ? lo : hi,
+    reduce: hasNaN(d) ? `nc_isnan(a) ? a : (nc_isnan(b) ? b : (a ${cmp} b ? a : b))` : `a ${cmp} b ? a : b`, post: 'nc_acc',
+  };
+};
+
+const truth = (op: 'any' | 'all'): ReductionDef => () => ({
+  map: (xs) => `(nc_nonzero(${xs[0]}) ? 1 : 0)`, acc: 'int', accBytes: 4, neutral: op === 'any' ? '0' : '1',
+  reduce: op === 'any' ? 'a | b' : 'a & b', post: 'nc_acc',
+});
+
+const meanDef: ReductionDef = (d, acc) => {
+  const c = acc.accC;
+  return {
+    map: (xs) => `NC_TO(${c}, ${xs[0]})`, acc: c, accBytes: acc.accBytes, neutral: `(${c})0`, reduce: 'a + b',
+    post: acc.kind === 'c' ? `${c}(nc_acc.re / nc_k, nc_acc.im / nc_k)` : `nc_acc / (${c})nc_k`,
+  };
+};
+
+const varianceDef = (op: 'var' | 'std'): ReductionDef => (d, acc) => {
+  // acc: the mean's dtype (complex stays complex for the difference); the sum is real.
+  const c = acc.accC;
+  const r = realOf(acc).accC;
+  const div = `(nc_acc / (${r})(nc_k - ddof > 0 ? nc_k - ddof : 0))`;
+  return {
+    map: (xs) => `nc_sq(NC_TO(${c}, ${xs[0]}) - nc_load(mean_[nc_o]))`, acc: r, accBytes: realOf(acc).accBytes,
+    neutral: `(${r})0`, reduce: 'a + b', post: op === 'var' ? div : `${r === 'float' ? 'sqrtf' : 'sqrt'}(${div})`,
+  };
+};
+
+const argExtremum = (op: 'argmax' | 'argmin'): ReductionDef => (d, acc, name) => {
+  const cmp = op === 'argmax' ? '>' : '<';
+  const [lo, hi] = limits(d);
+  const v = d.accC;
+  const av = `${name}_av`;
+  return {
+    preamble: `#ifndef ${av}_DEF\n#define ${av}_DEF\nstruct ${av} { ${v} v; long long i; };\n#endif`,
+    map: (xs) => `${av}{NC_TO(${v}, ${xs[0]}), (long long)nc_r}`, acc: av,
+    accBytes: ((d.accBytes + 7) & -8) + 8,
+    neutral: `${av}{${op === 'argmax' ? lo : hi}, 9223372036854775807LL}`,
+    reduce: hasNaN(d)
+      ? `(nc_isnan(a.v) || nc_isnan(b.v)) ? ((nc_isnan(a.v) && (!nc_isnan(b.v) || a.i < b.i)) ? a : b) : ((a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b)`
+      : `(a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b`,
+    post: 'nc_acc.i',
+  };
+};
+
+/**
+ * The reductions as data: for input dtype d and accumulator dtype acc, the per-element map, the
+ * accumulator and its neutral value, the combining expression and the result (templates/reduction.ts).
+ */
+const REDUCTIONS: Readonly<Record<string, ReductionDef>> = {
+  sum: sumProd('sum'), prod: sumProd('prod'), max: extremum('max'), min: extremum('min'), any: truth('any'),
+  all: truth('all'), mean: meanDef, var: varianceDef('var'), std: varianceDef('std'), argmax: argExtremum('argmax'),
+  argmin: argExtremum('argmin'),
+};
+
 function kindOf(op: string, d: DType, acc: DType, name: string): Kind {
-  const nan = d.kind === 'f' || d.kind === 'c';
-  switch (op) {
-    case 'sum': case 'prod':
-      return {
-        map: (xs) => xs.length === 2 ? `${toAcc(acc, xs[0])} * ${toAcc(acc, xs[1])}` : toAcc(acc, xs[0]),
-        acc: accC(acc), accBytes: accBytes(acc), neutral: `(${accC(acc)})${op === 'sum' ? 0 : 1}`,
-        reduce: op === 'sum' ? 'a + b' : 'a * b', post: 'nc_acc',
-      };
-    case 'max': case 'min': {
-      const cmp = op === 'max' ? '>' : '<';
-      const [lo, hi] = limits(d);
-      return {
-        map: (xs) => `NC_TO(${accType(d)}, ${xs[0]})`, acc: accType(d), accBytes: accBytes(d),
-        neutral: op === 'max' ? lo : hi,
-        reduce: nan ? `nc_isnan(a) ? a : (nc_isnan(b) ? b : (a ${cmp} b ? a : b))` : `a ${cmp} b ? a : b`, post: 'nc_acc',
-      };
-    }
-    case 'any': case 'all':
-      return {
-        map: (xs) => `(nc_nonzero(${xs[0]}) ? 1 : 0)`, acc: 'int', accBytes: 4, neutral: op === 'any' ? '0' : '1',
-        reduce: op === 'any' ? 'a | b' : 'a & b', post: 'nc_acc',
-      };
-    case 'mean': {
-      const c = accType(acc);
-      return {
-        map: (xs) => `NC_TO(${c}, ${xs[0]})`, acc: c, accBytes: accBytes(acc), neutral: `(${c})0`, reduce: 'a + b',
-        post: acc.kind === 'c' ? `${c}(nc_acc.re / nc_k, nc_acc.im / nc_k)` : `nc_acc / (${c})nc_k`,
-      };
-    }
-    case 'var': case 'std': {
-      // acc: the mean's dtype (complex stays complex for the difference); the sum is real.
-      const c = accType(acc);
-      const r = accType(realOf(acc));
-      const div = `(nc_acc / (${r})(nc_k - ddof > 0 ? nc_k - ddof : 0))`;
-      return {
-        map: (xs) => `nc_sq(NC_TO(${c}, ${xs[0]}) - nc_load(mean_[nc_o]))`, acc: r, accBytes: accBytes(realOf(acc)),
-        neutral: `(${r})0`, reduce: 'a + b', post: op === 'var' ? div : `${r === 'float' ? 'sqrtf' : 'sqrt'}(${div})`,
-      };
-    }
-    case 'argmax': case 'argmin': {
-      const cmp = op === 'argmax' ? '>' : '<';
-      const [lo, hi] = limits(d);
-      const v = accType(d);
-      const av = `${name}_av`;
-      return {
-        preamble: `#ifndef ${av}_DEF\n#define ${av}_DEF\nstruct ${av} { ${v} v; long long i; };\n#endif`,
-        map: (xs) => `${av}{NC_TO(${v}, ${xs[0]}), (long long)nc_r}`, acc: av,
-        accBytes: ((accBytes(d) + 7) & -8) + 8,
-        neutral: `${av}{${op === 'argmax' ? lo : hi}, 9223372036854775807LL}`,
-        reduce: nan
-          ? `(nc_isnan(a.v) || nc_isnan(b.v)) ? ((nc_isnan(a.v) && (!nc_isnan(b.v) || a.i < b.i)) ? a : b) : ((a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b)`
-          : `(a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b`,
-        post: 'nc_acc.i',
-      };
-    }
-    default:
-      throw typeError('ERR_INVALID_ARG_VALUE', `Unknown reduction ${op}`);
-  }
+  const def = own(REDUCTIONS, op);
+  if (!def) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown reduction ${op}`);
+  return def(d, acc, name);
 }
 
 /** The spec of a built-in reduction over `inputs` (dtypes), values read directly or through indices. @internal */
@@ -183,13 +199,13 @@ export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType,
     const d = inputs[0];
     const k = kindOf(op, d, acc, name);
     accBytesOf.set(name, k.accBytes);
-    const arrays = inputs.map((x, j) => `const ${storageType(x)} *__restrict__ in${j}`);
-    const extra = op === 'var' || op === 'std' ? [`const ${storageType(acc)} *__restrict__ mean_`, 'const double ddof'] : [];
+    const arrays = inputs.map((x, j) => `const ${x.storageC} *__restrict__ in${j}`);
+    const extra = op === 'var' || op === 'std' ? [`const ${acc.storageC} *__restrict__ mean_`, 'const double ddof'] : [];
     const neutral = k.neutral;
     let params: string[];
     let map: string;
     if (idx) {
-      params = [`const ${storageType(idx)} *__restrict__ idx_`, ...arrays, 'const long long nsrc', ...extra];
+      params = [`const ${idx.storageC} *__restrict__ idx_`, ...arrays, 'const long long nsrc', ...extra];
       const xs = inputs.map((_, j) => `nc_load(in${j}[nc_src])`);
       map = `[&]() -> nc_acc_t { const long long nc_src = (long long)idx_[i]; if (nc_src < 0 || nc_src >= nsrc) return (${neutral}); return (${k.map(xs)}); }()`;
     } else {
@@ -198,10 +214,10 @@ export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType,
     }
     const vecOk = !idx;
     return {
-      name, acc: k.acc, neutral, reduce: k.reduce, out: storageType(out), params: params.join(', '), map, post: k.post,
+      name, acc: k.acc, neutral, reduce: k.reduce, out: out.storageC, params: params.join(', '), map, post: k.post,
       preamble: k.preamble,
       vec: vecOk ? {
-        arrays: inputs.map((x, j) => ({ name: `in${j}`, storage: storageType(x), compute: computeType(x) })),
+        arrays: inputs.map((x, j) => ({ name: `in${j}`, storage: x.storageC, compute: x.computeC })),
         map: k.map(inputs.map((_, j) => `nc_x${j}`)),
       } : undefined,
     };
@@ -471,23 +487,4 @@ export function subsetDot(indices: GPUArray, a: GPUArray, b: GPUArray, opts?: Re
   return subsetDotImpl(indices, a, b, opts);
 }
 
-
-declare module './gpuarray' {
-  interface GPUArray {
-    sum(opts?: ReduceOptions): GPUArray; prod(opts?: ReduceOptions): GPUArray;
-    min(opts?: ReduceOptions): GPUArray; max(opts?: ReduceOptions): GPUArray;
-    mean(opts?: ReduceOptions): GPUArray; var(opts?: VarOptions): GPUArray; std(opts?: VarOptions): GPUArray;
-    any(opts?: ReduceOptions): GPUArray; all(opts?: ReduceOptions): GPUArray;
-    argmin(opts?: ArgOptions): GPUArray; argmax(opts?: ArgOptions): GPUArray;
-    dot(b: GPUArray, opts?: ReduceOptions): GPUArray;
-  }
-}
-
-const proto = GPUArray.prototype as unknown as Record<string, unknown>;
-const methods: Record<string, (a: GPUArray, opts?: never) => GPUArray> = {
-  sum, prod, min, max, mean, var: var_, std, any, all, argmin, argmax,
-};
-for (const [name, f] of Object.entries(methods)) {
-  proto[name] = function (this: GPUArray, opts?: never) { return f(this, opts); };
-}
-proto.dot = function (this: GPUArray, b: GPUArray, opts?: ReduceOptions) { return dot(this, b, opts); };
+registerArrayMethods({ sum, prod, min, max, mean, var: var_, std, any, all, argmin, argmax, dot });

@@ -5,10 +5,11 @@ import { DTYPES, DTypeLike, dtype as toDType } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream } from '../cuda/driver';
 import { GPUArray } from './gpuarray';
+import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { canCast } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
-import { ParamValue } from '../engine/reduce';
+import { ParamValue } from '../cuda/args';
 import { cumSpec, runScan } from '../engine/scan';
 import { checkDevices } from './devices';
 
@@ -89,12 +90,4 @@ export const cumsum = cumulative('cumsum');
 /** Cumulative product. @example gpuarray.cumprod(a) */
 export const cumprod = cumulative('cumprod');
 
-declare module './gpuarray' {
-  interface GPUArray {
-    cumsum(opts?: ScanOptions): GPUArray;
-    cumprod(opts?: ScanOptions): GPUArray;
-  }
-}
-const proto = GPUArray.prototype as unknown as Record<string, unknown>;
-proto.cumsum = function (this: GPUArray, opts?: ScanOptions) { return cumsum(this, opts); };
-proto.cumprod = function (this: GPUArray, opts?: ScanOptions) { return cumprod(this, opts); };
+registerArrayMethods({ cumsum, cumprod });

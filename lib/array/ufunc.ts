@@ -1,7 +1,7 @@
 /**
  * Elementwise operators declared as data: each entry says how its result and compute dtypes follow
  * from the (promoted) input dtypes and gives one C statement per compute dtype. operators.ts
- * (`apply` and the GPUArray operator methods) looks them up here and runs them on the elementwise
+ * (`apply`, which GPUArray's operator methods call) looks them up here and runs them on the elementwise
  * engine (engine/elementwise.ts, template engine/templates/elementwise.ts).
  */
 import { DTYPES, DType, own } from '../base/dtype';
@@ -19,17 +19,13 @@ export interface UfuncDef {
   body(compute: DType): string;
 }
 
-const UNSIGNED: Record<string, string> = {
-  int8: 'unsigned char', int16: 'unsigned short', int32: 'unsigned int', int64: 'unsigned long long',
-};
-
 function cat(d: DType): Cat {
   return d.kind;
 }
 
 /** Integer arithmetic that wraps like NumPy (no signed-overflow UB): through the unsigned type. */
 function wrap(d: DType, op: string): string {
-  const u = UNSIGNED[d.name];
+  const u = d.twinC;
   return u ? `r0 = (${d.ctype})((${u})x0 ${op} (${u})x1);` : `r0 = x0 ${op} x1;`;
 }
 
@@ -120,7 +116,7 @@ export const UFUNCS: Record<string, UfuncDef> = {
     name: 'floorDiv', nin: 2, types: boolAsInt8(['i', 'u', 'f'], 'floorDiv'),
     body: (d) => d.kind === 'f' ? 'r0 = nc_floordiv_py(x0, x1);'
       : d.kind === 'u' ? 'r0 = x1 == 0 ? 0 : x0 / x1;'
-      : `if (x1 == 0) r0 = 0; else if (x1 == -1) r0 = (${d.ctype})(0u - (${UNSIGNED[d.name]})x0); else { r0 = x0 / x1; if ((x0 % x1 != 0) && ((x0 < 0) != (x1 < 0))) r0 -= 1; }`,
+      : `if (x1 == 0) r0 = 0; else if (x1 == -1) r0 = (${d.ctype})(0u - (${d.twinC})x0); else { r0 = x0 / x1; if ((x0 % x1 != 0) && ((x0 < 0) != (x1 < 0))) r0 -= 1; }`,
   },
   mod: {
     name: 'mod', nin: 2, types: boolAsInt8(['i', 'u', 'f'], 'mod'),
@@ -157,7 +153,7 @@ export const UFUNCS: Record<string, UfuncDef> = {
   xor: { name: 'xor', nin: 2, types: same(INTEGER, 'xor (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = x0 != x1;' : 'r0 = x0 ^ x1;' },
   shl: {
     name: 'shl', nin: 2, types: boolAsInt8(['i', 'u'], 'shl'),
-    body: (d) => `r0 = ((unsigned long long)x1 < ${d.bytes * 8}) ? (${d.ctype})((${UNSIGNED[d.name] ?? d.ctype})x0 << x1) : 0;`,
+    body: (d) => `r0 = ((unsigned long long)x1 < ${d.bytes * 8}) ? (${d.ctype})((${d.twinC || d.ctype})x0 << x1) : 0;`,
   },
   shr: {
     name: 'shr', nin: 2, types: boolAsInt8(['i', 'u'], 'shr'),
@@ -173,7 +169,7 @@ export const UFUNCS: Record<string, UfuncDef> = {
       if (p.kind === 'b') throw typeError('ERR_INVALID_DTYPE', 'neg is not supported for bool (use logicalNot)');
       return [p, p];
     },
-    body: (d) => UNSIGNED[d.name] ? `r0 = (${d.ctype})(0u - (${UNSIGNED[d.name]})x0);` : d.kind === 'u' ? `r0 = (${d.ctype})(0u - x0);` : 'r0 = -x0;',
+    body: (d) => d.twinC ? `r0 = (${d.ctype})(0u - (${d.twinC})x0);` : d.kind === 'u' ? `r0 = (${d.ctype})(0u - x0);` : 'r0 = -x0;',
   },
   not: { name: 'not', nin: 1, types: same(INTEGER, 'not (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = !x0;' : `r0 = (${d.ctype})~x0;` },
   abs: {
@@ -181,7 +177,7 @@ export const UFUNCS: Record<string, UfuncDef> = {
     types: (p) => [p, p.name === 'complex64' ? DTYPES.float32 : p.name === 'complex128' ? DTYPES.float64 : p],
     body: (d) => d.kind === 'c' ? 'r0 = hypot(x0.re, x0.im);'
       : d.kind === 'f' ? `r0 = fabs${fsuffix(d)}(x0);`
-      : d.kind === 'i' ? `r0 = x0 < 0 ? (${d.ctype})(0u - (${UNSIGNED[d.name]})x0) : x0;`
+      : d.kind === 'i' ? `r0 = x0 < 0 ? (${d.ctype})(0u - (${d.twinC})x0) : x0;`
       : 'r0 = x0;',
   },
   copy: { name: 'copy', nin: 1, types: (p) => [p, p], body: () => 'r0 = x0;' },

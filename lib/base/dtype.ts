@@ -1,6 +1,7 @@
 /**
- * The dtype table: one row per element type, driving codegen (C type), host copies (TypedArray),
- * kernel-argument packing (bytes, alignment, PyCUDA struct letter) and promotion (kind, rank).
+ * The dtype table: one frozen row per element type, driving codegen (C, storage, compute and
+ * accumulator types, C spellings), host copies (TypedArray), kernel-argument packing (bytes,
+ * alignment, PyCUDA struct letter) and promotion (kind, rank).
  */
 import { describe, rangeError, typeError } from './errors';
 
@@ -32,30 +33,91 @@ export interface DType {
   readonly letter: string;
   /** Order within its kind for promotion. */
   readonly rank: number;
+  /** Storage C type in nodecuda's generated kernels (templates/preamble.ts: nc_bool, nc_half, nc_c64…). */
+  readonly storageC: string;
+  /** Compute C type in generated kernels (float16 computes in float, complex in nc_c64_t/nc_c128_t). */
+  readonly computeC: string;
+  /** Accumulator C type of reductions and scans (small types widened to 32 bits). */
+  readonly accC: string;
+  /** Bytes of `accC`. */
+  readonly accBytes: number;
+  /** Integers and bool: the unsigned C type they accumulate in (wrapping, no signed-overflow UB); '' otherwise. */
+  readonly accUnsignedC: string;
+  /** Signed integers: the same-width unsigned C type that wrapping arithmetic goes through; '' otherwise. */
+  readonly twinC: string;
+  /** C spellings of this type in kernel parameter lists (`unsigned short int`, `uint16_t`…). */
+  readonly cNames: readonly string[];
+}
+
+/** The C columns of a row; unset ones default to the row's `ctype` (and `bytes`, '' for the unsigned ones). */
+interface CColumns {
+  storageC?: string;
+  computeC?: string;
+  accC?: string;
+  accBytes?: number;
+  accUnsignedC?: string;
+  twinC?: string;
+  cNames: readonly string[];
 }
 
 function row(name: DTypeName, ctype: string, bytes: number, kind: DType['kind'],
-  array: TypedArrayConstructor, letter: string, rank: number, align = bytes): DType {
-  return Object.freeze({ name, ctype, bytes, align, kind, array, letter, rank });
+  array: TypedArrayConstructor, letter: string, rank: number, c: CColumns, align = bytes): DType {
+  return Object.freeze({
+    name, ctype, bytes, align, kind, array, letter, rank,
+    storageC: c.storageC ?? ctype, computeC: c.computeC ?? ctype, accC: c.accC ?? ctype,
+    accBytes: c.accBytes ?? bytes, accUnsignedC: c.accUnsignedC ?? '', twinC: c.twinC ?? '',
+    cNames: Object.freeze(c.cNames.slice()),
+  });
 }
+
+const UI = 'unsigned int';
+const ULL = 'unsigned long long';
 
 /** Every dtype by name. */
 export const DTYPES: Readonly<Record<DTypeName, DType>> = Object.freeze({
-  bool: row('bool', 'bool', 1, 'b', Uint8Array, '?', 0),
-  int8: row('int8', 'signed char', 1, 'i', Int8Array, 'b', 1),
-  uint8: row('uint8', 'unsigned char', 1, 'u', Uint8Array, 'B', 1),
-  int16: row('int16', 'short', 2, 'i', Int16Array, 'h', 2),
-  uint16: row('uint16', 'unsigned short', 2, 'u', Uint16Array, 'H', 2),
-  int32: row('int32', 'int', 4, 'i', Int32Array, 'i', 3),
-  uint32: row('uint32', 'unsigned int', 4, 'u', Uint32Array, 'I', 3),
-  int64: row('int64', 'long long', 8, 'i', BigInt64Array, 'q', 4),
-  uint64: row('uint64', 'unsigned long long', 8, 'u', BigUint64Array, 'Q', 4),
-  float16: row('float16', '__half', 2, 'f', Uint16Array, 'e', 1),
-  float32: row('float32', 'float', 4, 'f', Float32Array, 'f', 2),
-  float64: row('float64', 'double', 8, 'f', Float64Array, 'd', 3),
-  complex64: row('complex64', 'complex64', 8, 'c', Float32Array, 'F', 2, 8),
-  complex128: row('complex128', 'complex128', 16, 'c', Float64Array, 'D', 3, 16),
+  bool: row('bool', 'bool', 1, 'b', Uint8Array, '?', 0,
+    { storageC: 'nc_bool', accC: 'int', accBytes: 4, accUnsignedC: UI, cNames: ['bool'] }),
+  int8: row('int8', 'signed char', 1, 'i', Int8Array, 'b', 1,
+    { accC: 'int', accBytes: 4, accUnsignedC: UI, twinC: 'unsigned char', cNames: ['char', 'signed char', 'int8_t'] }),
+  uint8: row('uint8', 'unsigned char', 1, 'u', Uint8Array, 'B', 1,
+    { accC: UI, accBytes: 4, accUnsignedC: UI, cNames: ['unsigned char', 'uint8_t'] }),
+  int16: row('int16', 'short', 2, 'i', Int16Array, 'h', 2,
+    { accC: 'int', accBytes: 4, accUnsignedC: UI, twinC: 'unsigned short',
+      cNames: ['short', 'short int', 'signed short', 'signed short int', 'int16_t'] }),
+  uint16: row('uint16', 'unsigned short', 2, 'u', Uint16Array, 'H', 2,
+    { accC: UI, accBytes: 4, accUnsignedC: UI, cNames: ['unsigned short', 'unsigned short int', 'uint16_t'] }),
+  int32: row('int32', 'int', 4, 'i', Int32Array, 'i', 3,
+    { accUnsignedC: UI, twinC: UI, cNames: ['int', 'signed', 'signed int', 'int32_t'] }),
+  uint32: row('uint32', 'unsigned int', 4, 'u', Uint32Array, 'I', 3,
+    { accUnsignedC: UI, cNames: ['unsigned', 'unsigned int', 'uint32_t'] }),
+  int64: row('int64', 'long long', 8, 'i', BigInt64Array, 'q', 4,
+    { accUnsignedC: ULL, twinC: ULL,
+      cNames: ['long', 'long int', 'long long', 'long long int', 'int64_t', 'ptrdiff_t', 'ssize_t'] }),
+  uint64: row('uint64', 'unsigned long long', 8, 'u', BigUint64Array, 'Q', 4,
+    { accUnsignedC: ULL,
+      cNames: ['unsigned long', 'unsigned long int', 'unsigned long long', 'unsigned long long int', 'uint64_t', 'size_t'] }),
+  float16: row('float16', '__half', 2, 'f', Uint16Array, 'e', 1,
+    { storageC: 'nc_half', computeC: 'float', accC: 'float', accBytes: 4, cNames: ['__half', 'half'] }),
+  float32: row('float32', 'float', 4, 'f', Float32Array, 'f', 2, { cNames: ['float'] }),
+  float64: row('float64', 'double', 8, 'f', Float64Array, 'd', 3, { cNames: ['double'] }),
+  complex64: row('complex64', 'complex64', 8, 'c', Float32Array, 'F', 2,
+    { storageC: 'nc_c64', computeC: 'nc_c64_t', accC: 'nc_c64_t', cNames: [] }, 8),
+  complex128: row('complex128', 'complex128', 16, 'c', Float64Array, 'D', 3,
+    { storageC: 'nc_c128', computeC: 'nc_c128_t', accC: 'nc_c128_t', cNames: [] }, 16),
 });
+
+const BY_C_NAME = new Map<string, DType>();
+for (const d of Object.values(DTYPES)) for (const c of d.cNames) BY_C_NAME.set(c, d);
+
+/**
+ * The dtype a C type name spells in a kernel parameter list (the `cNames` column: `unsigned int`,
+ * `size_t`…), or undefined. Callers add their own extra spellings (texture handles, complex structs).
+ * @example
+ * dtypeOfCName('unsigned short int') === DTYPES.uint16;
+ */
+export function dtypeOfCName(name: string): DType | undefined {
+  return BY_C_NAME.get(name);
+}
 
 /** Anything accepted where a dtype is expected. */
 export type DTypeLike = DTypeName | DType | ScalarFactory | TypedArrayConstructor;

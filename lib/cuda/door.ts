@@ -13,13 +13,9 @@ type H = NativeAddon.HostBuffer;
 type P = NativeAddon.Pinned;
 type S = NativeAddon.StreamHandle | null;
 
-// ---- launches (hot path: explicit parameters, no rest/spread) ----------------------------------
+// ---- kernels (hot path: explicit parameters, no rest/spread) -----------------------------------
 
-/** Launches `fn` with a packed parameter buffer (types/addon.d.ts `launch`). */
-export function launch(fn: NativeAddon.FunctionHandle, stream: S, config: Uint32Array, params: Uint8Array,
-  paramBytes: number, queue?: boolean): void {
-  native.launch(fn, stream, config, params, paramBytes, queue);
-}
+// Launches: ArgPacker.launch (args.ts), the one launch door.
 
 export function occupancyMaxActiveBlocks(fn: NativeAddon.FunctionHandle, blockSize: number, sharedBytes: number): number {
   return native.occupancyMaxActiveBlocks(fn, blockSize, sharedBytes);

@@ -1,13 +1,15 @@
 /**
- * Kernel functions and launches: `__global__` signature parsing, argument packing into one
- * reusable buffer (handed to the driver in one N-API call), prepare/preparedCall, In/Out/InOut.
+ * Kernel functions and user launches: `__global__` signature parsing, argument checks and packing
+ * (into the function's own ArgPacker, args.ts, launched in one N-API call), prepare/preparedCall,
+ * In/Out/InOut.
  */
 import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
-import { DTYPES, DType, Scalar, coerce, coerceArg, own, writeScalar } from '../base/dtype';
+import { DTYPES, DType, Scalar, coerce, coerceArg, dtypeOfCName, own } from '../base/dtype';
 import { checkSize, describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from './driver';
 import { DeviceAllocation, DeviceLike, HostRange, deviceRange, hostRange, isDeviceMemory, useOn } from './memory';
 import { native } from './native';
+import { ArgPacker } from './args';
 import { stripComments } from '../base/c_source';
 
 /** A kernel parameter: a pointer, a scalar of known dtype, or a type we cannot pack from a number. */
@@ -16,20 +18,13 @@ export type ParamType =
   | { kind: 'scalar'; dtype: DType; name: string }
   | { kind: 'unknown'; ctype: string; name: string };
 
-/** C type names → dtype names (kernel parameter parsing). @internal */
-export const CTYPES: Record<string, keyof typeof DTYPES> = {
-  bool: 'bool', char: 'int8', 'signed char': 'int8', 'unsigned char': 'uint8', int8_t: 'int8',
-  uint8_t: 'uint8', short: 'int16', 'short int': 'int16', 'signed short': 'int16',
-  'unsigned short': 'uint16', 'unsigned short int': 'uint16', int16_t: 'int16', uint16_t: 'uint16',
-  int: 'int32', signed: 'int32', 'signed int': 'int32', unsigned: 'uint32', 'unsigned int': 'uint32',
-  int32_t: 'int32', uint32_t: 'uint32', long: 'int64', 'long int': 'int64', 'unsigned long': 'uint64',
-  'unsigned long int': 'uint64', 'long long': 'int64', 'long long int': 'int64',
-  'unsigned long long': 'uint64', 'unsigned long long int': 'uint64', int64_t: 'int64',
-  uint64_t: 'uint64', size_t: 'uint64', ptrdiff_t: 'int64', ssize_t: 'int64', float: 'float32',
-  double: 'float64', __half: 'float16', half: 'float16',
-  // texture and surface objects (lib/texture.ts): 64-bit handles
-  cudaTextureObject_t: 'uint64', cudaSurfaceObject_t: 'uint64', CUtexObject: 'uint64', CUsurfObject: 'uint64',
-};
+// Texture and surface objects (cuda/texture.ts) are 64-bit handles: parameters of that type take a uint64.
+const HANDLE_TYPES = new Set(['cudaTextureObject_t', 'cudaSurfaceObject_t', 'CUtexObject', 'CUsurfObject']);
+
+/** The dtype of a C type name in a kernel parameter list (the dtype table's `cNames`, and handles). @internal */
+export function paramDType(ctype: string): DType | undefined {
+  return dtypeOfCName(ctype) ?? (HANDLE_TYPES.has(ctype) ? DTYPES.uint64 : undefined);
+}
 
 /** Parses one C parameter declaration ("const float * __restrict__ x"). */
 export function parseParam(decl: string, index: number): ParamType {
@@ -38,13 +33,13 @@ export function parseParam(decl: string, index: number): ParamType {
   const words = d.replace(/[*&[\]]/g, ' ').split(' ').filter(Boolean)
     .filter((w) => !['const', 'volatile', '__restrict__', '__restrict', 'restrict', 'struct'].includes(w));
   // The last word is the name unless the words already form a type ("unsigned char").
-  const unnamed = words.length <= 1 || own(CTYPES, words.join(' ')) !== undefined;
+  const unnamed = words.length <= 1 || paramDType(words.join(' ')) !== undefined;
   const name = unnamed ? `#${index}` : words[words.length - 1];
   const typeWords = unnamed ? words : words.slice(0, -1);
   if (isPtr) return { kind: 'ptr', name };
   const ctype = typeWords.join(' ');
-  const dt = own(CTYPES, ctype);
-  return dt ? { kind: 'scalar', dtype: DTYPES[dt], name } : { kind: 'unknown', ctype, name };
+  const dt = paramDType(ctype);
+  return dt ? { kind: 'scalar', dtype: dt, name } : { kind: 'unknown', ctype, name };
 }
 
 /** Parameter lists of the `__global__` functions declared in `source`, by function name. */
@@ -125,9 +120,8 @@ interface FunctionState {
   params: ParamType[] | null; // null: signature unknown
   prepared: ParamType[] | null;
   module: unknown; // keeps the Module alive
-  cfg: Uint32Array;
-  buf: Uint8Array;
-  view: DataView;
+  /** This function's own packer: packing may run user code (getters), which may launch too. */
+  args: ArgPacker;
   /**
    * Block shape, shared bytes and attribute epoch of the last launch made in place (so checked by
    * the driver), and its stream: later launches with the same may be queued (launch_queue.cc).
@@ -143,8 +137,6 @@ function isOptions(v: unknown): v is LaunchOptions {
   return typeof v === 'object' && v !== null && !isDeviceMemory(v) && !(v instanceof HostArg) &&
     !(v instanceof Scalar) && !ArrayBuffer.isView(v) && 'block' in v;
 }
-
-const align = (n: number, a: number) => (n + a - 1) & -a;
 
 /**
  * A kernel (pycuda.driver.Function), callable:
@@ -227,10 +219,8 @@ function state(f: unknown): FunctionState {
 /** @internal Wraps a native function handle as a callable CudaFunction. */
 export function makeFunction(handle: NativeAddon.FunctionHandle, name: string, params: ParamType[] | null,
   module: unknown): CudaFunction {
-  const buf = new Uint8Array(256);
   const st: FunctionState = {
-    handle, name, params, prepared: null, module, cfg: new Uint32Array(7), buf,
-    view: new DataView(buf.buffer), ok: [0, 0, 0, 0, 0], okStream: null,
+    handle, name, params, prepared: null, module, args: new ArgPacker(256), ok: [0, 0, 0, 0, 0], okStream: null,
   };
   const fn = function (...args: unknown[]): void {
     const last = args[args.length - 1];
@@ -256,8 +246,7 @@ function typeOf(st: FunctionState, i: number, prepared: boolean): ParamType | nu
   return st.params ? st.params[i] : null;
 }
 
-function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, off: number,
-  temps: Temp[]): number {
+function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, temps: Temp[]): void {
   const where = `${st.name}() argument ${i}${t && !t.name.startsWith('#') ? ` ("${t.name}")` : ''}`;
   const want: DType | 'ptr' | null = !t ? null : t.kind === 'ptr' ? 'ptr' : t.kind === 'scalar' ? t.dtype : null;
 
@@ -278,18 +267,16 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
     if (want && want !== 'ptr') {
       throw typeError('ERR_INVALID_ARG_TYPE', `${where} is a ${want.name} scalar; got device memory`);
     }
-    off = align(off, 8);
-    st.view.setBigUint64(off, ptr, true);
-    return off + 8;
+    st.args.ptr(ptr);
+    return;
   }
   // Scalars.
   let dt: DType;
   let value: unknown = a;
   if (want === 'ptr') {
     if (typeof a === 'bigint') {
-      off = align(off, 8);
-      st.view.setBigUint64(off, BigInt.asUintN(64, a), true);
-      return off + 8;
+      st.args.ptr(BigInt.asUintN(64, a));
+      return;
     }
     throw typeError('ERR_INVALID_ARG_TYPE',
       `${where} is a pointer: pass a DeviceAllocation, a GPUArray, driver.In/Out/InOut(hostArray) or a bigint address. Received ${describe(a)}`);
@@ -297,9 +284,8 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
   if (want) {
     // Declared C type: a plain number must fit it (RangeError naming the parameter); a Scalar is a cast.
     const v = coerceArg(want, a, where);
-    off = align(off, want.align);
-    writeScalar(st.view, off, want, v);
-    return off + want.bytes;
+    st.args.scalar(want, v);
+    return;
   }
   if (a instanceof Scalar) {
     dt = a.dtype;
@@ -313,9 +299,7 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
       `Wrap it, e.g. cuda.int32(n) or cuda.float32(x), or use a BigInt for 64-bit integers. Received ${describe(a)}`);
   }
   const v = coerce(dt, value, where);
-  off = align(off, dt.align);
-  writeScalar(st.view, off, dt, v);
-  return off + dt.bytes;
+  st.args.scalar(dt, v);
 }
 
 function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared: boolean): void {
@@ -332,14 +316,8 @@ function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared:
   const stream = streamHandle(opts.stream);
   const temps: Temp[] = [];
   try {
-    if (st.buf.length < args.length * 16 + 16) {
-      st.buf = new Uint8Array(args.length * 32 + 64);
-      st.view = new DataView(st.buf.buffer);
-    }
-    let off = 0;
-    for (let i = 0; i < args.length; i++) off = packArg(st, i, args[i], typeOf(st, i, prepared), off, temps);
-    const c = st.cfg;
-    c[0] = grid[0]; c[1] = grid[1]; c[2] = grid[2]; c[3] = block[0]; c[4] = block[1]; c[5] = block[2]; c[6] = shared;
+    st.args.reset();
+    for (let i = 0; i < args.length; i++) packArg(st, i, args[i], typeOf(st, i, prepared), temps);
     if (stream && temps.length) {
       // Copies and allocations of temporaries ran on the legacy stream; order the launch after them.
       const ev = native.eventCreate(2 /* DISABLE_TIMING */);
@@ -352,7 +330,7 @@ function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared:
     const queue = !temps.length && ok[0] === block[0] && ok[1] === block[1] && ok[2] === block[2] &&
       ok[3] === shared && ok[4] === attributeEpoch && st.okStream === stream;
     for (const a of args) useOn(a, stream); // memory of another stream: its free waits (memory.ts)
-    native.launch(st.handle, stream, c, st.buf, off, queue);
+    st.args.launch(st.handle, stream, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared, queue);
     if (!queue) {
       ok[0] = block[0]; ok[1] = block[1]; ok[2] = block[2]; ok[3] = shared; ok[4] = attributeEpoch;
       st.okStream = stream;

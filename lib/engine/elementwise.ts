@@ -5,11 +5,11 @@
  */
 import { envNumber } from '../base/env';
 import { DType } from '../base/dtype';
-import { Complex, DTYPES, floatToHalfBits, halfBitsToFloat, writeScalar } from '../base/dtype';
+import { Complex, DTYPES, floatToHalfBits, halfBitsToFloat } from '../base/dtype';
 import { generatedKernel } from '../cuda/compiler';
 import { collapseDims } from '../base/shape';
 import { ElementwiseSpec, InnerMode, Variant, elementwiseSource } from './templates/elementwise';
-import * as cu from '../cuda/door';
+import { ArgPacker } from '../cuda/args';
 import { currentContext } from '../cuda/driver';
 import type { DeviceAllocation } from '../cuda/memory';
 
@@ -38,9 +38,7 @@ const VECTORS_PER_THREAD = envNumber('NODECUDA_EW_VECTORS', 1, { min: 1, max: 8,
 const INT32_MAX = 2 ** 31 - 1;
 // Compiled kernels per spec object and variant key (specs are reused by their callers).
 const kernelCache = new WeakMap<ElementwiseSpec, Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>>();
-let params = new Uint8Array(1024);
-let view = new DataView(params.buffer);
-const cfg = new Uint32Array(7);
+const P = new ArgPacker(1024);
 
 function isContiguous(a: ArrayOperand, shape: readonly number[]): boolean {
   let expect = a.dtype.bytes;
@@ -138,26 +136,15 @@ function kernelFor(spec: ElementwiseSpec, v: Variant, key: string): NativeAddon.
   return fn;
 }
 
-function ensure(bytes: number): void {
-  if (params.length < bytes) {
-    params = new Uint8Array(bytes * 2);
-    view = new DataView(params.buffer);
-  }
-}
-
-const align = (n: number, a: number) => (n + a - 1) & -a;
-
-function writeCompute(off: number, d: DType, value: ScalarOperand['value']): number {
+function writeCompute(d: DType, value: ScalarOperand['value']): void {
   // Scalars travel in their compute type: float16 as float, complex as {re, im} of the part type.
   const t = d.name === 'float16' ? DTYPES.float32 : d;
   if (t.kind === 'b') {
     // Any nonzero value (NaN included) is true, as in NumPy.
     const nonzero = typeof value === 'object' ? value.re !== 0 || value.im !== 0 : value !== 0 && value !== 0n && value !== false;
-    view.setUint8(off, nonzero ? 1 : 0);
-    return off + 1;
+    P.u8(nonzero ? 1 : 0);
+    return;
   }
-  const a = t.kind === 'c' ? t.bytes / 2 : t.align;
-  off = align(off, a);
   let v: number | bigint | Complex = typeof value === 'boolean' ? (value ? 1 : 0) : value;
   if (t.kind === 'c' && typeof v !== 'object') v = { re: Number(v), im: 0 };
   if (t.kind !== 'c' && typeof v === 'object') v = v.re;
@@ -165,8 +152,7 @@ function writeCompute(off: number, d: DType, value: ScalarOperand['value']): num
   if (t.name !== 'int64' && t.name !== 'uint64' && typeof v === 'bigint') v = Number(v);
   // A float16 operand is a float16 value first (NumPy converts the scalar to the dtype), then float.
   if (d.name === 'float16' && typeof v === 'number') v = halfBitsToFloat(floatToHalfBits(v));
-  writeScalar(view, off, t, v);
-  return off + t.bytes;
+  P.scalar(t, v, t.kind === 'c' ? t.bytes / 2 : t.align);
 }
 
 /**
@@ -182,49 +168,21 @@ export function runElementwise(spec: ElementwiseSpec, shape: readonly number[], 
   for (const x of ins) if (!('scalar' in x)) arrays.push(x);
   const { v, key, dims } = chooseVariant(arrays, outs.length, shape, n, spec.vectors);
   const fn = kernelFor(spec, v, key);
-  ensure(64 + ins.length * 16 + outs.length * 8 + (dims ? dims.shape.length * (arrays.length + 1) * 8 : 0));
-  let off = 0;
-  for (const o of outs) {
-    view.setBigUint64(off, o.ptr, true);
-    off += 8;
-  }
+  P.reset();
+  for (const o of outs) P.ptr(o.ptr);
   for (let i = 0; i < ins.length; i++) {
     const x = ins[i];
-    if ('scalar' in x) {
-      off = writeCompute(off, spec.inputs[i].compute, x.value);
-    } else {
-      off = align(off, 8);
-      view.setBigUint64(off, x.ptr, true);
-      off += 8;
-    }
+    if ('scalar' in x) writeCompute(spec.inputs[i].compute, x.value);
+    else P.ptr(x.ptr);
   }
+  const wide = v.wide;
   if (dims) {
-    const w = v.wide ? 8 : 4;
-    off = align(off, w);
-    for (const s of dims.shape) {
-      if (w === 8) view.setBigUint64(off, BigInt(s), true); else view.setUint32(off, s, true);
-      off += w;
-    }
-    for (const st of dims.strides) {
-      for (const s of st) {
-        if (w === 8) view.setBigInt64(off, BigInt(s), true); else view.setInt32(off, s, true);
-        off += w;
-      }
-    }
+    for (const s of dims.shape) P.uidx(s, wide);
+    for (const st of dims.strides) for (const s of st) P.idx(s, wide);
   }
-  const w = v.wide ? 8 : 4;
-  off = align(off, w);
-  if (w === 8) view.setBigUint64(off, BigInt(n), true); else view.setUint32(off, n, true);
-  off += w;
-  if (v.kind === 'tiled') {
-    cfg[0] = Math.ceil(dims!.shape[1] / 32); cfg[1] = Math.ceil(dims!.shape[0] / 32); cfg[2] = 1;
-    cfg[3] = 32; cfg[4] = 8; cfg[5] = 1; cfg[6] = 0;
-  } else {
-    const threads = Math.ceil(n / v.e);
-    cfg[0] = Math.ceil(threads / BLOCK); cfg[1] = 1; cfg[2] = 1;
-    cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
-  }
+  P.uidx(n, wide);
   // Memory of another stream than this one: its free must wait for this launch (memory.ts).
   for (const a of arrays) if (a.mem !== undefined && a.mem.stream_ !== stream) a.mem.useOn_(stream);
-  cu.launch(fn, stream, cfg, params, off, true);
+  if (v.kind === 'tiled') P.launch(fn, stream, Math.ceil(dims!.shape[1] / 32), Math.ceil(dims!.shape[0] / 32), 1, 32, 8, 1, 0, true);
+  else P.launch(fn, stream, Math.ceil(Math.ceil(n / v.e) / BLOCK), 1, 1, BLOCK, 1, 1, 0, true);
 }

@@ -7,17 +7,15 @@
  * kernels leave zeroed.
  */
 import { envNumber } from '../base/env';
-import { Complex, DType, writeScalar } from '../base/dtype';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
 import { DeviceAllocation, workspaceAllocations } from '../cuda/memory';
 import * as cu from '../cuda/door';
+import { ArgPacker, ParamValue } from '../cuda/args';
 import { collapseDims } from '../base/shape';
 import { PREAMBLE } from './templates/preamble';
 import { REDUCE_BLOCK, REDUCE_PREAMBLE, ReduceSpec, ReduceVariant, reduceKernel } from './templates/reduction';
 
-/** A kernel parameter value: a device pointer or a scalar of a dtype. */
-export type ParamValue = { ptr: bigint } | { dtype: DType; value: number | bigint | Complex };
 
 export interface ReduceRun {
   /** Logical shape of the reduced operand(s). */
@@ -142,66 +140,7 @@ function padded(shape: number[], strides: number[]): Dims {
   return { shape: [...Array<number>(pad).fill(1), ...shape], strides: [...Array<number>(pad).fill(0), ...strides] };
 }
 
-/** Packs kernel parameters C-ABI style into one reusable buffer and launches. @internal */
-export class Params {
-  private buf = new Uint8Array(512);
-  private view = new DataView(this.buf.buffer);
-  private off = 0;
-  private readonly cfg = new Uint32Array(7);
-  reset(): this {
-    this.off = 0;
-    return this;
-  }
-  private room(n: number): void {
-    if (this.off + n + 16 <= this.buf.length) return;
-    const b = new Uint8Array((this.off + n + 16) * 2);
-    b.set(this.buf);
-    this.buf = b;
-    this.view = new DataView(b.buffer);
-  }
-  private align(a: number): void {
-    this.off = (this.off + a - 1) & -a;
-  }
-  value(p: ParamValue): this {
-    if ('ptr' in p) return this.ptr(p.ptr);
-    const t = p.dtype;
-    this.room(t.bytes + 16);
-    this.align(t.kind === 'c' ? t.bytes / 2 : t.align);
-    writeScalar(this.view, this.off, t, p.value);
-    this.off += t.bytes;
-    return this;
-  }
-  ptr(p: bigint): this {
-    this.room(16);
-    this.align(8);
-    this.view.setBigUint64(this.off, p, true);
-    this.off += 8;
-    return this;
-  }
-  /** An int (4 bytes) or long long (8 bytes). */
-  idx(v: number, wide: boolean): this {
-    this.room(16);
-    this.align(wide ? 8 : 4);
-    if (wide) this.view.setBigInt64(this.off, BigInt(v), true); else this.view.setInt32(this.off, v, true);
-    this.off += wide ? 8 : 4;
-    return this;
-  }
-  u32(v: number): this {
-    this.room(8);
-    this.align(4);
-    this.view.setUint32(this.off, v, true);
-    this.off += 4;
-    return this;
-  }
-  launch(fn: NativeAddon.FunctionHandle, stream: Stream | null | undefined, grid: number[], block: number[]): void {
-    const c = this.cfg;
-    c[0] = grid[0]; c[1] = grid[1] ?? 1; c[2] = grid[2] ?? 1;
-    c[3] = block[0]; c[4] = block[1] ?? 1; c[5] = block[2] ?? 1; c[6] = 0;
-    cu.launch(fn, streamHandle(stream ?? null), c, this.buf, this.off, true);
-  }
-}
-
-const P = new Params();
+const P = new ArgPacker(512);
 
 /** Elements between the first and last element a dims' offsets reach. */
 function extent(d: Dims): number {
@@ -256,34 +195,11 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
     for (const n of red.strides) P.idx(n, wide);
     P.idx(m, wide).idx(k, wide).u32(v.kind === 'cols' ? S : G);
     P.ptr(partials ? partials.ptr : 0n).ptr(partialCount ? counters(stream) : 0n);
-    if (v.kind === 'cols') P.launch(fn, stream, [Math.ceil(m / 32), S], [32, 8]);
-    else if (v.kind === 'warp') P.launch(fn, stream, [Math.ceil(m / (REDUCE_BLOCK / 32))], [REDUCE_BLOCK]);
-    else P.launch(fn, stream, [m * G], [REDUCE_BLOCK]);
+    const sh = streamHandle(stream);
+    if (v.kind === 'cols') P.launch(fn, sh, Math.ceil(m / 32), S, 1, 32, 8, 1, 0, true);
+    else if (v.kind === 'warp') P.launch(fn, sh, Math.ceil(m / (REDUCE_BLOCK / 32)), 1, 1, REDUCE_BLOCK, 1, 1, 0, true);
+    else P.launch(fn, sh, m * G, 1, 1, REDUCE_BLOCK, 1, 1, 0, true);
   } finally {
     partials?.free(stream);
   }
 }
-
-/** Integer dtypes' unsigned C twins (wrapping accumulation without signed-overflow UB). */
-export const UNSIGNED_C: Record<string, string> = {
-  int8: 'unsigned int', int16: 'unsigned int', int32: 'unsigned int', int64: 'unsigned long long',
-  uint8: 'unsigned int', uint16: 'unsigned int', uint32: 'unsigned int', uint64: 'unsigned long long', bool: 'unsigned int',
-};
-
-/** Accumulator C type for values of dtype `d` (small types widened to 32 bits). */
-export function accType(d: DType): string {
-  switch (d.name) {
-    case 'bool': case 'int8': case 'int16': return 'int';
-    case 'uint8': case 'uint16': return 'unsigned int';
-    case 'float16': return 'float';
-    case 'complex64': return 'nc_c64_t';
-    case 'complex128': return 'nc_c128_t';
-    default: return d.ctype;
-  }
-}
-
-/** Bytes of accType(d). */
-export function accBytes(d: DType): number {
-  return d.name === 'float16' || d.bytes < 4 ? 4 : d.bytes;
-}
-

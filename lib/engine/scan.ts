@@ -3,7 +3,7 @@
  * workspace, per-context kernel cache and the cumsum/cumprod specs. Callers: array/scan.ts
  * (cumsum/cumprod) and kernels/scan.ts (the user scan kernels).
  */
-import { DTYPES, DType } from '../base/dtype';
+import { DType } from '../base/dtype';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
 import { DeviceAllocation, useOn, workspaceAllocations } from '../cuda/memory';
@@ -11,8 +11,8 @@ import * as cu from '../cuda/door';
 import { PREAMBLE } from './templates/preamble';
 import { REDUCE_PREAMBLE } from './templates/reduction';
 import { SCAN_BLOCK, ScanSpec, scanItems, scanKernel, scanPacked } from './templates/scan';
-import { computeType, storageType } from './templates/elementwise';
-import { ParamValue, Params, UNSIGNED_C, accBytes, accType, workspaceKey } from './reduce';
+import { workspaceKey } from './reduce';
+import { ArgPacker, ParamValue } from '../cuda/args';
 
 interface Workspace { alloc: DeviceAllocation; tiles: number; epoch: number }
 const workspaces = new Map<string, Workspace>();
@@ -55,7 +55,7 @@ function kernelFor(spec: ScanSpec): NativeAddon.FunctionHandle {
   return fn;
 }
 
-const P = new Params();
+const P = new ArgPacker(512);
 
 /** Runs a scan over n elements with the given parameter values. @internal */
 export function runScan(spec: ScanSpec, n: number, args: ParamValue[], stream: Stream | null | undefined,
@@ -70,8 +70,8 @@ export function runScan(spec: ScanSpec, n: number, args: ParamValue[], stream: S
   P.reset();
   for (const a of args) P.value(a);
   const aggs = !scanPacked(spec.accBytes) ? w.aggs : spec.accBytes === 4 ? w.packed8 : w.packed16;
-  P.value({ dtype: DTYPES.int64, value: BigInt(n) }).ptr(w.status).ptr(aggs).ptr(w.incls).ptr(w.ticket).u32(w.ws.epoch);
-  P.launch(fn, stream, [tiles], [SCAN_BLOCK]);
+  P.i64(n).ptr(w.status).ptr(aggs).ptr(w.incls).ptr(w.ticket).u32(w.ws.epoch);
+  P.launch(fn, sh, tiles, 1, 1, SCAN_BLOCK, 1, 1, 0, true);
 }
 
 const specs = new Map<string, ScanSpec>();
@@ -88,14 +88,14 @@ export function cumSpec(op: 'cumsum' | 'cumprod', inp: DType, acc: DType, out: D
   const name = `nc_${op}_${tag(inp)}_${tag(acc)}_${tag(out)}${segmented ? '_seg' : ''}`;
   return memo(name, () => {
     const isInt = acc.kind === 'i' || acc.kind === 'u' || acc.kind === 'b';
-    const c = isInt ? UNSIGNED_C[acc.name] : accType(acc);
-    const conv = (x: string) => (isInt ? `(${c})NC_TO(${computeType(acc)}, nc_load(${x}))` : `NC_TO(${c}, nc_load(${x}))`);
+    const c = isInt ? acc.accUnsignedC : acc.accC;
+    const conv = (x: string) => (isInt ? `(${c})NC_TO(${acc.computeC}, nc_load(${x}))` : `NC_TO(${c}, nc_load(${x}))`);
     const input = conv('in0[i]');
     return {
-      vector: segmented ? undefined : { ptr: 'in0', storage: storageType(inp), bytes: inp.bytes, input: conv('nc_x') },
-      name, acc: c, accBytes: accBytes(acc), scan: op === 'cumsum' ? 'a + b' : 'a * b', neutral: `(${c})${op === 'cumsum' ? 0 : 1}`,
-      params: `${storageType(out)} *__restrict__ out0, const ${storageType(inp)} *__restrict__ in0${segmented ? ', const long long seglen' : ''}`,
-      input, output: `out0[i] = NC_STORE(${storageType(out)}, item);`,
+      vector: segmented ? undefined : { ptr: 'in0', storage: inp.storageC, bytes: inp.bytes, input: conv('nc_x') },
+      name, acc: c, accBytes: acc.accBytes, scan: op === 'cumsum' ? 'a + b' : 'a * b', neutral: `(${c})${op === 'cumsum' ? 0 : 1}`,
+      params: `${out.storageC} *__restrict__ out0, const ${inp.storageC} *__restrict__ in0${segmented ? ', const long long seglen' : ''}`,
+      input, output: `out0[i] = NC_STORE(${out.storageC}, item);`,
       segment: segmented ? 'i % seglen == 0' : undefined,
     };
   });

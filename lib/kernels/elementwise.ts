@@ -5,7 +5,7 @@
  * elementwise engine. Kernels include no headers, compile on first call and are cached per
  * process (memory), per machine (disk) and per context (loaded modules).
  */
-import { Complex, DTYPES, DType, Scalar, checkStorable, coerce, coerceArg, writeScalar } from '../base/dtype';
+import { Complex, DTYPES, DType, Scalar, checkStorable, coerce, coerceArg } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
@@ -20,8 +20,8 @@ import { ElementwiseSpec, InputSpec, OutputSpec } from '../engine/templates/elem
 import {
   CArg, IDENT, LoopMode, ResolvedParam, cTypeDType, genericBody, helpers, loopKernelSource, parseCArgs,
 } from '../engine/templates/elementwise_kernel';
-import * as cu from '../cuda/door';
 import { checkContext, checkDevices } from '../array/devices';
+import { ArgPacker } from '../cuda/args';
 
 /** A range or slice: a Slice, `{ start?, stop?, step? }` or `[start, stop, step?]`. */
 export type RangeLike = Slice | { start?: number | null; stop?: number | null; step?: number | null } |
@@ -133,7 +133,7 @@ export class ElementwiseKernel {
   /** @internal */ declare readonly operation: string;
   /** @internal */ declare readonly opts: ElementwiseKernelOptions & { options: string[] };
   /** @internal */ declare readonly loaded: Map<LoopMode, Loaded>;
-  /** @internal */ declare readonly buf: { bytes: Uint8Array; view: DataView; cfg: Uint32Array };
+  /** @internal */ declare readonly packer: ArgPacker;
 
   constructor(args: string, operation: string, name?: string, options: ElementwiseKernelOptions = {}) {
     if (!isPlainObject(options)) throw typeError('ERR_INVALID_ARG_TYPE', `ElementwiseKernel: options must be an object. Received ${describe(options)}`);
@@ -144,13 +144,12 @@ export class ElementwiseKernel {
       afterLoop: str(options.afterLoop, 'afterLoop'), options: strings(options.options), keep: !!options.keep,
     };
     const k = kernelName(name);
-    const bytes = new Uint8Array(64 + parsed.length * 16);
     const fn = function (...a: unknown[]): void { callLoop(fn as unknown as ElementwiseKernel, a); };
     Object.setPrototypeOf(fn, new.target.prototype);
     const ro = (value: unknown) => ({ value, enumerable: false, writable: false, configurable: false });
     Object.defineProperties(fn, {
       name: { value: k, configurable: true }, args: ro(Object.freeze(parsed)), kernel: ro(k), operation: ro(op),
-      opts: ro(opts), loaded: ro(new Map()), buf: ro({ bytes, view: new DataView(bytes.buffer), cfg: new Uint32Array(7) }),
+      opts: ro(opts), loaded: ro(new Map()), packer: ro(new ArgPacker(64 + parsed.length * 16)),
     });
     return fn as unknown as ElementwiseKernel;
   }
@@ -198,7 +197,6 @@ function loopKernel(k: ElementwiseKernel, mode: LoopMode): NativeAddon.FunctionH
   return fn;
 }
 
-const align = (n: number, a: number) => (n + a - 1) & -a;
 
 function callLoop(k: ElementwiseKernel, a: unknown[]): void {
   const args = k.args;
@@ -213,8 +211,7 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
   }
   let n = -1;
   let ctx: number | undefined;
-  const { view, cfg } = k.buf;
-  let off = 0;
+  const P = k.packer.reset();
   a.forEach((v, j) => {
     const p = args[j];
     const where = `${k.kernel}() argument "${p.name}"`;
@@ -226,16 +223,12 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
       if (n < 0) { n = v.size; ctx = v.context; }
       if (v.size !== n) throw rangeError('ERR_SHAPE_MISMATCH', `${where} has ${v.size} elements; the first array has ${n}`);
       if (v.context !== ctx) throw typeError('ERR_DEVICE_MISMATCH', `${where} lives on another device/context`);
-      off = align(off, 8);
-      view.setBigUint64(off, v.address, true);
-      off += 8;
+      P.ptr(v.address);
       return;
     }
     if (v instanceof GPUArray) throw typeError('ERR_INVALID_ARG_TYPE', `${where} is a ${p.dtype.name} scalar; got a GPUArray`);
     const x = coerceArg(p.dtype, v, where); // a plain number must fit the C type; a Scalar is a cast
-    off = align(off, p.align);
-    writeScalar(view, off, p.dtype, x);
-    off += p.dtype.bytes;
+    P.scalar(p.dtype, x, p.align);
   });
   if (n < 0) throw typeError('ERR_INVALID_ARG_TYPE', `${k.kernel}(): needs at least one array argument (n is the first array's size)`);
   checkContext(`${k.kernel}()`, ctx!);
@@ -257,35 +250,22 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
     const fits = [start, stop, step, n].every((x) => Math.abs(x) < INT31);
     mode = fits ? 'range' : 'rangeWide';
     if (fits) {
-      off = align(off, 4);
-      view.setInt32(off, start, true); view.setInt32(off + 4, stop, true); view.setInt32(off + 8, step, true);
-      view.setUint32(off + 12, count, true); view.setUint32(off + 16, n, true);
-      off += 20;
+      P.i32(start).i32(stop).i32(step).u32(count).u32(n);
     } else {
-      off = align(off, 8);
-      view.setBigInt64(off, BigInt(start), true); view.setBigInt64(off + 8, BigInt(stop), true);
-      view.setBigInt64(off + 16, BigInt(step), true); view.setBigUint64(off + 24, BigInt(count), true);
-      view.setBigUint64(off + 32, BigInt(n), true);
-      off += 40;
+      P.i64(start).i64(stop).i64(step).u64(BigInt(count)).u64(BigInt(n));
     }
   } else if (n < INT31) {
     mode = 'narrow';
-    off = align(off, 4);
-    view.setUint32(off, n, true);
-    off += 4;
+    P.u32(n);
   } else {
     mode = 'wide';
-    off = align(off, 8);
-    view.setBigUint64(off, BigInt(n), true);
-    off += 8;
+    P.u64(BigInt(n));
   }
   const stream = streamHandle(opts.stream);
   if (count === 0) return;
   for (const v of a) if (v instanceof GPUArray && v.alloc.stream_ !== stream) useOn(v, stream);
   const fn = loopKernel(k, mode);
-  cfg[0] = Math.min(MAX_GRID, Math.ceil(count / BLOCK)); cfg[1] = 1; cfg[2] = 1;
-  cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
-  cu.launch(fn, stream, cfg, k.buf.bytes, off, true); // 256 threads: always launchable
+  P.launch(fn, stream, Math.min(MAX_GRID, Math.ceil(count / BLOCK)), 1, 1, BLOCK, 1, 1, 0, true); // 256 threads: always launchable
 }
 
 // ---- CuPy form --------------------------------------------------------------------------------

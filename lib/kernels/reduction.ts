@@ -7,9 +7,8 @@ import { rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray } from '../array/gpuarray';
-import { accBytes, accType, runReduction } from '../engine/reduce';
+import { runReduction } from '../engine/reduce';
 import { axesOf, finish, target } from '../array/reductions';
-import { storageType } from '../engine/templates/elementwise';
 import { ReduceSpec } from '../engine/templates/reduction';
 import { isOptions, parseArguments } from './user_args';
 import { checkDevices } from '../array/devices';
@@ -61,14 +60,14 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
   if (o.mapExpr !== undefined && typeof o.mapExpr !== 'string') {
     throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: mapExpr must be a string');
   }
-  const user = parseArguments(o.arguments ?? `const ${storageType(out)} *in`, 'ReductionKernel', ['i']);
+  const user = parseArguments(o.arguments ?? `const ${out.storageC} *in`, 'ReductionKernel', ['i']);
   if (!user.params.some((p) => p.pointer)) {
     throw typeError('ERR_INVALID_ARG_VALUE', 'ReductionKernel: at least one array argument is needed');
   }
-  const acc = accType(out);
+  const acc = out.accC;
   const base = (o.name ?? 'reduce').replace(/[^A-Za-z0-9_]/g, '_');
   const spec: ReduceSpec = {
-    name: `${base}_u${count++}`, acc, neutral: `(${acc})(${o.neutral})`, reduce: o.reduceExpr, out: storageType(out),
+    name: `${base}_u${count++}`, acc, neutral: `(${acc})(${o.neutral})`, reduce: o.reduceExpr, out: out.storageC,
     params: user.decls, map: o.mapExpr ?? 'in[i]', post: 'nc_acc', preamble: o.preamble,
   };
   const nargs = user.params.length;
@@ -99,7 +98,7 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
     useOn(t.write, sh);
     runReduction(spec, {
       shape, strides, axes, orderFree: true, args: values, out: t.write.address,
-      accBytes: out.kind === 'c' ? out.bytes : accBytes(out), stream: opts.stream,
+      accBytes: out.kind === 'c' ? out.bytes : out.accBytes, stream: opts.stream,
     });
     return finish(t, opts.stream);
   };

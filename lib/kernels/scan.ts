@@ -8,8 +8,6 @@ import { describe, rangeError, typeError } from '../base/errors';
 import { Stream } from '../cuda/driver';
 import { GPUArray } from '../array/gpuarray';
 import { ScanSpec } from '../engine/templates/scan';
-import { storageType } from '../engine/templates/elementwise';
-import { accBytes, accType } from '../engine/reduce';
 import { runScan } from '../engine/scan';
 import { UserArgs, isOptions, parseArguments } from './user_args';
 import { checkDevices } from '../array/devices';
@@ -42,14 +40,14 @@ function builderSpec(dt: DType, scanExpr: string, neutral: string | undefined, e
   if (typeof scanExpr !== 'string' || !scanExpr.trim()) {
     throw typeError('ERR_INVALID_ARG_TYPE', 'scanExpr must be a C expression in a and b');
   }
-  const c = accType(dt);
+  const c = dt.accC;
   return {
-    name: `nc_uscan${builderCount++}`, acc: c, accBytes: accBytes(dt), scan: scanExpr,
+    name: `nc_uscan${builderCount++}`, acc: c, accBytes: dt.accBytes, scan: scanExpr,
     neutral: neutral === undefined ? `${c}()` : `(${c})(${neutral})`,
-    params: `${storageType(dt)} *__restrict__ out0, const ${storageType(dt)} *__restrict__ in0`,
-    input: `NC_TO(${c}, nc_load(in0[i]))`, output: `out0[i] = NC_STORE(${storageType(dt)}, ${exclusive ? 'prev_item' : 'item'});`,
+    params: `${dt.storageC} *__restrict__ out0, const ${dt.storageC} *__restrict__ in0`,
+    input: `NC_TO(${c}, nc_load(in0[i]))`, output: `out0[i] = NC_STORE(${dt.storageC}, ${exclusive ? 'prev_item' : 'item'});`,
     preamble,
-    vector: { ptr: 'in0', storage: storageType(dt), bytes: dt.bytes, input: `NC_TO(${c}, nc_load(nc_x))` },
+    vector: { ptr: 'in0', storage: dt.storageC, bytes: dt.bytes, input: `NC_TO(${c}, nc_load(nc_x))` },
   };
 }
 
@@ -126,9 +124,9 @@ export const GenericScanKernel = function (this: unknown, o: GenericScanOptions)
   if (o.neutral === undefined) throw typeError('ERR_MISSING_ARGS', 'GenericScanKernel: neutral is required');
   const dt = toDType(o.dtype);
   const user: UserArgs = parseArguments(o.arguments, 'GenericScanKernel', ['i', 'n', 'item', 'prev_item']);
-  const c = accType(dt);
+  const c = dt.accC;
   const spec: ScanSpec = {
-    name: `nc_gscan${builderCount++}`, acc: c, accBytes: accBytes(dt), scan: o.scanExpr, neutral: `(${c})(${o.neutral})`,
+    name: `nc_gscan${builderCount++}`, acc: c, accBytes: dt.accBytes, scan: o.scanExpr, neutral: `(${c})(${o.neutral})`,
     params: user.decls, input: o.inputExpr, output: o.outputStatement, segment: o.isSegmentStartExpr, preamble: o.preamble,
   };
   return (...args: unknown[]) => {

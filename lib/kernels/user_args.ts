@@ -2,11 +2,11 @@
  * User kernel argument lists (PyCUDA's C declarator strings, "const float *x, float a"): parsed
  * once, then each call's arguments are checked and turned into parameter values.
  */
-import { DTYPES, DType, Scalar, coerceArg, own } from '../base/dtype';
+import { DType, Scalar, coerceArg } from '../base/dtype';
 import { describe, typeError } from '../base/errors';
 import { GPUArray } from '../array/gpuarray';
-import { CTYPES } from '../cuda/launch';
-import { ParamValue } from '../engine/reduce';
+import { paramDType } from '../cuda/launch';
+import { ParamValue } from '../cuda/args';
 
 /** One declared parameter: an array (pointer, with its element dtype when known) or a scalar. */
 export interface UserParam {
@@ -44,8 +44,7 @@ export function parseArguments(decls: string, what: string, reserved: readonly s
     if (words.length < 2) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: cannot parse the argument declaration "${d}"`);
     const name = words[words.length - 1];
     const ctype = words.slice(0, -1).join(' ');
-    const dtName = own(CTYPES, ctype);
-    const dt = dtName ? DTYPES[dtName] : null;
+    const dt = paramDType(ctype) ?? null;
     if (!pointer && !dt) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: scalar argument "${d}" has a type nodecuda cannot pass (${ctype})`);
     return { name, pointer, dtype: dt };
   });

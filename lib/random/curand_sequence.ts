@@ -12,6 +12,7 @@ import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { GPUArray } from '../array/gpuarray';
 import { DeviceAllocation } from '../cuda/memory';
 import * as cu from '../cuda/door';
+import { ArgPacker } from '../cuda/args';
 import { assign, elementwise } from '../array/operators';
 import { CURAND_STATES, CurandKind, curandKernelName, curandSource } from '../engine/templates/curand';
 
@@ -68,26 +69,9 @@ export function kernel(kind: CurandKind, what: string): NativeAddon.FunctionHand
   return fn;
 }
 
-/** @internal Packs kernel parameters C-ABI style. */
-export class Params {
-  readonly bytes = new Uint8Array(128);
-  readonly view = new DataView(this.bytes.buffer);
-  off = 0;
-  private at(a: number): number { this.off = (this.off + a - 1) & -a; const o = this.off; this.off += a; return o; }
-  ptr(p: bigint): this { this.view.setBigUint64(this.at(8), p, true); return this; }
-  i64(v: number): this { this.view.setBigInt64(this.at(8), BigInt(v), true); return this; }
-  u64(v: bigint): this { this.view.setBigUint64(this.at(8), v, true); return this; }
-  u32(v: number): this { this.view.setUint32(this.at(4), v, true); return this; }
-  f32(v: number): this { this.view.setFloat32(this.at(4), v, true); return this; }
-  f64(v: number): this { this.view.setFloat64(this.at(8), v, true); return this; }
-}
-
-const cfg = new Uint32Array(7);
-
 /** @internal Launches `fn` on `blocks` × `threads` with the parameters packed in `p`. */
-export function launch(fn: NativeAddon.FunctionHandle, blocks: number, threads: number, p: Params, stream?: Stream | null): void {
-  cfg[0] = blocks; cfg[1] = 1; cfg[2] = 1; cfg[3] = threads; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
-  cu.launch(fn, streamHandle(stream), cfg, p.bytes, p.off, true);
+export function launch(fn: NativeAddon.FunctionHandle, blocks: number, threads: number, p: ArgPacker, stream?: Stream | null): void {
+  p.launch(fn, streamHandle(stream), blocks, 1, 1, threads, 1, 1, 0, true);
 }
 // ---- argument checks --------------------------------------------------------------------------
 
@@ -134,7 +118,7 @@ export class CurandSequence {
     const s = checkUnsigned(seed, 'seed', 64);
     const n = CurandSequence.BLOCKS * CurandSequence.THREADS;
     this.#state = new DeviceAllocation(n * CURAND_STATES[algorithm].bytes, stream ?? null);
-    const p = new Params().ptr(this.#state.ptr).u64(s).u64(0n).i64(n);
+    const p = new ArgPacker(128).ptr(this.#state.ptr).u64(s).u64(0n).i64(n);
     launch(kernel(algorithm, 'init_seed'), CurandSequence.BLOCKS, CurandSequence.THREADS, p, stream);
   }
 
@@ -151,7 +135,7 @@ export class CurandSequence {
     const direct = arr.flags.cContiguous;
     const out = direct ? arr : GPUArray.allocate(arr.shape, arr.dtype, stream);
     try {
-      const p = new Params().ptr(this.#state.ptr).ptr(out.ptr).i64(n).i64(this.position % g);
+      const p = new ArgPacker(128).ptr(this.#state.ptr).ptr(out.ptr).i64(n).i64(this.position % g);
       launch(kernel(this.algorithm, gen), CurandSequence.BLOCKS, CurandSequence.THREADS, p, stream);
       if (!direct) assign(arr, out, stream);
     } finally {
@@ -169,7 +153,7 @@ export class CurandSequence {
     const g = CurandSequence.BLOCKS * CurandSequence.THREADS;
     const rounds = Math.floor(n / g);
     if (rounds > 0) {
-      const p = new Params().ptr(this.#state.ptr).u64(BigInt(rounds)).i64(g);
+      const p = new ArgPacker(128).ptr(this.#state.ptr).u64(BigInt(rounds)).i64(g);
       launch(kernel(this.algorithm, 'skip_ahead'), CurandSequence.BLOCKS, CurandSequence.THREADS, p, stream);
       this.position += rounds * g; // the same generator starts the next value
     }

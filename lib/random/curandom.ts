@@ -8,7 +8,8 @@
  */
 import { randomInt } from 'crypto';
 import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES } from '../cuda/attributes';
-import { Params, checkArray, checkUnsigned, kernel, launch, moduleOf } from './curand_sequence';
+import { ArgPacker } from '../cuda/args';
+import { checkArray, checkUnsigned, kernel, launch, moduleOf } from './curand_sequence';
 import { DTypeLike, dtype as toDType } from '../base/dtype';
 import { checkSize, describe, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
@@ -183,13 +184,13 @@ abstract class CurandGenerator {
   }
 
   /** @internal Launches `what` over all generators with the state pointer first. */
-  protected run(what: string, p: Params, stream?: Stream | null): void {
+  protected run(what: string, p: ArgPacker, stream?: Stream | null): void {
     useOn(this.#state, streamHandle(stream)); // the states: their free waits for this (memory.ts)
     launch(kernel(this.kind, what), this.blockCount, this.generatorsPerBlock, p, stream);
   }
 
   /** @internal Parameters beginning with the state pointer. */
-  protected params(): Params { return new Params().ptr(this.state.ptr); }
+  protected params(): ArgPacker { return new ArgPacker(128).ptr(this.state.ptr); }
 
   #target(a: unknown, name: string): GPUArray {
     const arr = checkArray(a, name);
@@ -201,7 +202,7 @@ abstract class CurandGenerator {
    * Runs fill kernel `gen` into `a` (pairs: `gen2` when the size is even, as PyCUDA), through a
    * contiguous temporary when `a` is not contiguous or not aligned for the pair type.
    */
-  #fill(a: GPUArray, gen: string, pair: boolean, scalars: (p: Params) => void, stream?: Stream | null): void {
+  #fill(a: GPUArray, gen: string, pair: boolean, scalars: (p: ArgPacker) => void, stream?: Stream | null): void {
     const n = a.size;
     if (n === 0) return;
     const usePairs = pair && CURAND_STATES[this.kind].pseudo && n % 2 === 0;

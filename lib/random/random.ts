@@ -17,6 +17,7 @@ import { useOn } from '../cuda/memory';
 import { GPUArray } from '../array/gpuarray';
 import { generatedKernel } from '../cuda/compiler';
 import * as cu from '../cuda/door';
+import { ArgPacker } from '../cuda/args';
 import { assign } from '../array/operators';
 import { normalizeShape } from '../base/shape';
 import { CurandSequence, fillFromSequence } from './curand_sequence';
@@ -71,9 +72,7 @@ const U64 = 2n ** 64n;
 const WAVES = envNumber('NODECUDA_RANDOM_WAVES', 8, { min: 1, max: 64 });
 interface RandomKernel { generation: number; ctx: number; fn: NativeAddon.FunctionHandle; maxBlocks: number }
 const kernels = new Map<string, RandomKernel>();
-const params = new Uint8Array(64);
-const view = new DataView(params.buffer);
-const cfg = new Uint32Array(7);
+const P = new ArgPacker(64);
 // NumPy's POISSON_LAM_MAX: above it, the result would not fit in int64.
 const POISSON_LAM_MAX = 9.223372006484771e18;
 
@@ -263,23 +262,13 @@ export class Generator {
     const ept = elementsPerThread(dist, d);
     const vec = a.align16 % Math.min(16, ept * d.bytes) === 0;
     const k = kernelFor(dist, d, vec);
-    view.setUint32(24, this.#k0, true);
-    view.setUint32(28, this.#k1, true);
-    view.setFloat64(32, p.a, true);
-    view.setFloat64(40, p.b, true);
-    view.setBigUint64(48, p.ia, true);
-    view.setBigUint64(56, p.ib, true);
-    cfg[1] = 1; cfg[2] = 1; cfg[3] = BLOCK; cfg[4] = 1; cfg[5] = 1; cfg[6] = 0;
     // Chunks of RANDOM_CHUNK elements (a multiple of every vector width): element k is unit e0 + k.
     for (let done = 0; done < n; done += RANDOM_CHUNK) {
       const m = Math.min(RANDOM_CHUNK, n - done), e = e0 + done;
-      view.setBigUint64(0, a.ptr + BigInt(done * d.bytes), true);
-      view.setUint32(8, m, true);
-      view.setUint32(12, 0, true);
-      view.setUint32(16, e % 2 ** 32, true);
-      view.setUint32(20, Math.floor(e / 2 ** 32), true);
-      cfg[0] = Math.min(Math.ceil(m / ept / BLOCK), k.maxBlocks);
-      cu.launch(k.fn, h, cfg, params, 64, true);
+      // (out, n, e0, k0, k1, a, b, ia, ib): templates/philox.ts
+      P.reset().ptr(a.ptr + BigInt(done * d.bytes)).u64n(m).u64n(e).u32(this.#k0).u32(this.#k1)
+        .f64(p.a).f64(p.b).u64(p.ia).u64(p.ib);
+      P.launch(k.fn, h, Math.min(Math.ceil(m / ept / BLOCK), k.maxBlocks), 1, 1, BLOCK, 1, 1, 0, true);
     }
     this.#offset = next;
     return a;

@@ -10,28 +10,6 @@
 import { DType } from '../../base/dtype';
 import { PREAMBLE } from './preamble';
 
-/** Storage C type of a dtype in generated kernels. */
-export function storageType(d: DType): string {
-  switch (d.name) {
-    case 'bool': return 'nc_bool';
-    case 'float16': return 'nc_half';
-    case 'complex64': return 'nc_c64';
-    case 'complex128': return 'nc_c128';
-    default: return d.ctype;
-  }
-}
-
-/** Compute C type of a dtype (float16 computes in float, complex in nc_complex). */
-export function computeType(d: DType): string {
-  switch (d.name) {
-    case 'bool': return 'bool';
-    case 'float16': return 'float';
-    case 'complex64': return 'nc_c64_t';
-    case 'complex128': return 'nc_c128_t';
-    default: return d.ctype;
-  }
-}
-
 /** How an operand's inner dimension is walked in the strided variant. */
 export type InnerMode = 'unit' | 'zero' | 'any';
 
@@ -80,21 +58,21 @@ export interface Variant {
 }
 
 function decls(spec: ElementwiseSpec): string {
-  const out = spec.outputs.map((o, i) => `${storageType(o.dtype)} *__restrict__ o${i}`);
-  const inp = spec.inputs.map((x, i) => x.scalar ? `const ${computeType(x.compute)} s${i}`
-    : `const ${storageType(x.dtype)} *__restrict__ i${i}`);
+  const out = spec.outputs.map((o, i) => `${o.dtype.storageC} *__restrict__ o${i}`);
+  const inp = spec.inputs.map((x, i) => x.scalar ? `const ${x.compute.computeC} s${i}`
+    : `const ${x.dtype.storageC} *__restrict__ i${i}`);
   return [...out, ...inp].join(', ');
 }
 
 function computeBody(spec: ElementwiseSpec, load: (i: number) => string, store: (i: number, v: string) => string): string {
   const lines: string[] = [];
   spec.inputs.forEach((x, i) => {
-    const ct = computeType(x.compute);
+    const ct = x.compute.computeC;
     lines.push(x.scalar ? `const ${ct} x${i} = s${i};` : `const ${ct} x${i} = NC_TO(${ct}, nc_load(${load(i)}));`);
   });
-  spec.outputs.forEach((o, i) => lines.push(`${computeType(o.compute)} r${i};`));
+  spec.outputs.forEach((o, i) => lines.push(`${o.compute.computeC} r${i};`));
   lines.push(`{ ${spec.body} }`);
-  spec.outputs.forEach((o, i) => lines.push(store(i, `NC_STORE(${storageType(o.dtype)}, r${i})`)));
+  spec.outputs.forEach((o, i) => lines.push(store(i, `NC_STORE(${o.dtype.storageC}, r${i})`)));
   return lines.join(' ');
 }
 
@@ -110,11 +88,11 @@ function contiguous(spec: ElementwiseSpec, v: Variant, name: string): string {
   const vecLoads: string[] = [];
   const vecStores: string[] = [];
   spec.inputs.forEach((x, i) => {
-    if (!x.scalar) vecLoads.push(`const nc_vec<${storageType(x.dtype)}, ${E}> v${i} = *reinterpret_cast<const nc_vec<${storageType(x.dtype)}, ${E}>*>(i${i} + base);`);
+    if (!x.scalar) vecLoads.push(`const nc_vec<${x.dtype.storageC}, ${E}> v${i} = *reinterpret_cast<const nc_vec<${x.dtype.storageC}, ${E}>*>(i${i} + base);`);
   });
   spec.outputs.forEach((o, i) => {
-    vecLoads.push(`nc_vec<${storageType(o.dtype)}, ${E}> w${i};`);
-    vecStores.push(`*reinterpret_cast<nc_vec<${storageType(o.dtype)}, ${E}>*>(o${i} + base) = w${i};`);
+    vecLoads.push(`nc_vec<${o.dtype.storageC}, ${E}> w${i};`);
+    vecStores.push(`*reinterpret_cast<nc_vec<${o.dtype.storageC}, ${E}>*>(o${i} + base) = w${i};`);
   });
   const vecBody = computeBody(spec, (i) => `v${i}.v[k]`, (i, val) => `w${i}.v[k] = ${val};`);
   const tailBody = computeBody(spec, (i) => `i${i}[i]`, (i, val) => `o${i}[i] = ${val};`);
@@ -138,8 +116,8 @@ function strided(spec: ElementwiseSpec, v: Variant, name: string): string {
   const idx = v.wide ? 'long long' : 'int';
   const uidx = v.wide ? 'unsigned long long' : 'unsigned int';
   const arrays: Array<{ ptr: string; type: string; out: boolean; n: number }> = [
-    ...spec.outputs.map((o, i) => ({ ptr: `o${i}`, type: storageType(o.dtype), out: true, n: i })),
-    ...spec.inputs.map((x, i) => ({ ptr: `i${i}`, type: storageType(x.dtype), out: false, n: i, scalar: x.scalar }))
+    ...spec.outputs.map((o, i) => ({ ptr: `o${i}`, type: o.dtype.storageC, out: true, n: i })),
+    ...spec.inputs.map((x, i) => ({ ptr: `i${i}`, type: x.dtype.storageC, out: false, n: i, scalar: x.scalar }))
       .filter((x) => !x.scalar),
   ];
   const nops = arrays.length;
@@ -204,8 +182,8 @@ function tiled(spec: ElementwiseSpec, v: Variant, name: string): string {
   const idx = v.wide ? 'long long' : 'int';
   const uidx = v.wide ? 'unsigned long long' : 'unsigned int';
   const arrays = [
-    ...spec.outputs.map((o, i) => ({ ptr: `o${i}`, type: storageType(o.dtype), out: true, n: i })),
-    ...spec.inputs.map((x, i) => ({ ptr: `i${i}`, type: storageType(x.dtype), out: false, n: i, scalar: x.scalar }))
+    ...spec.outputs.map((o, i) => ({ ptr: `o${i}`, type: o.dtype.storageC, out: true, n: i })),
+    ...spec.inputs.map((x, i) => ({ ptr: `i${i}`, type: x.dtype.storageC, out: false, n: i, scalar: x.scalar }))
       .filter((x) => !x.scalar),
   ];
   const at = (j: number, r: string, c: string) => `(${idx})(${r}) * p.strides[${j}][0] + (${idx})(${c}) * p.strides[${j}][1]`;

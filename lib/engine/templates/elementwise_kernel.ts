@@ -3,31 +3,21 @@
  * (half, pycuda::complex, nc_raw, <stdint> names — no headers), the PyCUDA grid-stride kernel,
  * and the wrapper body that turns a CuPy-style operation into an ElementwiseSpec body.
  */
-import { DTYPES, DType, own } from '../../base/dtype';
+import { DTYPES, DType, dtypeOfCName, own } from '../../base/dtype';
 import { typeError } from '../../base/errors';
 import { PREAMBLE } from './preamble';
 import { stripComments } from '../../base/c_source';
 
-/** C spellings of each dtype accepted in PyCUDA argument lists (and CuPy parameter types). */
-const C_TYPES: Record<string, keyof typeof DTYPES> = {
-  bool: 'bool', char: 'int8', 'signed char': 'int8', int8_t: 'int8', 'unsigned char': 'uint8', uint8_t: 'uint8',
-  short: 'int16', 'short int': 'int16', 'signed short': 'int16', 'signed short int': 'int16', int16_t: 'int16',
-  'unsigned short': 'uint16', 'unsigned short int': 'uint16', uint16_t: 'uint16',
-  int: 'int32', signed: 'int32', 'signed int': 'int32', int32_t: 'int32',
-  unsigned: 'uint32', 'unsigned int': 'uint32', uint32_t: 'uint32',
-  long: 'int64', 'long int': 'int64', 'long long': 'int64', 'long long int': 'int64', int64_t: 'int64',
-  ptrdiff_t: 'int64', 'unsigned long': 'uint64', 'unsigned long int': 'uint64', 'unsigned long long': 'uint64',
-  'unsigned long long int': 'uint64', uint64_t: 'uint64', size_t: 'uint64',
-  half: 'float16', __half: 'float16', float: 'float32', double: 'float64',
-  'pycuda::complex<float>': 'complex64', 'pycuda::complex<double>': 'complex128',
-  float2: 'complex64', double2: 'complex128',
+// Complex spellings of PyCUDA argument lists (and CuPy parameter types), beside the dtype table's cNames.
+const COMPLEX_C: Readonly<Record<string, DType>> = {
+  'pycuda::complex<float>': DTYPES.complex64, 'pycuda::complex<double>': DTYPES.complex128,
+  float2: DTYPES.complex64, double2: DTYPES.complex128,
 };
 
 /** The dtype a C type names (PyCUDA spellings, or a dtype name such as `float32`), or undefined. */
 export function cTypeDType(ctype: string): DType | undefined {
   const t = ctype.replace(/\s*([<>:])\s*/g, '$1').replace(/\s+/g, ' ').trim();
-  const name = own(C_TYPES, t) ?? (Object.hasOwn(DTYPES, t) ? t : undefined);
-  return name ? DTYPES[name as keyof typeof DTYPES] : undefined;
+  return dtypeOfCName(t) ?? own(COMPLEX_C, t) ?? own(DTYPES, t);
 }
 
 /** One parsed PyCUDA argument. */

@@ -20,7 +20,6 @@
 import { envNumber } from '../../base/env';
 import { DType } from '../../base/dtype';
 import { PREAMBLE } from './preamble';
-import { storageType } from './elementwise';
 
 /** Most elements one launch writes (the kernels index elements with 32-bit integers). */
 export const RANDOM_CHUNK = 2 ** 30;
@@ -257,7 +256,7 @@ export function randomKernelBody(dist: Distribution, d: DType, vec: boolean): { 
   const u = 4 / wordsPerElement(dist, d);
   const g = elementsPerThread(dist, d) / u;
   const { r, body } = genBody(dist, d);
-  const s = storageType(d);
+  const s = d.storageC;
   // The distribution's struct is emitted once per module (both store variants use it).
   const source = `#ifndef ${gen.toUpperCase()}
 #define ${gen.toUpperCase()}

@@ -1,0 +1,62 @@
+/**
+ * The implementations behind GPUArray's operator, copy, reduction and scan methods, registered by
+ * the modules that define them (operators.ts, reductions.ts, scan.ts). Why a registry and not an
+ * import: those modules need GPUArray as a value (GPUArray.allocate, instanceof), and GPUArray's
+ * methods need them, so importing them from gpuarray.ts would make an import cycle. With this
+ * module the value imports run one way (operators/reductions/scan → gpuarray → methods, and
+ * operators/reductions/scan → methods); the methods are declared in the GPUArray class body and
+ * call through `impl`. A method whose module has not been loaded throws ERR_INVALID_STATE
+ * (lib/index.ts loads them all).
+ */
+import type { GPUArray } from './gpuarray';
+import type { OpOptions } from './operators';
+import type { ArgOptions, ReduceOptions, VarOptions } from './reductions';
+import type { ScanOptions } from './scan';
+import type { DType } from '../base/dtype';
+import type { Stream } from '../cuda/driver';
+import { typeError } from '../base/errors';
+
+/** The functions GPUArray's methods call. @internal */
+export interface ArrayMethodImpls {
+  // operators.ts
+  apply(name: string, operands: unknown[], opts?: OpOptions): GPUArray;
+  fill(a: GPUArray, value: unknown, stream?: Stream | null): GPUArray;
+  copyOf(src: GPUArray, stream?: Stream | null, dt?: DType): GPUArray;
+  assign(dst: GPUArray, src: GPUArray, stream?: Stream | null): void;
+  // reductions.ts
+  sum(a: GPUArray, opts?: ReduceOptions): GPUArray;
+  prod(a: GPUArray, opts?: ReduceOptions): GPUArray;
+  min(a: GPUArray, opts?: ReduceOptions): GPUArray;
+  max(a: GPUArray, opts?: ReduceOptions): GPUArray;
+  mean(a: GPUArray, opts?: ReduceOptions): GPUArray;
+  var(a: GPUArray, opts?: VarOptions): GPUArray;
+  std(a: GPUArray, opts?: VarOptions): GPUArray;
+  any(a: GPUArray, opts?: ReduceOptions): GPUArray;
+  all(a: GPUArray, opts?: ReduceOptions): GPUArray;
+  argmin(a: GPUArray, opts?: ArgOptions): GPUArray;
+  argmax(a: GPUArray, opts?: ArgOptions): GPUArray;
+  dot(a: GPUArray, b: GPUArray, opts?: ReduceOptions): GPUArray;
+  // scan.ts
+  cumsum(a: GPUArray, opts?: ScanOptions): GPUArray;
+  cumprod(a: GPUArray, opts?: ScanOptions): GPUArray;
+}
+
+function notLoaded(name: string): () => never {
+  return () => {
+    throw typeError('ERR_INVALID_STATE', `GPUArray.${name}(): its module is not loaded (import nodecuda, not a single lib/ file)`);
+  };
+}
+
+/** The registered implementations (each a thrower until its module registers it). @internal */
+export const impl: ArrayMethodImpls = {
+  apply: notLoaded('apply'), fill: notLoaded('fill'), copyOf: notLoaded('copy'), assign: notLoaded('set'),
+  sum: notLoaded('sum'), prod: notLoaded('prod'), min: notLoaded('min'), max: notLoaded('max'),
+  mean: notLoaded('mean'), var: notLoaded('var'), std: notLoaded('std'), any: notLoaded('any'),
+  all: notLoaded('all'), argmin: notLoaded('argmin'), argmax: notLoaded('argmax'), dot: notLoaded('dot'),
+  cumsum: notLoaded('cumsum'), cumprod: notLoaded('cumprod'),
+};
+
+/** Registers implementations (called once by operators.ts, reductions.ts and scan.ts at load). @internal */
+export function registerArrayMethods(part: Partial<ArrayMethodImpls>): void {
+  Object.assign(impl, part);
+}
