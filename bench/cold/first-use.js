@@ -28,6 +28,13 @@ step('random.rand', () => random.rand([n]));
 step('random.randn', () => random.randn([n]));
 step('f64 a.add(a)', () => { const d = gpuarray.zeros([n], 'float64'); return d.add(d); });
 step('i32 sum', () => gpuarray.sum(gpuarray.zeros([n], 'int32')));
+// Whether a built-in family opened NVRTC (shipped kernels should spare it; Linux only).
+let nvrtcBeforeUser = null;
+try {
+  nvrtcBeforeUser = require('node:fs').readFileSync('/proc/self/maps', 'utf8').includes('libnvrtc');
+} catch {
+  // not Linux
+}
 step('ElementwiseKernel', () => {
   const k = new ElementwiseKernel('float a, float *x, float *y, float *z', 'z[i] = a*x[i] + y[i]', 'axpy');
   const z = gpuarray.empty([n], 'float32');
@@ -35,4 +42,4 @@ step('ElementwiseKernel', () => {
   return z;
 });
 const total = ms(t0, process.hrtime.bigint());
-process.stdout.write(JSON.stringify({ rows, total_ms: total }) + '\n');
+process.stdout.write(JSON.stringify({ rows, total_ms: total, nvrtcBeforeUser }) + '\n');
