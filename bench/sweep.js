@@ -29,7 +29,7 @@ for (const k of KNOBS.filter((x) => !args.only || x.env === args.only)) {
     for (const v of k.values) {
       const r = spawnSync(process.execPath, [path.join(__dirname, 'run.js'), `--filter=${filter}`, `--reps=${reps}`, '--no-peers', '--no-cold'],
         { encoding: 'utf8', env: { ...process.env, [k.env]: v, OUT: out }, timeout: 600_000 });
-      let cell = 'error';
+      let cell;
       try {
         const rows = JSON.parse(fs.readFileSync(path.join(out, 'bench.json'), 'utf8')).rows;
         cell = rows.map((row) => `${row.value.toFixed(0)}${row.eventValue ? `/${row.eventValue.toFixed(0)}` : ''}`).join(' ');
