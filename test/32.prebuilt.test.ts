@@ -9,13 +9,11 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { deflateSync } from 'zlib';
 import { compiler, driver } from '../lib';
 import { filesFor, findPrebuilt, packArchive, prebuiltKey, resetPrebuilt } from '../lib/cuda/prebuilt';
 import { DIST, describeGpu } from './helpers';
 import { spawnSync } from 'child_process';
 
-const deflate = (b: Uint8Array) => deflateSync(b);
 const SRC = 'extern "C" __global__ void nc_prebuilt_probe(int *x) { x[threadIdx.x] = 7 * threadIdx.x; }';
 const OPTS = ['--std=c++17'];
 
@@ -35,7 +33,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function archiveDir(files: Record<string, Map<string, Uint8Array>>): string {
   const dir = fs.mkdtempSync(path.join(tmp, 'a-'));
-  for (const [arch, images] of Object.entries(files)) fs.writeFileSync(path.join(dir, `${arch}.bin`), packArchive(arch, '13.0', images, deflate));
+  for (const [arch, images] of Object.entries(files)) fs.writeFileSync(path.join(dir, `${arch}.bin`), packArchive(arch, '13.0', images, arch.startsWith('compute') ? 'z' : 'br'));
   process.env.NODECUDA_PREBUILT_DIR = dir;
   resetPrebuilt();
   return dir;

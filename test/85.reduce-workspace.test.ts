@@ -27,7 +27,7 @@ function sumAxis(a: Int32Array, rows: number, cols: number, axis: 0 | 1): number
   for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) r[axis === 0 ? j : i] += a[i * cols + j];
   return r;
 }
-const values = (g: GPUArray) => Array.from(g.get() as ArrayLike<number | bigint>, Number);
+const values = (g: GPUArray) => Array.from(g.get() as unknown as ArrayLike<number | bigint>, Number);
 
 describeGpu('reduction partials workspace', () => {
   test('a reduction with several blocks per output allocates nothing but its result', () => {

@@ -10,14 +10,16 @@
  * toolkit made, and a load failure falls back to NVRTC). Nothing here touches NVRTC: opening
  * libnvrtc costs more than a cubin load on a cold page cache.
  *
- * File: 'NCKPRE01', u32 LE header length, a JSON header { format, version, arch, nvrtc, entries:
- * { key: [offset, length] } }, then the zlib-deflated images (offsets from the end of the header).
+ * File: 'NCKPRE01', u32 LE header length, a JSON header { format, version, arch, nvrtc, codec,
+ * entries: { key: [offset, length, sha256 of the image, 16 hex digits] } }, then each image
+ * compressed on its own (codec 'br':
+ * brotli, 'z': zlib; offsets from the end of the header), so a lookup reads one entry.
  * NODECUDA_PREBUILT=0 disables the lookup; NODECUDA_PREBUILT_DIR points at another directory.
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
-import { inflateSync } from 'zlib';
+import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants, deflateSync, inflateSync } from 'zlib';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const PACKAGE_VERSION: string = require('../../package.json').version;
@@ -36,10 +38,15 @@ export function prebuiltKey(source: string, options: readonly string[]): string 
   return createHash('sha256').update([PACKAGE_VERSION, source, options.join('\0')].join('\u0001')).digest('hex');
 }
 
+type Codec = 'br' | 'z';
+
+const digest = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex').slice(0, 16);
+
 interface Archive {
   fd: number;
   base: number;
-  entries: Record<string, [number, number]>;
+  codec: Codec;
+  entries: Record<string, [number, number, string]>;
 }
 
 // Opened archives by file (null: missing or unreadable), and the files chosen per compute capability.
@@ -59,9 +66,10 @@ function open(file: string): Archive | null {
       const len = head.readUInt32LE(8);
       const json = Buffer.alloc(len);
       if (fs.readSync(fd, json, 0, len, 12) === len) {
-        const h = JSON.parse(json.toString('utf8')) as { format?: unknown; version?: unknown; entries?: unknown };
-        if (h.format === PREBUILT_FORMAT && h.version === PACKAGE_VERSION && h.entries && typeof h.entries === 'object') {
-          a = { fd, base: 12 + len, entries: h.entries as Record<string, [number, number]> };
+        const h = JSON.parse(json.toString('utf8')) as { format?: unknown; version?: unknown; codec?: unknown; entries?: unknown };
+        if (h.format === PREBUILT_FORMAT && h.version === PACKAGE_VERSION && (h.codec === 'br' || h.codec === 'z') &&
+          h.entries && typeof h.entries === 'object') {
+          a = { fd, base: 12 + len, codec: h.codec, entries: h.entries as Record<string, [number, number, string]> };
         }
       }
     }
@@ -109,7 +117,9 @@ export function findPrebuilt(key: string, major: number, minor: number): { image
     try {
       const packed = Buffer.alloc(e[1]);
       if (fs.readSync(a.fd, packed, 0, e[1], a.base + e[0]) !== e[1]) continue;
-      return { image: inflateSync(packed), file };
+      const image = a.codec === 'br' ? brotliDecompressSync(packed) : inflateSync(packed);
+      if (digest(image) !== e[2]) continue; // damaged (brotli has no checksum of its own)
+      return { image, file };
     } catch {
       continue; // a damaged entry: NVRTC makes it instead
     }
@@ -134,17 +144,21 @@ export function resetPrebuilt(): void {
 }
 
 /** Serializes an archive (scripts/build-kernels.js): images by key → file bytes. */
-export function packArchive(arch: string, nvrtc: string, images: Map<string, Uint8Array>, deflate: (b: Uint8Array) => Buffer): Buffer {
-  const entries: Record<string, [number, number]> = {};
+export function packArchive(arch: string, nvrtc: string, images: Map<string, Uint8Array>, codec: Codec = 'br'): Buffer {
+  const { BROTLI_PARAM_QUALITY, BROTLI_PARAM_LGWIN, BROTLI_PARAM_SIZE_HINT } = zlibConstants;
+  const deflate = (b: Uint8Array): Buffer => (codec === 'br'
+    ? brotliCompressSync(b, { params: { [BROTLI_PARAM_QUALITY]: 11, [BROTLI_PARAM_LGWIN]: 24, [BROTLI_PARAM_SIZE_HINT]: b.byteLength } })
+    : deflateSync(b, { level: 9 }));
+  const entries: Record<string, [number, number, string]> = {};
   const parts: Buffer[] = [];
   let off = 0;
   for (const [key, image] of [...images].sort((x, y) => (x[0] < y[0] ? -1 : 1))) {
     const z = deflate(image);
-    entries[key] = [off, z.length];
+    entries[key] = [off, z.length, digest(image)];
     parts.push(z);
     off += z.length;
   }
-  const header = Buffer.from(JSON.stringify({ format: PREBUILT_FORMAT, version: PACKAGE_VERSION, arch, nvrtc, entries }));
+  const header = Buffer.from(JSON.stringify({ format: PREBUILT_FORMAT, version: PACKAGE_VERSION, arch, nvrtc, codec, entries }));
   const prefix = Buffer.alloc(12);
   prefix.write(PREBUILT_MAGIC, 0, 'latin1');
   prefix.writeUInt32LE(header.length, 8);
