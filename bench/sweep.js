@@ -14,6 +14,7 @@ const KNOBS = [
   { env: 'NODECUDA_RED_WAVES', values: ['1', '2', '3', '4'], filter: ['sum f32', 'max f32', 'dot f32'] },
   { env: 'NODECUDA_RED_COLS_WAVES', values: ['1', '2', '4'], filter: ['sum axis 0 f32'] },
   { env: 'NODECUDA_EW_BLOCK', values: ['128', '256', '512'], filter: ['add float32', 'axpy'] },
+  { env: 'NODECUDA_EK_WAVES', values: ['0', '4', '8', '32'], filter: ['ElementwiseKernel axpy'] },
   { env: 'NODECUDA_EW_VECTORS', values: ['1', '2'], filter: ['add float32', 'sin'] },
   { env: 'NODECUDA_RANDOM_WAVES', values: ['2', '4', '8', '16'], filter: ['normal f32', 'uniform f32'] },
   { env: 'NODECUDA_SCAN_SLEEP', values: ['0', '344', '688', '1376'], filter: ['cumsum float32'] },
