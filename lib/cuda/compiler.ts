@@ -12,7 +12,7 @@ import * as path from 'path';
 import * as diskCache from './disk_cache';
 import { disablePrebuilt, findPrebuilt, prebuiltKey } from './prebuilt';
 import { DEVICE_ATTRIBUTES } from './attributes';
-import { NvrtcError, describe, typeError } from '../base/errors';
+import { CudaError, NvrtcError, describe, typeError } from '../base/errors';
 import { DeviceAllocation } from './memory';
 import { CudaFunction, ParamType, makeFunction, parseKernelSignatures } from './launch';
 import { native } from './native';
@@ -493,6 +493,10 @@ export class SourceModule extends Module {
   }
 }
 
+// Driver answers to loading a shipped image that mean "not this image", not "not now".
+const IMAGE_ERRORS = new Set(['CUDA_ERROR_INVALID_IMAGE', 'CUDA_ERROR_NO_BINARY_FOR_GPU', 'CUDA_ERROR_INVALID_PTX',
+  'CUDA_ERROR_UNSUPPORTED_PTX_VERSION', 'CUDA_ERROR_JIT_COMPILER_NOT_FOUND',
+  'CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND', 'CUDA_ERROR_NOT_FOUND', 'CUDA_ERROR_INVALID_SOURCE']);
 const capabilities = new Map<number, [number, number]>();
 
 /** The current device's compute capability (no NVRTC: the shipped kernels must not need it). */
@@ -531,8 +535,10 @@ export function generatedKernel(source: string, name: string, options: readonly 
   if (pre) {
     try {
       return native.moduleFunction(loadCached(`prebuilt:${pre.file}:${pkey}`, pre.image), name);
-    } catch {
-      // e.g. a driver older than the toolkit that built the image: NVRTC from now on
+    } catch (e) {
+      // An image this driver cannot use (older than the toolkit that built it, …): NVRTC from now
+      // on. Anything else (a faulted context, out of memory) would fail NVRTC's image alike.
+      if (!(e instanceof CudaError) || !IMAGE_ERRORS.has(String(e.code))) throw e;
       disablePrebuilt();
     }
   }
