@@ -9,7 +9,9 @@ Prints one JSON object on stdout (everything else goes to stderr):
    "cupy": {"available": false, "reason": "No module named 'cupy'", "results": {}}}
 Each framework is tried on its own, and each case on its own: an error is reported, not raised.
 Timing matches run.js: W untimed batches, then the median wall time of R batches, each ended by a
-device synchronize. `seconds` is the time of one batch of `iters` ops.
+device synchronize. `seconds` is the time of one batch of `iters` ops. `event_seconds`: the
+median GPU time between CUDA events recorded around one batch (device idle before each), over
+event_reps batches, as run.js times its own.
 
 To add an op: give both classes a method named like the case's peer kind, taking the case dict and
 returning (batch, note, cleanup); note is None when the op is the same as nodecuda's.
@@ -38,6 +40,18 @@ def time_batches(batch, sync, warmup, reps, warmup_s=0.1):
     return statistics.median(times)
 
 
+def time_events(batch, sync, pair, reps):
+    times = []
+    for _ in range(reps):
+        sync()
+        start, stop, elapsed = pair()
+        start()
+        batch()
+        stop()
+        times.append(elapsed() / 1e3)
+    return statistics.median(times)
+
+
 class Torch:
     def __init__(self):
         import torch
@@ -47,6 +61,16 @@ class Torch:
         self.torch = torch
         self.version = torch.__version__
         self.sync = torch.cuda.synchronize
+
+    def event_pair(self):
+        a = self.torch.cuda.Event(enable_timing=True)
+        b = self.torch.cuda.Event(enable_timing=True)
+
+        def elapsed():
+            b.synchronize()
+            return a.elapsed_time(b)
+
+        return a.record, b.record, elapsed
 
     def launch(self, case):
         # torch has no user-facing empty kernel; _sleep(0) launches its spin kernel for 0 cycles.
@@ -195,6 +219,15 @@ class Cupy:
         self.version = cupy.__version__
         self.sync = cupy.cuda.Device().synchronize
 
+    def event_pair(self):
+        a, b = self.cp.cuda.Event(), self.cp.cuda.Event()
+
+        def elapsed():
+            b.synchronize()
+            return self.cp.cuda.get_elapsed_time(a, b)
+
+        return a.record, b.record, elapsed
+
     def free_pools(self):
         self.cp.get_default_memory_pool().free_all_blocks()
         self.cp.get_default_pinned_memory_pool().free_all_blocks()
@@ -339,11 +372,16 @@ def run_framework(cls, request):
             batch, note, cleanup = getattr(peer, case["kind"])(case)
             try:
                 seconds = time_batches(batch, peer.sync, request["warmup"], request["reps"])
+                event_seconds = None
+                if request.get("event_reps"):
+                    event_seconds = time_events(batch, peer.sync, peer.event_pair, request["event_reps"])
             finally:
                 del batch  # drops the buffers the closure holds before cleanup frees pools
                 if cleanup:
                     cleanup()
             results[case["id"]] = {"seconds": seconds}
+            if event_seconds is not None:
+                results[case["id"]]["eventSeconds"] = event_seconds
             if note:
                 results[case["id"]]["note"] = note
         except Exception as e:

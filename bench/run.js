@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// nodecuda benchmarks: npm run bench [-- --filter=TEXT] [--reps=N] [--no-peers]
+// nodecuda benchmarks: npm run bench [-- --filter=TEXT] [--reps=N] [--no-peers] [--no-cold]
 //
 // Runs every case of bench/cases/*.js (files in name order), then the same ops in PyTorch and
 // CuPy through bench/peers.py when python3 has them (BENCH_PYTHON picks another interpreter),
@@ -17,7 +17,10 @@
 //   run(ctx)   one batch; the harness syncs the context after it, inside the timed region
 //   teardown(ctx)  optional, untimed
 // A batch is timed with process.hrtime.bigint: WARMUP untimed batches (and at least WARMUP_S
-// seconds of them), then the median of REPS.
+// seconds of them), then the median of REPS. Independently, EVENT_REPS single batches are timed
+// with CUDA events recorded on the legacy stream right before and after (the context idle before
+// each): the GPU-timeline cost of one call, per op (the 'events' column; peers.py does the same).
+// Then the cold-start table (bench/coldstart.js; --no-cold skips it).
 
 const fs = require('node:fs');
 const path = require('node:path');
@@ -25,17 +28,19 @@ const { spawnSync } = require('node:child_process');
 
 const WARMUP = 2;
 const WARMUP_S = 0.1;
+const EVENT_REPS = 20;
 const PEERS = ['torch', 'cupy'];
 const PEER_TIMEOUT_MS = 600_000;
 
 function parseArgs(argv) {
-  const opts = { filter: '', reps: 10, peers: true };
+  const opts = { filter: '', reps: 10, peers: true, cold: true };
   for (const arg of argv) {
     const [key, value = ''] = arg.split('=');
     if (key === '--filter') opts.filter = value;
     else if (key === '--reps' && Number.isInteger(Number(value)) && Number(value) > 0) {
       opts.reps = Number(value);
     } else if (key === '--no-peers') opts.peers = false;
+    else if (key === '--no-cold') opts.cold = false;
     else fail(`unknown or invalid option ${arg}`, 2);
   }
   return opts;
@@ -84,6 +89,29 @@ function timeBatches(cuda, batch, reps) {
   return median(times);
 }
 
+// Median GPU time in seconds between CUDA events recorded around one batch, the context idle
+// before each (what a single call costs on the GPU timeline, launch gaps inside included).
+function timeEvents(cuda, batch, reps) {
+  const { Event, Context } = cuda.driver;
+  const start = new Event();
+  const end = new Event();
+  const times = [];
+  try {
+    for (let i = 0; i < reps; i++) {
+      Context.synchronize();
+      start.record();
+      batch();
+      end.record();
+      end.synchronize();
+      times.push(end.timeSince(start) / 1e3);
+    }
+  } finally {
+    start.dispose();
+    end.dispose();
+  }
+  return median(times);
+}
+
 // Measures one case; any exception becomes { error } so the remaining cases still run.
 function measure(cuda, c, reps) {
   let ctx;
@@ -95,6 +123,7 @@ function measure(cuda, c, reps) {
   let result;
   try {
     result = { seconds: timeBatches(cuda, () => c.run(ctx), reps) };
+    if (!c.noEvents) result.eventSeconds = timeEvents(cuda, () => c.run(ctx), EVENT_REPS);
   } catch (e) {
     result = { error: errorText(e) };
   }
@@ -115,6 +144,7 @@ function runPeers(cases, reps) {
   const request = {
     warmup: WARMUP,
     reps,
+    event_reps: EVENT_REPS,
     cases: cases
       .filter((c) => c.peer)
       .map((c) => ({ id: c.id, iters: c.iters, bytes: c.bytes, ...c.peer })),
@@ -166,6 +196,7 @@ function buildRow(c, ours, peers) {
     ...ours,
   };
   if (ours.seconds !== undefined) row.value = value(c, ours.seconds);
+  if (ours.eventSeconds !== undefined) row.eventValue = value(c, ours.eventSeconds);
   for (const p of PEERS) {
     const theirs = peers[p]?.results?.[c.id];
     if (!theirs) continue;
@@ -173,6 +204,10 @@ function buildRow(c, ours, peers) {
     if (theirs.seconds !== undefined) {
       row[p].value = value(c, theirs.seconds);
       if (row.value !== undefined) row[p].ratio = ratio(c, row.value, row[p].value);
+    }
+    if (theirs.eventSeconds !== undefined) {
+      row[p].eventValue = value(c, theirs.eventSeconds);
+      if (row.eventValue !== undefined) row[p].eventRatio = ratio(c, row.eventValue, row[p].eventValue);
     }
   }
   return row;
@@ -194,6 +229,7 @@ function printTable(cases, rows, peers, header) {
       r.size,
       r.error ? 'error' : fmtTime(r.seconds),
       r.value === undefined ? '' : fmtValue(c, r.value),
+      r.eventValue === undefined ? '' : fmtValue(c, r.eventValue),
       target,
     ];
     for (const p of PEERS) {
@@ -202,18 +238,20 @@ function printTable(cases, rows, peers, header) {
       if (theirs?.note) notes.push(`${label}: ${p} runs ${theirs.note}`);
       line.push(theirs?.value === undefined ? '' : fmtValue(c, theirs.value));
       line.push(theirs?.ratio === undefined ? '' : `${theirs.ratio.toFixed(2)}×`);
+      line.push(theirs?.eventRatio === undefined ? '' : `${theirs.eventRatio.toFixed(2)}×`);
     }
     return line;
   });
-  const titles = ['op', 'size', 'median', 'nodecuda', 'target'];
-  for (const p of PEERS) titles.push(p, `×${p}`);
+  const titles = ['op', 'size', 'median', 'nodecuda', 'events', 'target'];
+  for (const p of PEERS) titles.push(p, `×${p}`, `ev×${p}`);
   const widths = titles.map((t, i) => Math.max(t.length, ...cells.map((l) => l[i].length)));
   const format = (l) =>
     l.map((s, i) => (i < 2 ? s.padEnd(widths[i]) : s.padStart(widths[i]))).join('  ').trimEnd();
 
   console.log(header);
   console.log('median: wall time of one batch, sync included; other columns: GB/s or µs/op');
-  console.log('×torch, ×cupy: > 1 means nodecuda is better (higher GB/s or fewer µs/op)');
+  console.log(`events: the same figure from CUDA events around one batch (median of ${EVENT_REPS}, idle before each)`);
+  console.log('×torch, ×cupy: > 1 means nodecuda is better (higher GB/s or fewer µs/op); ev×: the same from events');
   console.log();
   console.log(format(titles));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
@@ -280,6 +318,17 @@ function main() {
   );
   const header = `nodecuda bench on ${info.device}: median of ${opts.reps}, ${WARMUP} warm-up`;
   printTable(cases, rows, peerInfo, header);
+  let cold;
+  if (opts.cold && !opts.filter) {
+    try {
+      const { measureCold, printCold } = require('./coldstart');
+      cold = measureCold();
+      printCold(cold);
+    } catch (e) {
+      cold = { error: errorText(e) };
+      console.log(`cold start: error: ${cold.error}`);
+    }
+  }
   writeJson({
     date: new Date().toISOString(),
     node: process.version,
@@ -288,6 +337,7 @@ function main() {
     reps: opts.reps,
     peers: peerInfo,
     rows,
+    cold,
   });
 }
 

@@ -3,7 +3,7 @@
 // Throughput rows count bytes read + written; the copy row is the ceiling the others are held to.
 
 const cuda = require('../..');
-const { gpuarray } = cuda;
+const { gpuarray, ElementwiseKernel } = cuda;
 const { elementwise } = require('../../dist/array/operators');
 
 const N = 2 ** 28;
@@ -59,6 +59,17 @@ module.exports = [
   throughput('copy', 'float32', 2),
   ...['float32', 'float16', 'uint8', 'float64'].map((d) => throughput('add', d, 3)),
   throughput('axpy', 'float32', 3),
+  {
+    // The PyCUDA spelling (issue 18: 0.80× torch's a*x+y by events on an H200): a user kernel,
+    // one element per thread, no vector loads (the operation is opaque).
+    ...throughput('axpy', 'float32', 3),
+    op: 'ElementwiseKernel axpy float32',
+    setup: () => {
+      const k = new ElementwiseKernel('float a, float *x, float *y, float *z', 'z[i] = a*x[i]+y[i]', 'bench_axpy');
+      return { k, x: fill('float32', [N]), y: fill('float32', [N]), z: gpuarray.empty([N], 'float32') };
+    },
+    run: ({ k, x, y, z }) => k(2, x, y, z),
+  },
   {
     op: 'broadcast add float32',
     size: `${SIDE}^2 + ${SIDE}`,

@@ -10,8 +10,9 @@ import { Hash, createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as diskCache from './disk_cache';
+import { disablePrebuilt, findPrebuilt, prebuiltKey } from './prebuilt';
 import { DEVICE_ATTRIBUTES } from './attributes';
-import { NvrtcError, describe, typeError } from '../base/errors';
+import { CudaError, NvrtcError, describe, typeError } from '../base/errors';
 import { DeviceAllocation } from './memory';
 import { CudaFunction, ParamType, makeFunction, parseKernelSignatures } from './launch';
 import { native } from './native';
@@ -496,12 +497,56 @@ export class SourceModule extends Module {
   }
 }
 
+// Driver answers to loading a shipped image that mean "not this image", not "not now".
+const IMAGE_ERRORS = new Set(['CUDA_ERROR_INVALID_IMAGE', 'CUDA_ERROR_NO_BINARY_FOR_GPU', 'CUDA_ERROR_INVALID_PTX',
+  'CUDA_ERROR_UNSUPPORTED_PTX_VERSION', 'CUDA_ERROR_JIT_COMPILER_NOT_FOUND',
+  'CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND', 'CUDA_ERROR_NOT_FOUND', 'CUDA_ERROR_INVALID_SOURCE']);
+const capabilities = new Map<number, [number, number]>();
+
+/** The current device's compute capability (no NVRTC: the shipped kernels must not need it). */
+function deviceCapability(): [number, number] {
+  const ord = native.currentDevice();
+  let cc = capabilities.get(ord);
+  if (!cc) {
+    cc = [native.deviceAttribute(ord, DEVICE_ATTRIBUTES.COMPUTE_CAPABILITY_MAJOR),
+      native.deviceAttribute(ord, DEVICE_ATTRIBUTES.COMPUTE_CAPABILITY_MINOR)];
+    capabilities.set(ord, cc);
+  }
+  return cc;
+}
+
+// NODECUDA_RECORD_KERNELS=file: every generated kernel a process builds is appended to `file` as
+// one JSON line { source, options } (scripts/kernel-catalog.js lists what to ship prebuilt).
+const recorded = new Set<string>();
+function record(source: string, options: string[], key: string): void {
+  const file = process.env.NODECUDA_RECORD_KERNELS;
+  if (!file || recorded.has(key)) return;
+  recorded.add(key);
+  fs.appendFileSync(file, JSON.stringify({ source, options }) + '\n');
+}
+
 /**
  * @internal A kernel of generated source (which declares its own extern "C" names) for the current
- * context, compiled once per process (memory + disk cache) and loaded once per context.
+ * context: a shipped prebuilt image when the package has one for this device (prebuilt.ts), else
+ * compiled once per process (memory + disk cache) and loaded once per context.
  */
 export function generatedKernel(source: string, name: string, options: readonly string[] = []): NativeAddon.FunctionHandle {
-  const p = prepare(source, { noExternC: true, options: ['--std=c++17', ...options] }, true);
+  const opts = ['--std=c++17', ...options];
+  const pkey = prebuiltKey(source, opts);
+  record(source, opts, pkey);
+  const [major, minor] = deviceCapability();
+  const pre = findPrebuilt(pkey, major, minor);
+  if (pre) {
+    try {
+      return native.moduleFunction(loadCached(`prebuilt:${pre.file}:${pkey}`, pre.image), name);
+    } catch (e) {
+      // An image this driver cannot use (older than the toolkit that built it, …): NVRTC from now
+      // on. Anything else (a faulted context, out of memory) would fail NVRTC's image alike.
+      if (!(e instanceof CudaError) || !IMAGE_ERRORS.has(String(e.code))) throw e;
+      disablePrebuilt();
+    }
+  }
+  const p = prepare(source, { noExternC: true, options: opts }, true);
   const r = compilePrepared(p);
   return native.moduleFunction(loadCached(moduleKey(p, r), r.image), name);
 }

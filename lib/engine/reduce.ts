@@ -2,9 +2,9 @@
  * The reduction engine: splits an input layout into kept dims (outputs, C order) and reduced
  * dims, collapses both, picks a variant of templates/reduction.ts for the shape (rows with G
  * blocks per output, a warp per output, or column tiles split over blockIdx.y), compiles it once
- * per spec and variant, packs the parameters and launches it with one native call. Partials live
- * in a per-call pool allocation; the last-block-done counters in a per-stream workspace that the
- * kernels leave zeroed.
+ * per spec and variant, packs the parameters and launches it with one native call: one kernel
+ * per reduction. Partials and the last-block-done counters live in per-(context, stream)
+ * workspaces (counters left zeroed by the kernels), so a call allocates nothing but its result.
  */
 import { envNumber } from '../base/env';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
@@ -46,6 +46,8 @@ const COLS_WAVES = envNumber('NODECUDA_RED_COLS_WAVES', 2, { min: 0.125, max: 64
 const INT32_MAX = 2 ** 31 - 1;
 const kernelCache = new WeakMap<ReduceSpec, Map<number, Kernel>>();
 const workspaces = new Map<string, DeviceAllocation>();
+const partialSpaces = new Map<string, DeviceAllocation>();
+const MIN_PARTIAL_BYTES = 64 * 1024;
 const streamIds = new WeakMap<Stream, number>();
 let nextStreamId = 1;
 
@@ -74,6 +76,27 @@ export function counters(stream: Stream | null | undefined): bigint {
     workspaceAllocations.add(ws);
     cu.memset(ws.ptr, 0, COUNTERS, 4, null, false);
     workspaces.set(key, ws);
+  }
+  return ws.ptr;
+}
+
+/**
+ * `bytes` of partials for a launch on `stream` (per context), grown on demand. Launches on one
+ * stream run in order and a kernel has read its partials (last block) before it ends, so the next
+ * launch on the stream may reuse them; a grown workspace frees the old one in stream order.
+ */
+function partials(bytes: number, stream: Stream | null | undefined): bigint {
+  const key = workspaceKey(stream);
+  let ws = partialSpaces.get(key);
+  if (!ws || ws.freed || ws.size < bytes) {
+    const size = Math.max(MIN_PARTIAL_BYTES, 2 ** Math.ceil(Math.log2(bytes)), ws && !ws.freed ? ws.size * 2 : 0);
+    if (ws && !ws.freed) {
+      workspaceAllocations.delete(ws);
+      ws.free(stream ?? null);
+    }
+    ws = new DeviceAllocation(size, stream ?? null);
+    workspaceAllocations.add(ws);
+    partialSpaces.set(key, ws);
   }
   return ws.ptr;
 }
@@ -185,21 +208,16 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   }
   const partialCount = v.kind === 'cols' ? (S > 1 ? S * m : 0) : G > 1 ? G * m : 0;
   const stream = run.stream ?? null;
-  const partials = partialCount ? new DeviceAllocation(partialCount * run.accBytes, stream) : null;
-  try {
-    P.reset().ptr(run.out);
-    for (const x of run.args) P.value(x);
-    for (const n of kept.shape) P.idx(n, wide);
-    for (const n of kept.strides) P.idx(n, wide);
-    for (const n of red.shape) P.idx(n, wide);
-    for (const n of red.strides) P.idx(n, wide);
-    P.idx(m, wide).idx(k, wide).u32(v.kind === 'cols' ? S : G);
-    P.ptr(partials ? partials.ptr : 0n).ptr(partialCount ? counters(stream) : 0n);
-    const sh = streamHandle(stream);
-    if (v.kind === 'cols') P.launch(fn, sh, Math.ceil(m / 32), S, 1, 32, 8, 1, 0, true);
-    else if (v.kind === 'warp') P.launch(fn, sh, Math.ceil(m / (REDUCE_BLOCK / 32)), 1, 1, REDUCE_BLOCK, 1, 1, 0, true);
-    else P.launch(fn, sh, m * G, 1, 1, REDUCE_BLOCK, 1, 1, 0, true);
-  } finally {
-    partials?.free(stream);
-  }
+  P.reset().ptr(run.out);
+  for (const x of run.args) P.value(x);
+  for (const n of kept.shape) P.idx(n, wide);
+  for (const n of kept.strides) P.idx(n, wide);
+  for (const n of red.shape) P.idx(n, wide);
+  for (const n of red.strides) P.idx(n, wide);
+  P.idx(m, wide).idx(k, wide).u32(v.kind === 'cols' ? S : G);
+  P.ptr(partialCount ? partials(partialCount * run.accBytes, stream) : 0n).ptr(partialCount ? counters(stream) : 0n);
+  const sh = streamHandle(stream);
+  if (v.kind === 'cols') P.launch(fn, sh, Math.ceil(m / 32), S, 1, 32, 8, 1, 0, true);
+  else if (v.kind === 'warp') P.launch(fn, sh, Math.ceil(m / (REDUCE_BLOCK / 32)), 1, 1, REDUCE_BLOCK, 1, 1, 0, true);
+  else P.launch(fn, sh, m * G, 1, 1, REDUCE_BLOCK, 1, 1, 0, true);
 }

@@ -7,10 +7,12 @@
  */
 import { Complex, DTYPES, DType, Scalar, checkStorable, coerce, coerceArg } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
-import { Stream, currentContext, streamHandle } from '../cuda/driver';
+import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
+import { envNumber } from '../base/env';
 import { generatedKernel } from '../cuda/compiler';
 import { GPUArray } from '../array/gpuarray';
 import { useOn } from '../cuda/memory';
+import * as cu from '../cuda/door';
 import { Slice } from '../base/indexing';
 import { ArrayOperand, ScalarOperand, runElementwise } from '../engine/elementwise';
 import { assign } from '../array/operators';
@@ -52,6 +54,18 @@ export interface ElementwiseKernelOptions {
 
 const BLOCK = 256;
 const MAX_GRID = 2 ** 20;
+// The PyCUDA-form loop runs one element per thread up to MAX_GRID blocks. NODECUDA_EK_WAVES=W
+// (a sweep knob, bench/sweep.js) caps the grid at W waves of the device's resident blocks (SMs ×
+// occupancy of the kernel) instead, so each thread loops over several elements.
+const EK_WAVES = envNumber('NODECUDA_EK_WAVES', 0, { min: 0, max: 256 });
+const resident = new WeakMap<object, number>();
+function gridFor(fn: NativeAddon.FunctionHandle, count: number): number {
+  const blocks = Math.ceil(count / BLOCK);
+  if (!EK_WAVES) return Math.min(MAX_GRID, blocks);
+  let r = resident.get(fn);
+  if (r === undefined) resident.set(fn, (r = multiprocessorCount() * Math.max(1, cu.occupancyMaxActiveBlocks(fn, BLOCK, 0))));
+  return Math.max(1, Math.min(MAX_GRID, blocks, r * EK_WAVES));
+}
 const INT31 = 2 ** 31;
 
 function str(v: unknown, what: string): string {
@@ -265,7 +279,7 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
   if (count === 0) return;
   for (const v of a) if (v instanceof GPUArray && v.alloc.stream_ !== stream) useOn(v, stream);
   const fn = loopKernel(k, mode);
-  P.launch(fn, stream, Math.min(MAX_GRID, Math.ceil(count / BLOCK)), 1, 1, BLOCK, 1, 1, 0, true); // 256 threads: always launchable
+  P.launch(fn, stream, gridFor(fn, count), 1, 1, BLOCK, 1, 1, 0, true); // 256 threads: always launchable
 }
 
 // ---- CuPy form --------------------------------------------------------------------------------

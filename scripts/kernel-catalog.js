@@ -1,0 +1,94 @@
+#!/usr/bin/env node
+'use strict';
+// Lists the built-in kernels to ship precompiled: runs the built-in operations at the common
+// dtypes and layouts with NODECUDA_RECORD_KERNELS set, so every kernel the engines generate is
+// recorded exactly as they generate it (source and NVRTC options: the prebuilt key). Needs a
+// driver: a GPU, or the CPU driver double (scripts/build-kernels.js runs this against
+// build-fake/Release/libfakecuda.so; NVRTC is real there, launches are not).
+//   node scripts/kernel-catalog.js OUT.jsonl
+const fs = require('node:fs');
+const path = require('node:path');
+
+const out = process.argv[2];
+if (!out) {
+  console.error('usage: node scripts/kernel-catalog.js OUT.jsonl');
+  process.exit(2);
+}
+fs.writeFileSync(out, '');
+process.env.NODECUDA_RECORD_KERNELS = path.resolve(out);
+process.env.NODECUDA_PREBUILT = '0';
+const cuda = require(process.env.NODECUDA_DIST || path.join(__dirname, '..', 'dist'));
+const { gpuarray: ga, cumath, random } = cuda;
+
+// The dtypes most programs use; others still compile on first use (NVRTC + the disk cache).
+const DTYPES = ['float32', 'float64', 'int32', 'int64', 'float16', 'uint8', 'bool'];
+const FLOATS = ['float32', 'float64', 'float16'];
+const BINARY = ['add', 'sub', 'mul', 'div', 'pow', 'mod', 'floorDiv', 'eq', 'ne', 'lt', 'le', 'gt', 'ge',
+  'and', 'or', 'xor', 'shl', 'shr', 'maximum', 'minimum', 'logicalAnd', 'logicalOr', 'logicalXor'];
+const REVERSED = ['rsub', 'rdiv', 'rpow'];
+const UNARY = ['neg', 'abs', 'not', 'logicalNot'];
+const MATH1 = ['fabs', 'ceil', 'floor', 'trunc', 'round', 'sign', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10',
+  'log1p', 'sqrt', 'cbrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'isnan',
+  'isinf', 'isfinite'];
+const MATH2 = ['fmod', 'atan2', 'hypot'];
+const REDUCE = ['sum', 'prod', 'min', 'max', 'mean', 'var', 'std', 'any', 'all', 'argmin', 'argmax'];
+
+let tried = 0;
+let failed = 0;
+const attempt = (fn) => {
+  tried++;
+  try {
+    fn();
+  } catch {
+    failed++; // an op the dtype does not support (e.g. shl on float32): nothing to ship
+  }
+};
+
+const N = 4096;
+for (const dt of DTYPES) {
+  const a = ga.zeros([N], dt);
+  const b = ga.zeros([N], dt);
+  const m = ga.zeros([64, 64], dt);
+  const wideRows = ga.zeros([64, 2048], dt);
+  const row = ga.zeros([64], dt);
+  for (const op of BINARY) {
+    attempt(() => a[op](b)); // two arrays
+    attempt(() => a[op](2)); // array and scalar
+    if (dt === 'float32') attempt(() => m[op](row)); // broadcast row
+  }
+  for (const op of REVERSED) attempt(() => a[op](1));
+  for (const op of UNARY) attempt(() => a[op]());
+  attempt(() => a.fill(1));
+  attempt(() => a.copy());
+  attempt(() => m.T.copy()); // transposed: tiled variant
+  attempt(() => ga.where(a.gt(0), a, b));
+  attempt(() => ga.arange(0, N, 1, dt));
+  for (const to of DTYPES) if (to !== dt) attempt(() => a.astype(to));
+  for (const op of REDUCE) {
+    attempt(() => ga[op](a));
+    attempt(() => ga[op](m, { axis: 0 }));
+    attempt(() => ga[op](m, { axis: 1 }));
+    attempt(() => ga[op](wideRows, { axis: 1 }));
+  }
+  attempt(() => ga.dot(a, b));
+  attempt(() => ga.cumsum(a));
+  attempt(() => ga.cumprod(a));
+  attempt(() => ga.cumsum(m, { axis: 1 }));
+}
+for (const dt of FLOATS) {
+  const a = ga.zeros([N], dt);
+  for (const f of MATH1) attempt(() => cumath[f](a));
+  for (const f of MATH2) attempt(() => cumath[f](a, a));
+  attempt(() => ga.linspace(0, 1, N, { dtype: dt }));
+}
+for (const dt of ['int32', 'int64', 'uint8']) {
+  const a = ga.zeros([N], dt);
+  for (const f of ['fabs', 'sqrt', 'sin', 'exp', 'log']) attempt(() => cumath[f](a));
+}
+for (const dt of ['float32', 'float64']) {
+  attempt(() => random.rand([N], dt));
+  attempt(() => random.randn([N], dt));
+}
+cuda.driver.Context.synchronize();
+const lines = fs.readFileSync(out, 'utf8').split('\n').filter(Boolean).length;
+console.log(`kernel-catalog: ${lines} kernels from ${tried} operations (${failed} not supported) → ${out}`);

@@ -1,0 +1,154 @@
+/**
+ * Layer 32: the precompiled built-in kernels shipped in the package (lib/cuda/prebuilt.ts,
+ * scripts/build-kernels.js). Without a GPU: the archive format round-trips real NVRTC images, the
+ * file chosen for each compute capability, damaged or foreign archives are misses (never a
+ * throw), NODECUDA_PREBUILT=0. On a GPU: an engine kernel comes from an archive without NVRTC
+ * (libnvrtc never mapped, the disk cache left empty) and computes the right values, and an image
+ * the driver refuses falls back to NVRTC.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { compiler, driver } from '../lib';
+import { filesFor, findPrebuilt, packArchive, prebuiltKey, resetPrebuilt } from '../lib/cuda/prebuilt';
+import { DIST, describeGpu } from './helpers';
+import { spawnSync } from 'child_process';
+
+const SRC = 'extern "C" __global__ void nc_prebuilt_probe(int *x) { x[threadIdx.x] = 7 * threadIdx.x; }';
+const OPTS = ['--std=c++17'];
+
+let tmp: string;
+const saved = { ...process.env };
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'nodecuda-32-'));
+});
+afterEach(() => {
+  for (const k of ['NODECUDA_PREBUILT', 'NODECUDA_PREBUILT_DIR']) {
+    if (saved[k] === undefined) delete process.env[k];
+    else process.env[k] = saved[k];
+  }
+  resetPrebuilt();
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function archiveDir(files: Record<string, Map<string, Uint8Array>>): string {
+  const dir = fs.mkdtempSync(path.join(tmp, 'a-'));
+  for (const [arch, images] of Object.entries(files)) fs.writeFileSync(path.join(dir, `${arch}.bin`), packArchive(arch, '13.0', images, arch.startsWith('compute') ? 'z' : 'br'));
+  process.env.NODECUDA_PREBUILT_DIR = dir;
+  resetPrebuilt();
+  return dir;
+}
+
+describe('archives (no GPU)', () => {
+  const key = prebuiltKey(SRC, OPTS);
+
+  test('the key follows the source and the options', () => {
+    expect(prebuiltKey(SRC, OPTS)).toBe(key);
+    expect(prebuiltKey(SRC + ' ', OPTS)).not.toBe(key);
+    expect(prebuiltKey(SRC, [...OPTS, '-use_fast_math'])).not.toBe(key);
+  });
+
+  test('a real NVRTC cubin and PTX round-trip byte for byte', () => {
+    const cubin = compiler.compile(SRC, { arch: 'sm_90', noExternC: true, options: OPTS }).image;
+    const ptx = compiler.compile(SRC, { arch: 'compute_90', noExternC: true, options: OPTS }).image;
+    archiveDir({ sm_90: new Map([[key, cubin]]), compute_90: new Map([[key, ptx]]) });
+    const hit = findPrebuilt(key, 9, 0)!;
+    expect(path.basename(hit.file)).toBe('sm_90.bin');
+    expect(Buffer.from(hit.image).equals(Buffer.from(cubin))).toBe(true);
+    // A device newer than every cubin gets the PTX; an older one nothing.
+    const newer = findPrebuilt(key, 12, 0)!;
+    expect(path.basename(newer.file)).toBe('compute_90.bin');
+    expect(Buffer.from(newer.image).equals(Buffer.from(ptx))).toBe(true);
+    expect(findPrebuilt(key, 8, 9)).toBeNull();
+    expect(findPrebuilt(prebuiltKey(SRC, ['-G']), 9, 0)).toBeNull();
+  });
+
+  test('files per compute capability: exact cubin, same major lower minor, newest PTX not newer', () => {
+    const one = new Map([['k', new Uint8Array([1])]]);
+    const dir = archiveDir({ sm_80: one, sm_86: one, sm_90: one, sm_100: one, compute_90: one, compute_120: one });
+    const names = (ma: number, mi: number) => filesFor(dir, ma, mi).map((f) => path.basename(f));
+    expect(names(8, 0)).toEqual(['sm_80.bin']);
+    expect(names(8, 6)).toEqual(['sm_86.bin', 'sm_80.bin']);
+    expect(names(8, 9)).toEqual(['sm_86.bin', 'sm_80.bin']);
+    expect(names(9, 0)).toEqual(['sm_90.bin', 'compute_90.bin']);
+    expect(names(10, 3)).toEqual(['sm_100.bin', 'compute_90.bin']);
+    expect(names(12, 1)).toEqual(['compute_120.bin']);
+    expect(names(7, 5)).toEqual([]);
+  });
+
+  test('damaged or foreign archives are misses, not errors', () => {
+    const image = new Uint8Array(4096).map((_, i) => (i * 31) & 255);
+    const dir = archiveDir({ sm_90: new Map([[key, image]]) });
+    const file = path.join(dir, 'sm_90.bin');
+    const good = fs.readFileSync(file);
+    expect(findPrebuilt(key, 9, 0)).not.toBeNull();
+    const cases: Array<[string, Buffer]> = [
+      ['truncated', good.subarray(0, good.length - 10)],
+      ['empty', Buffer.alloc(0)],
+      ['bad magic', Buffer.concat([Buffer.from('XXXXXXXX'), good.subarray(8)])],
+      ['flipped payload byte', Buffer.from(good.map((b, i) => (i === good.length - 5 ? b ^ 0xff : b)))],
+      ['another package version', Buffer.from(good.toString('latin1').replace(/"version":"[^"]*"/, '"version":"0.0.0-other"'), 'latin1')],
+    ];
+    for (const [what, bytes] of cases) {
+      fs.writeFileSync(file, bytes);
+      resetPrebuilt();
+      expect([what, findPrebuilt(key, 9, 0)]).toEqual([what, null]);
+    }
+  });
+
+  test('NODECUDA_PREBUILT=0 turns the lookup off', () => {
+    archiveDir({ sm_90: new Map([[key, new Uint8Array([1, 2, 3])]]) });
+    expect(findPrebuilt(key, 9, 0)).not.toBeNull();
+    process.env.NODECUDA_PREBUILT = '0';
+    expect(findPrebuilt(key, 9, 0)).toBeNull();
+  });
+});
+
+/** Runs `script` in a fresh process with `env`; returns its last JSON line. */
+function child(script: string, env: Record<string, string>): Record<string, unknown> {
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 120000, env: { ...process.env, NODECUDA_DIST: DIST, ...env } });
+  const line = r.stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+  if (r.status !== 0 || !line) throw new Error(`child failed (${r.status}): ${r.stderr.slice(-2000)}`);
+  return JSON.parse(line);
+}
+
+// An int16 multiply: a kernel no other test file ships or caches.
+const OP = `
+const cuda = require(process.env.NODECUDA_DIST);
+const x = cuda.gpuarray.toGpu(new Int16Array([1, 2, 3, -4, 5]));
+const y = x.mul(3);
+const fs = require('fs');
+const maps = fs.readFileSync('/proc/self/maps', 'utf8');
+const dir = process.env.NODECUDA_CACHE_DIR;
+console.log(JSON.stringify({ y: Array.from(y.get()), nvrtc: maps.includes('libnvrtc'),
+  cached: fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.entry')).length : 0 }));
+`;
+
+describeGpu('engine kernels from a shipped archive', () => {
+  let arch: string;
+  let recorded: Array<{ source: string; options: string[] }>;
+  beforeAll(() => {
+    const [major, minor] = new driver.Device(0).computeCapability();
+    arch = `sm_${major}${minor}`;
+    const log = path.join(tmp, 'recorded.jsonl');
+    child(OP, { NODECUDA_RECORD_KERNELS: log, NODECUDA_PREBUILT: '0', NODECUDA_CACHE_DIR: fs.mkdtempSync(path.join(tmp, 'c-')) });
+    recorded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  });
+
+  test('the recorded kernel loads from the archive: no NVRTC, nothing cached, right values', () => {
+    expect(recorded.length).toBeGreaterThan(0);
+    const images = new Map(recorded.map((k) => [prebuiltKey(k.source, k.options),
+      compiler.compile(k.source, { arch, noExternC: true, options: k.options }).image]));
+    const dir = archiveDir({ [arch]: images });
+    const out = child(OP, { NODECUDA_PREBUILT_DIR: dir, NODECUDA_CACHE_DIR: fs.mkdtempSync(path.join(tmp, 'c-')) });
+    expect(out).toEqual({ y: [3, 6, 9, -12, 15], nvrtc: false, cached: 0 });
+  });
+
+  test('an image the driver refuses falls back to NVRTC', () => {
+    const junk = new Uint8Array(256).fill(0x5a);
+    const dir = archiveDir({ [arch]: new Map(recorded.map((k) => [prebuiltKey(k.source, k.options), junk])) });
+    const out = child(OP, { NODECUDA_PREBUILT_DIR: dir, NODECUDA_CACHE_DIR: fs.mkdtempSync(path.join(tmp, 'c-')) });
+    expect(out.y).toEqual([3, 6, 9, -12, 15]);
+    expect(out.nvrtc).toBe(true);
+  });
+});
