@@ -84,6 +84,10 @@ const EXPECT: Record<string, Expectation> = {
     lines: [/^int32 memcpyHtod -> memcpyDtoh round trip: OK$/m, /^int32 memcpyDtod: OK$/m, /^struct array round trip: OK$/m,
       /^struct 0: array times 2: OK$/m, /^struct 1: array times 4: OK$/m, /^struct 2: array times 2: OK$/m],
   },
+  'mlp.js': {
+    lines: [/^hidden = relu\(x·W1 \+ b1\), 256x512, against the CPU: OK/m, /^softmax rows sum to 1: OK$/m,
+      /^x·W1tᵀ through a transposed view equals x·W1: OK/m, /^float16 forward pass against the CPU: OK/m],
+  },
   'monte-carlo-pi.js': {
     lines: [/^batch 8\/8: /m, /^GPU counts equal the CPU counts in every batch: OK$/m],
     check: (out) => {
