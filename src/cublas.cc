@@ -158,15 +158,29 @@ void Check(int status, const char* call) {
 }
 
 // Handles by (context id, context generation, stream). A handle is used under its mutex: two
-// threads (worker_threads) may call on one context and stream.
+// threads (worker_threads) may call on one context and stream. A handle of a stream that is gone
+// (its StreamRes released or destroyed; a new stream may have the same address) is stale:
+// destroyed when its context is next used, so handles follow the live streams.
 struct BlasHandle {
   Handle h = nullptr;
   std::mutex mu;
+  std::weak_ptr<StreamRes> stream;  // empty for the legacy stream
+  bool legacy = false;
+  bool Stale(CUstream s) const {
+    if (legacy) return false;
+    auto live = stream.lock();
+    return !live || live->stream != s;
+  }
 };
 using Key = std::tuple<uint64_t, uint64_t, CUstream>;
 std::mutex g_handles_mu;
-std::map<Key, std::shared_ptr<BlasHandle>>* g_handles =
-    new std::map<Key, std::shared_ptr<BlasHandle>>();
+auto* g_handles = new std::map<Key, std::shared_ptr<BlasHandle>>();  // never destroyed (exit)
+
+// cublasDestroy, after pointing the handle at the legacy stream: its own stream may be gone.
+void Destroy(BlasHandle& b) {
+  g_blas.set_stream(b.h, nullptr);
+  g_blas.destroy(b.h);
+}
 
 // Destroys the handles of context `id` (from ~Context, with the context current). Handles of an
 // older generation died with a device reset: forgotten, not destroyed (their memory is gone).
@@ -183,30 +197,49 @@ void ReleaseHandles(uint64_t id, uint64_t generation) {
       it = g_handles->erase(it);
     }
   }
-  for (auto& b : mine) g_blas.destroy(b->h);
+  for (auto& b : mine) Destroy(*b);
 }
 
-std::shared_ptr<BlasHandle> HandleFor(Context& c, CUstream stream) {
+// The handle for `stream` (null: legacy; `res` its StreamRes) in `c`, which is current. Made on
+// first use; stale handles of `c` are destroyed here (cublasDestroy waits for the device).
+std::shared_ptr<BlasHandle> HandleFor(Context& c, CUstream stream,
+                                      const std::shared_ptr<StreamRes>* res) {
   uint64_t gen = c.generation.load();
   Key key{c.id, gen, stream};
   bool first_of_context = true;
+  std::vector<std::shared_ptr<BlasHandle>> stale;
+  std::shared_ptr<BlasHandle> found;
   {
     std::lock_guard<std::mutex> lock(g_handles_mu);
-    auto it = g_handles->find(key);
-    if (it != g_handles->end()) return it->second;
     for (auto i = g_handles->begin(); i != g_handles->end();) {
-      if (std::get<0>(i->first) == c.id && std::get<1>(i->first) != gen) {
+      bool mine = std::get<0>(i->first) == c.id;
+      if (mine && std::get<1>(i->first) != gen) {
         i = g_handles->erase(i);  // made before a reset: gone with it
+      } else if (mine && i->second->Stale(std::get<2>(i->first))) {
+        stale.push_back(i->second);
+        i = g_handles->erase(i);
       } else {
-        first_of_context = first_of_context && std::get<0>(i->first) != c.id;
+        if (i->first == key) found = i->second;
+        first_of_context = first_of_context && !mine;
         ++i;
       }
     }
   }
+  for (auto& b : stale) {
+    std::lock_guard<std::mutex> lock(b->mu);  // a thread still inside a call finishes first
+    Destroy(*b);
+  }
+  if (found) return found;
   auto b = std::make_shared<BlasHandle>();
+  b->legacy = stream == nullptr;
+  if (res) b->stream = *res;
   Check(g_blas.create(&b->h), "cublasCreate");
   std::lock_guard<std::mutex> lock(g_handles_mu);
-  g_handles->emplace(key, b);
+  auto [it, inserted] = g_handles->emplace(key, b);
+  if (!inserted) {  // another thread made one meanwhile: use it
+    g_blas.destroy(b->h);
+    return it->second;
+  }
   if (first_of_context) {
     std::lock_guard<std::mutex> clock(c.mu);
     uint64_t id = c.id;
@@ -249,6 +282,8 @@ int IntOf(double v, const char* name, double lo = 0) {
 //     long long strideC, int batchCount, cublasComputeType_t computeType, cublasGemmAlgo_t algo)
 Napi::Value Gemm(const Napi::CallbackInfo& info) {
   CUstream stream = StreamArg(info[0]);
+  const std::shared_ptr<StreamRes>* stream_res =
+      stream ? &Unwrap<StreamRes>(info[0], Kind::Stream, "stream") : nullptr;
   if (!info[1].IsTypedArray() ||
       info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
       info[1].As<Napi::Float64Array>().ElementLength() < 14)
@@ -289,7 +324,7 @@ Napi::Value Gemm(const Napi::CallbackInfo& info) {
   const Cublas& blas = Blas();
   ContextPtr ctx = Enter();
   const DriverApi& cu = Cu();  // submits queued launches first: they come before this GEMM
-  std::shared_ptr<BlasHandle> h = HandleFor(*ctx, stream);
+  std::shared_ptr<BlasHandle> h = HandleFor(*ctx, stream, stream_res);
   std::lock_guard<std::mutex> lock(h->mu);
   Check(blas.set_stream(h->h, stream), "cublasSetStream");
   CUdeviceptr ws = 0;
