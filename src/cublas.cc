@@ -154,7 +154,13 @@ void Check(int status, const char* call) {
   if (status == 0) return;
   const char* name = g_blas.status_name ? g_blas.status_name(status) : nullptr;
   std::string code = name ? name : "CUBLAS_STATUS_" + std::to_string(status);
-  throw BlasErr{code, call, std::string(call) + " failed: " + code, status};
+  std::string message = std::string(call) + " failed: " + code;
+  // Initialization failures are about the machine (cuBLAS's runtime found no usable driver, or
+  // one too old for this libcublas): say which library it was.
+  if (status == 1 || status == 3)
+    message += " (cuBLAS from " + g_blas.path +
+               "; check that the NVIDIA driver supports its CUDA version)";
+  throw BlasErr{code, call, message, status};
 }
 
 // Handles by (context id, context generation, stream). A handle is used under its mutex: two
