@@ -10,7 +10,7 @@
 import * as cuda from '../lib';
 import { GPUArray, driver, gpuarray, linalg } from '../lib';
 import type { DTypeName } from '../lib';
-import { describeGpu, expectCode } from './helpers';
+import { collect, describeGpu, expectCode } from './helpers';
 import { C, V, download, softly, upload, viewOf } from './reference';
 import { UNIT, chain, randomValues } from './reduce-reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
@@ -237,6 +237,35 @@ describeGpu('matmul on cuBLAS', () => {
       s2.dispose();
     }
   }));
+
+  test('a stream disposed and a new one made (maybe at the same address): a new handle, right results', () => cuda.tidy(() => {
+    const x = make('float32', [33, 65], 'c', 23), y = make('float32', [65, 17], 'T', 24);
+    const ref = refMatmul(x.vals, [33, 65], y.vals, [65, 17]);
+    for (let i = 0; i < 6; i++) {
+      const s = new driver.Stream();
+      const r = gpuarray.matmul(x.a, y.a, { stream: s });
+      s.synchronize();
+      s.dispose();
+      expectMatch(r, 'float32', ref, `stream ${i}`);
+    }
+  }));
+
+  test('a user context (makeContext): products there use its own handle, released with the context', async () => {
+    const ctx = new driver.Device(0).makeContext();
+    try {
+      cuda.tidy(() => {
+        const x = make('float64', [9, 4], 'c', 25), y = make('float64', [4, 7], 'c', 26);
+        expectMatch(gpuarray.matmul(x.a, y.a), 'float64', refMatmul(x.vals, [9, 4], y.vals, [4, 7]), 'user context');
+      });
+    } finally {
+      driver.Context.pop();
+    }
+    await collect(); // the context goes (~Context destroys its cuBLAS handle); the primary one still works
+    cuda.tidy(() => {
+      const x = make('float64', [3, 4], 'c', 27), y = make('float64', [4, 2], 'c', 28);
+      expectMatch(gpuarray.matmul(x.a, y.a), 'float64', refMatmul(x.vals, [3, 4], y.vals, [4, 2]), 'primary context after');
+    });
+  });
 
   test('dtypes: integer and bool are TypeError ERR_INVALID_DTYPE; mixed dtypes promote', () => cuda.tidy(() => {
     const i = gpuarray.toGpu([[1, 2], [3, 4]], { dtype: 'int32' }), f = gpuarray.toGpu([[1, 0], [0, 1]], { dtype: 'float32' });
