@@ -252,6 +252,7 @@ describeGpu('matmul on cuBLAS', () => {
 
   test('a user context (makeContext): products there use its own handle, released with the context', async () => {
     const ctx = new driver.Device(0).makeContext();
+    expect(ctx).toBeInstanceOf(driver.Context);
     try {
       cuda.tidy(() => {
         const x = make('float64', [9, 4], 'c', 25), y = make('float64', [4, 7], 'c', 26);
