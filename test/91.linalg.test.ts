@@ -251,16 +251,20 @@ describeGpu('matmul on cuBLAS', () => {
   }));
 
   test('a user context (makeContext): products there use its own handle, released with the context', async () => {
-    const ctx = new driver.Device(0).makeContext();
-    expect(ctx).toBeInstanceOf(driver.Context);
-    try {
-      cuda.tidy(() => {
-        const x = make('float64', [9, 4], 'c', 25), y = make('float64', [4, 7], 'c', 26);
-        expectMatch(gpuarray.matmul(x.a, y.a), 'float64', refMatmul(x.vals, [9, 4], y.vals, [4, 7]), 'user context');
-      });
-    } finally {
-      driver.Context.pop();
-    }
+    // In a function, so nothing references the context once it returns.
+    const inUserContext = (): void => {
+      const ctx = new driver.Device(0).makeContext();
+      expect(ctx).toBeInstanceOf(driver.Context);
+      try {
+        cuda.tidy(() => {
+          const x = make('float64', [9, 4], 'c', 25), y = make('float64', [4, 7], 'c', 26);
+          expectMatch(gpuarray.matmul(x.a, y.a), 'float64', refMatmul(x.vals, [9, 4], y.vals, [4, 7]), 'user context');
+        });
+      } finally {
+        driver.Context.pop();
+      }
+    };
+    inUserContext();
     await collect(); // the context goes (~Context destroys its cuBLAS handle); the primary one still works
     cuda.tidy(() => {
       const x = make('float64', [3, 4], 'c', 27), y = make('float64', [4, 2], 'c', 28);
