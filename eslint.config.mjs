@@ -18,14 +18,15 @@ const nodeGlobals = Object.fromEntries([
  * everything else reaches it through lib/cuda/door.ts. Type-only imports may point upward.
  */
 const LAYERS = {
-  base: ['cuda', 'engine', 'array', 'kernels', 'random', 'gl'],
-  cuda: ['engine', 'array', 'kernels', 'random', 'gl'],
-  engine: ['array', 'kernels', 'random', 'gl'],
-  array: ['kernels', 'random', 'gl'],
-  kernels: ['random', 'gl'],
-  random: ['kernels', 'gl'],
-  gl: ['engine', 'kernels', 'random'],
-  nccl: ['gl'],
+  base: ['cuda', 'engine', 'array', 'kernels', 'random', 'gl', 'nccl', 'linalg'],
+  cuda: ['engine', 'array', 'kernels', 'random', 'gl', 'nccl', 'linalg'],
+  engine: ['array', 'kernels', 'random', 'gl', 'nccl', 'linalg'],
+  array: ['kernels', 'random', 'gl', 'nccl', 'linalg'],
+  kernels: ['random', 'gl', 'nccl', 'linalg'],
+  random: ['kernels', 'gl', 'nccl', 'linalg'],
+  gl: ['engine', 'kernels', 'random', 'nccl', 'linalg'],
+  nccl: ['gl', 'linalg'],
+  linalg: ['kernels', 'random', 'gl', 'nccl'],
 };
 const NATIVE = { regex: '(^|/)cuda/native$', message: 'Only lib/cuda/ imports the addon: use lib/cuda/door.ts (or a lib/cuda/ module).' };
 const layerRule = (folder) => ['error', {

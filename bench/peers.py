@@ -172,6 +172,18 @@ class Torch:
         z = t.empty(n, dtype=dt, device="cuda")
         return (lambda: t.cumsum(x, 0, out=z)), None, t.cuda.empty_cache
 
+    def matmul(self, case):
+        # torch.matmul(out=) with TF32 off (nodecuda's float32 default is exact, like NumPy).
+        t = self.torch
+        t.backends.cuda.matmul.allow_tf32 = False
+        dt = self._dtype(case["dtype"])
+        lead = (case["batch"],) if case["batch"] > 1 else ()
+        g = t.Generator(device="cuda").manual_seed(22)
+        a = t.rand(*lead, case["m"], case["k"], device="cuda", generator=g).to(dt)
+        b = t.rand(*lead, case["k"], case["n"], device="cuda", generator=g).to(dt)
+        out = t.empty(*lead, case["m"], case["n"], dtype=dt, device="cuda")
+        return (lambda: t.matmul(a, b, out=out)), None, t.cuda.empty_cache
+
     def tiny(self, case):
         t, n, iters = self.torch, case["n"], case["iters"]
         a = t.arange(n, device="cuda", dtype=t.float32)
@@ -327,6 +339,17 @@ class Cupy:
         fn = (lambda: rs.random_sample(n, dtype=dt)) if case["dist"] == "uniform" else (
             lambda: rs.standard_normal(n, dtype=dt))
         return fn, "allocates its output (no out= form)", self.free_pools
+
+    def matmul(self, case):
+        # cupy.matmul(out=) on cuBLAS; CuPy uses TF32 only with CUPY_TF32=1.
+        cp = self.cp
+        dt = getattr(cp, case["dtype"])
+        lead = (case["batch"],) if case["batch"] > 1 else ()
+        rs = cp.random.RandomState(22)
+        a = rs.random_sample((*lead, case["m"], case["k"]), dtype=cp.float32).astype(dt)
+        b = rs.random_sample((*lead, case["k"], case["n"]), dtype=cp.float32).astype(dt)
+        out = cp.empty((*lead, case["m"], case["n"]), dtype=dt)
+        return (lambda: cp.matmul(a, b, out=out)), None, self.free_pools
 
     def tiny(self, case):
         cp, np, n, iters = self.cp, self.np, case["n"], case["iters"]

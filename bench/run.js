@@ -8,7 +8,8 @@
 //
 // A case file exports an array of cases:
 //   op, size   labels for the table ('H2D from TypedArray', '256 MiB')
-//   unit       'GBs': the row shows bytes / batch time; 'us': batch time / iters, in µs per op
+//   unit       'GBs': the row shows bytes / batch time; 'us': batch time / iters, in µs per op;
+//              'TFLOPs': `flops` (per batch) / batch time
 //   bytes      bytes one batch moves ('GBs'), or the size the op works on (passed to peers)
 //   iters      ops per batch (default 1)
 //   target     optional goal: a minimum GB/s or a maximum µs/op
@@ -168,16 +169,17 @@ function runPeers(cases, reps) {
   }
 }
 
-// The row's figure: GB/s for 'GBs', µs per op for 'us'.
+// The row's figure: GB/s for 'GBs', TFLOP/s for 'TFLOPs', µs per op for 'us'.
 const value = (c, seconds) =>
-  c.unit === 'GBs' ? c.bytes / seconds / 1e9 : (seconds * 1e6) / c.iters;
+  c.unit === 'GBs' ? c.bytes / seconds / 1e9 : c.unit === 'TFLOPs' ? c.flops / seconds / 1e12 : (seconds * 1e6) / c.iters;
 
 // > 1 means nodecuda is better: higher GB/s, or fewer µs per op.
-const ratio = (c, ours, theirs) => (c.unit === 'GBs' ? ours / theirs : theirs / ours);
+const ratio = (c, ours, theirs) => (c.unit !== 'us' ? ours / theirs : theirs / ours);
 
-const meetsTarget = (c, v) => (c.unit === 'GBs' ? v >= c.target : v <= c.target);
+const meetsTarget = (c, v) => (c.unit !== 'us' ? v >= c.target : v <= c.target);
 
-const fmtValue = (c, v) => (c.unit === 'GBs' ? `${v.toFixed(1)} GB/s` : `${v.toFixed(2)} µs/op`);
+const fmtValue = (c, v) =>
+  c.unit === 'GBs' ? `${v.toFixed(1)} GB/s` : c.unit === 'TFLOPs' ? `${v.toFixed(1)} TFLOP/s` : `${v.toFixed(2)} µs/op`;
 
 function fmtTime(s) {
   if (s >= 1) return `${s.toFixed(2)} s`;
@@ -222,7 +224,7 @@ function printTable(cases, rows, peers, header) {
     const target =
       c.target === undefined
         ? ''
-        : `${c.unit === 'GBs' ? '≥' : '≤'}${c.target}` +
+        : `${c.unit !== 'us' ? '≥' : '≤'}${c.target}` +
           (r.value === undefined ? '' : meetsTarget(c, r.value) ? ' ok' : ' MISS');
     const line = [
       r.op,

@@ -5,12 +5,12 @@
 import cuda from './index.js';
 
 export const {
-  CudaError, NvrtcError, NcclError, DTYPES, Scalar, dtype, bool, int8, uint8, int16, uint16, int32, uint32,
+  CudaError, NvrtcError, NcclError, CublasError, DTYPES, Scalar, dtype, bool, int8, uint8, int16, uint16, int32, uint32,
   int64, uint64, float16, float32, float64, complex64, complex128, floatToHalfBits,
   halfBitsToFloat, SourceModule, Module, ElementwiseKernel, GenericElementwiseKernel, isAvailable,
   ReductionKernel, InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel, GPUArray, tidy,
   slice, newaxis, ellipsis, Slice, resultType, promoteTypes, canCast, gpuarray, random, cumath,
-  driver, compiler, version, memory, freeCachedMemory, gl, nccl, withDevice,
+  driver, compiler, version, memory, freeCachedMemory, gl, nccl, withDevice, linalg,
 } = cuda;
 
 export default cuda;

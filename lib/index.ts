@@ -23,9 +23,10 @@ import * as cu from './cuda/door';
 import * as curandomNs from './random/curandom';
 import * as arrays from './cuda/cuda_array';
 import * as textures from './cuda/texture';
+import * as linalgNs from './linalg';
 
-export { CudaError, NvrtcError, NcclError } from './base/errors';
-export type { CudaErrorInfo, NvrtcErrorInfo, NcclErrorInfo } from './base/errors';
+export { CudaError, NvrtcError, NcclError, CublasError } from './base/errors';
+export type { CudaErrorInfo, NvrtcErrorInfo, NcclErrorInfo, CublasErrorInfo } from './base/errors';
 export {
   DTYPES, Scalar, dtype, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16,
   float32, float64, complex64, complex128, floatToHalfBits, halfBitsToFloat,
@@ -109,7 +110,27 @@ export const gpuarray = Object.freeze({
   subsetMax: red.subsetMax,
   cumsum: scans.cumsum,
   cumprod: scans.cumprod,
+  matmul: linalgNs.matmul,
+  inner: linalgNs.inner,
+  outer: linalgNs.outer,
+  vdot: linalgNs.vdot,
 });
+
+/**
+ * Linear algebra on cuBLAS (numpy.linalg's names): matmul, NumPy's dot/inner/outer/vdot, norm.
+ * @example
+ * const c = linalg.matmul(a, b); const n = linalg.norm(v).item();
+ */
+export const linalg = Object.freeze({
+  matmul: linalgNs.matmul,
+  dot: linalgNs.dot,
+  inner: linalgNs.inner,
+  outer: linalgNs.outer,
+  vdot: linalgNs.vdot,
+  norm: linalgNs.norm,
+  cublasStatus: linalgNs.cublasStatus,
+});
+export type { MatmulOptions, NormOptions, NormOrder, CublasStatus, Precision } from './linalg';
 
 /**
  * pycuda.curandom: Philox (our kernels; rand, randn, seed, Generator) and cuRAND's generators.

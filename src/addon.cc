@@ -187,6 +187,7 @@ Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
   InitModule(env, exports);
   InitLaunch(env, exports);
   InitCurand(env, exports);
+  InitCublas(env, exports);
   InitArray(env, exports);
   InitGl(env, exports);
   InitNccl(env, exports);

@@ -59,6 +59,8 @@ Context::~Context() {
   if (t_current == this) ForgetCurrent();
   if (!LoadDriver().found || !ctx) return;
   const DriverApi& cu = DrainedCuUnchecked();
+  if (!releases.empty() && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
+    for (auto& release : releases) release();
   if (staging_generation == generation.load() && cu.cuCtxSetCurrent(ctx) == CUDA_SUCCESS) {
     for (void* p : staging) cu.cuMemFreeHost(p);
   }

@@ -7,6 +7,7 @@
 #include <napi.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -48,6 +49,9 @@ struct Context {
   std::unordered_map<size_t, std::vector<CUdeviceptr>> blocks;
   size_t blocks_bytes = 0;
   uint64_t blocks_generation = 0;
+  // Library handles made in this context (cuBLAS: cublas.cc), released by ~Context while the
+  // context is current; under `mu`.
+  std::vector<std::function<void()>> releases;
   static uint64_t NextId() {
     static std::atomic<uint64_t> next{1};
     return next++;

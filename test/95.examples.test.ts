@@ -92,6 +92,10 @@ const EXPECT: Record<string, Expectation> = {
     lines: [/^NCCL 2\.\d+\.\d+; \d+ GPU\(s\), one worker thread each$/m, /^rank 0: 1000003 elements = \d+, 0 wrong: OK$/m,
       /^allReduce 64 MiB float32 on \d+ GPU\(s\): [\d.]+ ms, algbw [\d.]+ GB\/s, busbw [\d.]+ GB\/s/m],
   },
+  'mlp.js': {
+    lines: [/^hidden = relu\(x·W1 \+ b1\), 256x512, against the CPU: OK/m, /^softmax rows sum to 1: OK$/m,
+      /^x·W1tᵀ through a transposed view equals x·W1: OK/m, /^float16 forward pass against the CPU: OK/m],
+  },
   'monte-carlo-pi.js': {
     lines: [/^batch 8\/8: /m, /^GPU counts equal the CPU counts in every batch: OK$/m],
     check: (out) => {

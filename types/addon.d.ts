@@ -215,6 +215,17 @@ declare namespace NativeAddon {
      */
     curandTable(which: 0 | 1 | 2): [ArrayBuffer, number, string] | string;
 
+    // cublas.cc
+    /** Hands over the CublasError class (lib/base/errors.ts) cuBLAS failures are made from. */
+    cublasInit(cublasError: Function): void;
+    /** Opens libcublas (once per process; no GPU needed): where, which version, or why not. */
+    cublasStatus(): { found: boolean; path: string; version: string | null; message: string };
+    /**
+     * C = op(A)·op(B), column-major, strided batched (alpha 1, beta 0). `params`: transa, transb,
+     * m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch, cudaDataType, cublasComputeType.
+     */
+    cublasGemm(stream: StreamHandle | null, params: Float64Array, a: bigint, b: bigint, c: bigint): void;
+
     // array.cc
     arrayCreate(format: number, channels: number, width: number, height: number, depth: number,
       flags: number): ArrayHandle;

@@ -18,6 +18,7 @@ import {
 } from '../base/shape';
 import { IndexItem, applyIndex } from '../base/indexing';
 import { impl } from './methods';
+import type { MatmulOptions } from '../linalg/matmul';
 import type { OpOptions, Operand } from './operators';
 import type { ArgOptions, ReduceOptions, VarOptions } from './reductions';
 import type { ScanOptions } from './scan';
@@ -484,6 +485,12 @@ export class GPUArray {
   cumsum(opts?: ScanOptions): GPUArray { return impl.cumsum(this, opts); }
   /** Cumulative product (flattened, or along `axis`). */
   cumprod(opts?: ScanOptions): GPUArray { return impl.cumprod(this, opts); }
+  /**
+   * Matrix product with `b` (gpuarray.matmul: NumPy's `a @ b`, on cuBLAS; docs/linalg.md).
+   * @example
+   * const y = x.matmul(w);
+   */
+  matmul(b: GPUArray, opts?: MatmulOptions): GPUArray { return impl.matmul(this, b, opts); }
 
   // ---- printing -----------------------------------------------------------------------------
 

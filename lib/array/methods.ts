@@ -1,6 +1,6 @@
 /**
  * The implementations behind GPUArray's operator, copy, reduction and scan methods, registered by
- * the modules that define them (operators.ts, reductions.ts, scan.ts). Why a registry and not an
+ * the modules that define them (operators.ts, reductions.ts, scan.ts, linalg/index.ts). Why a registry and not an
  * import: those modules need GPUArray as a value (GPUArray.allocate, instanceof), and GPUArray's
  * methods need them, so importing them from gpuarray.ts would make an import cycle. With this
  * module the value imports run one way (operators/reductions/scan → gpuarray → methods, and
@@ -12,6 +12,7 @@ import type { GPUArray } from './gpuarray';
 import type { OpOptions } from './operators';
 import type { ArgOptions, ReduceOptions, VarOptions } from './reductions';
 import type { ScanOptions } from './scan';
+import type { MatmulOptions } from '../linalg/matmul';
 import type { DType } from '../base/dtype';
 import type { Stream } from '../cuda/driver';
 import { typeError } from '../base/errors';
@@ -39,6 +40,8 @@ export interface ArrayMethodImpls {
   // scan.ts
   cumsum(a: GPUArray, opts?: ScanOptions): GPUArray;
   cumprod(a: GPUArray, opts?: ScanOptions): GPUArray;
+  // linalg/index.ts
+  matmul(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray;
 }
 
 function notLoaded(name: string): () => never {
@@ -53,10 +56,10 @@ export const impl: ArrayMethodImpls = {
   sum: notLoaded('sum'), prod: notLoaded('prod'), min: notLoaded('min'), max: notLoaded('max'),
   mean: notLoaded('mean'), var: notLoaded('var'), std: notLoaded('std'), any: notLoaded('any'),
   all: notLoaded('all'), argmin: notLoaded('argmin'), argmax: notLoaded('argmax'), dot: notLoaded('dot'),
-  cumsum: notLoaded('cumsum'), cumprod: notLoaded('cumprod'),
+  cumsum: notLoaded('cumsum'), cumprod: notLoaded('cumprod'), matmul: notLoaded('matmul'),
 };
 
-/** Registers implementations (called once by operators.ts, reductions.ts and scan.ts at load). @internal */
+/** Registers implementations (called once by operators.ts, reductions.ts, scan.ts and linalg/index.ts at load). @internal */
 export function registerArrayMethods(part: Partial<ArrayMethodImpls>): void {
   Object.assign(impl, part);
 }

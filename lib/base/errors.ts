@@ -44,6 +44,37 @@ export class CudaError extends Error {
   }
 }
 
+/** Extra fields a CublasError carries. */
+export interface CublasErrorInfo {
+  /** `CUBLAS_STATUS_*` name, or `CUBLAS_NOT_FOUND` when libcublas could not be loaded. */
+  code: string;
+  /** Numeric cublasStatus_t (-1 for `CUBLAS_NOT_FOUND`). */
+  status: number;
+  /** The cuBLAS function that failed, e.g. `cublasGemmStridedBatchedEx`. */
+  call: string;
+}
+
+/**
+ * A failed cuBLAS call (matmul and friends), or cuBLAS missing: code `CUBLAS_NOT_FOUND`, with
+ * what to install in the message.
+ * @example
+ * try { gpuarray.matmul(a, b); } catch (e) {
+ *   if (e instanceof CublasError && e.code === 'CUBLAS_NOT_FOUND') console.log(e.message);
+ * }
+ */
+export class CublasError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly call: string;
+  constructor(message: string, info: CublasErrorInfo) {
+    super(message);
+    this.name = 'CublasError';
+    this.code = info.code;
+    this.status = info.status;
+    this.call = info.call;
+  }
+}
+
 /** Extra fields an NvrtcError carries. */
 export interface NvrtcErrorInfo {
   code: string;

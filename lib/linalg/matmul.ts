@@ -1,0 +1,126 @@
+/**
+ * matmul on cuBLAS (NumPy semantics): 1-D/2-D/N-D operands with broadcast batch dimensions, one
+ * strided batched GEMM per call. Views cuBLAS can read (one unit stride, see plan.ts) are passed
+ * as they are; other layouts and other dtypes are copied first, on the call's stream.
+ */
+import { DType } from '../base/dtype';
+import { rangeError, typeError } from '../base/errors';
+import { canCast, resultType } from '../base/promote';
+import { formatShape, sizeOf } from '../base/shape';
+import { Stream, streamHandle } from '../cuda/driver';
+import { useOn } from '../cuda/memory';
+import { gemm } from '../cuda/cublas';
+import { GPUArray, arrayArg, optionsArg } from '../array/gpuarray';
+import { assign, fill } from '../array/operators';
+import {
+  MatmulShape, OperandPlan, Precision, computeType, gemmParams, gemmType, matmulShape, operandPlan,
+} from './plan';
+
+/** Options of matmul (and the products built on it). */
+export interface MatmulOptions {
+  /** Write the result here: exactly the result's shape, a dtype the result casts to ('same_kind'). */
+  out?: GPUArray;
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+  /**
+   * float32/complex64 only: 'exact' (default, like NumPy: float32 products accumulated in float32,
+   * no TF32) or 'tf32' (tensor cores with TF32 inputs: faster, about 10 mantissa bits).
+   */
+  precision?: Precision;
+}
+
+/** Element strides of an array (byte strides divided by the itemsize; exact for aligned views). */
+function elementStrides(x: GPUArray): number[] {
+  return x.strides.map((s) => s / x.dtype.bytes);
+}
+
+/** `out` checked against the result: shape exactly, dtype castable 'same_kind'. */
+function checkOut(out: unknown, s: MatmulShape, dt: DType, what: string): GPUArray {
+  const o = arrayArg(out, 'out');
+  if (o.shape.length !== s.out.length || o.shape.some((n, i) => n !== s.out[i])) {
+    throw rangeError('ERR_SHAPE_MISMATCH', `${what}: out has shape ${formatShape(o.shape)}; the result has shape ${formatShape(s.out)}`);
+  }
+  if (!canCast(dt, o.dtype, 'same_kind')) {
+    throw typeError('ERR_INVALID_DTYPE', `${what}: cannot store a ${dt.name} result in a ${o.dtype.name} out array (same_kind casting)`);
+  }
+  return o;
+}
+
+/**
+ * @internal The product behind matmul, dot, inner and vdot: C = A·B with NumPy's matmul shapes,
+ * `conjA` conjugating A (vdot; A must be 1-D).
+ */
+export function product(x: GPUArray, y: GPUArray, opts: MatmulOptions, what: string, conjA = false): GPUArray {
+  const o = optionsArg(opts);
+  if (x.context !== y.context || (o.out instanceof GPUArray && o.out.context !== x.context)) {
+    throw typeError('ERR_DEVICE_MISMATCH', `${what}: arrays live on different devices/contexts; copy one over first`);
+  }
+  const s = matmulShape(x.shape, y.shape, what);
+  const dt = resultType(x.dtype, y.dtype);
+  const t = gemmType(dt, what);
+  const compute = computeType(t, o.precision, what);
+  const out = o.out === undefined ? undefined : checkOut(o.out, s, dt, what);
+  const stream = o.stream;
+  const sh = streamHandle(stream);
+  const temps: GPUArray[] = [];
+  const keep = (v: GPUArray): GPUArray => (temps.push(v), v);
+  try {
+    // Each operand in the result's dtype and in a layout cuBLAS reads: as it is when possible,
+    // else a C-ordered copy (with its batch broadcast written out when it does not collapse).
+    const prepare = (v: GPUArray, isA: boolean): [GPUArray, OperandPlan] => {
+      let w = v.dtype === dt ? v : keep(v.astype(dt, { stream }));
+      let p = operandPlan({ shape: w.shape, strides: elementStrides(w) }, s, isA, isA && conjA);
+      if (!p) {
+        const full = w.ndim > 2 ? w.broadcastTo([...s.batch, ...w.shape.slice(-2)]) : w;
+        w = keep(full.copy({ stream }));
+        p = operandPlan({ shape: w.shape, strides: elementStrides(w) }, s, isA, isA && conjA)!;
+      }
+      return [w, p];
+    };
+    const empty = sizeOf(s.out) === 0;
+    const [xa, pa] = empty || s.k === 0 ? [x, null] : prepare(x, true);
+    const [yb, pb] = empty || s.k === 0 ? [y, null] : prepare(y, false);
+    // Straight into `out` when it is what cuBLAS writes (C order, the result's dtype) and shares
+    // no memory with the operands; else into a new array, then copied.
+    const direct = out !== undefined && out.dtype === dt && out.flags.cContiguous &&
+      out.alloc !== x.alloc && out.alloc !== y.alloc;
+    const dst = direct ? out : GPUArray.allocate(s.out, dt, stream);
+    let returned = false;
+    try {
+      if (!empty && s.k === 0) {
+        fill(dst, 0, stream); // an empty sum: NumPy gives zeros
+      } else if (!empty) {
+        const g = gemmParams(s, pa!, pb!, conjA);
+        useOn(xa, sh);
+        useOn(yb, sh);
+        useOn(dst, sh);
+        gemm(sh, { ...g, dataType: t.data, computeType: compute }, yb.ptr, xa.ptr, dst.ptr);
+      }
+      if (out !== undefined && dst !== out) assign(out, dst, stream);
+      returned = true;
+      return out ?? dst;
+    } finally {
+      if (dst !== out && (out !== undefined || !returned)) dst.dispose();
+    }
+  } finally {
+    for (const v of temps) v.dispose();
+  }
+}
+
+/**
+ * Matrix product with NumPy's semantics (`np.matmul`, `@`): the last two dimensions multiply,
+ * earlier ones broadcast (a batch); a 1-D `a` is a row and a 1-D `b` a column, each dropped from
+ * the result (1-D·1-D gives a 0-d array). Runs on cuBLAS for float16 (float32 accumulation),
+ * float32 (exact unless `{ precision: 'tf32' }`), float64, complex64 and complex128; mixed dtypes
+ * promote like the operators. Integer and bool operands: TypeError `ERR_INVALID_DTYPE` (convert
+ * with astype). Shapes that do not line up: RangeError `ERR_SHAPE_MISMATCH` naming both. 0-d
+ * operands: TypeError `ERR_INVALID_ARG_VALUE`. A K of 0 gives zeros. cuBLAS failures are
+ * CublasError (`CUBLAS_NOT_FOUND` when libcublas is not installed).
+ * @example
+ * const c = gpuarray.matmul(a, b);           // (M, K) · (K, N) → (M, N)
+ * const y = x.matmul(w.T);                   // transposed views need no copy
+ * gpuarray.matmul(batchA, batchB, { out: c, stream });
+ */
+export function matmul(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray {
+  return product(arrayArg(a, 'a'), arrayArg(b, 'b'), opts ?? {}, 'matmul');
+}

@@ -1,0 +1,50 @@
+/**
+ * matmul's native path without a GPU: real GPUArrays on the CPU driver double (test/fakecuda) and
+ * the real libcublas, whose runtime finds no usable driver. The argument errors are typed, the
+ * cuBLAS failure is a CublasError (no crash, no sanitizer report) and every temporary is freed.
+ * Kernels do not run on the double, so no values are checked (test/91 checks them on a GPU).
+ */
+import { checkBuilt, expectClean, runFake } from './fake';
+
+beforeAll(checkBuilt);
+
+test('matmul on the driver double: typed argument errors, a CublasError from cuBLAS, no leaks', () => {
+  const r = runFake(`
+    const nc = require(process.env.NODECUDA_DIST);
+    const { gpuarray, linalg } = nc;
+    const err = (f) => { try { f(); return null; } catch (e) {
+      return { name: e.name, code: e.code, cublas: e instanceof nc.CublasError, message: String(e.message).split('\\n')[0] }; } };
+    const out = {};
+    const a = gpuarray.zeros([4, 3], 'float32'), b = gpuarray.zeros([3, 5], 'float32');
+    const live = () => nc.memory().liveAllocations;
+    out.shape = err(() => gpuarray.matmul(a, a));
+    out.dtype = err(() => gpuarray.matmul(a.astype('int32'), b.astype('int32')));
+    out.scalar = err(() => gpuarray.matmul(gpuarray.zeros([], 'float32'), b));
+    out.outShape = err(() => gpuarray.matmul(a, b, { out: gpuarray.zeros([4, 4], 'float32') }));
+    out.empty = [...gpuarray.matmul(gpuarray.zeros([0, 3], 'float32'), b).shape];
+    out.k0 = [...gpuarray.matmul(gpuarray.zeros([4, 0], 'float32'), gpuarray.zeros([0, 5], 'float32')).shape];
+    out.status = linalg.cublasStatus().found;
+    // Through cuBLAS: its runtime finds no driver it can use here.
+    // Each failing call frees what it made (its result, converted and copied operands) itself.
+    const a64 = a.astype('float64'), bs = b.index(':', '::2'), z = a.astype('complex64'), s = new nc.driver.Stream();
+    const before = live();
+    out.gemm = err(() => gpuarray.matmul(a, b));
+    out.gemmStrided = err(() => gpuarray.matmul(a64, bs, { stream: s }));
+    out.vdot = err(() => linalg.vdot(z, z));
+    out.leaked = live() - before;
+    console.log(JSON.stringify(out));
+  `);
+  expectClean(r);
+  const o = r.out as Record<string, { name: string; code: string; cublas: boolean; message: string } | unknown>;
+  expect(o.shape).toMatchObject({ name: 'RangeError', code: 'ERR_SHAPE_MISMATCH' });
+  expect(o.dtype).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_DTYPE' });
+  expect(o.scalar).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' });
+  expect(o.outShape).toMatchObject({ name: 'RangeError', code: 'ERR_SHAPE_MISMATCH' });
+  expect([o.empty, o.k0]).toEqual([[0, 5], [4, 5]]);
+  for (const k of ['gemm', 'gemmStrided', 'vdot']) {
+    const e = o[k] as { name: string; code: string; cublas: boolean };
+    expect([k, e.name, e.cublas]).toEqual([k, 'CublasError', true]);
+    expect(e.code).toMatch(o.status ? /^CUBLAS_STATUS_/ : /^CUBLAS_NOT_FOUND$/);
+  }
+  expect(o.leaked).toBe(0);
+});
