@@ -1,3 +1,6 @@
+// Symbol.dispose (Node >= 20.4 has it) for consumers compiling with lib es2022: their program
+// gets lib.esnext.disposable's declarations of it, as with @types/node, and nothing else.
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * nodecuda: PyCUDA for Node.js.
  * @example
