@@ -128,6 +128,16 @@ try {
     expect(esm.a === 'boolean' && esm.same && esm.kinds.every((k) => k === 'function'), `ESM named imports: ${JSON.stringify(esm)}`);
   }
 
+  step = 'npx nodecuda-build without build tools';
+  {
+    const app = path.join(tmp, 'app-default');
+    const r = spawnSync(path.join(bin, 'node'), [path.join(app, 'node_modules', '.bin', 'nodecuda-build')], { cwd: app, env: env(), encoding: 'utf8' });
+    expect(r.status === 1, `exit ${r.status}, expected 1:\n${r.stdout}${r.stderr}`);
+    expect(/missing CMake >= 3\.18[^\n]*; a C\+\+17 compiler[^\n]*cmake-js and node-addon-api/.test(r.stderr), `the paragraph does not name CMake, the compiler and the build packages:\n${r.stderr}`);
+    expect(r.stderr.trim().split('\n').length === 1, `more than one paragraph:\n${r.stderr}`);
+    console.log('consumer-test: npx nodecuda-build with no tools says in one paragraph what is missing');
+  }
+
   step = 'TypeScript (strict, nodenext, types: [], lib: es2022)';
   const app = path.join(tmp, 'app-default');
   const tsVersion = require('typescript/package.json').version;
