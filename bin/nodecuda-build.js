@@ -11,8 +11,8 @@ const path = require('path');
 const PKG = path.resolve(__dirname, '..');
 const CMAKE_MIN = [3, 18];
 
-function which(cmd) {
-  for (const dir of (process.env.PATH || '').split(path.delimiter)) {
+function which(cmd, env = process.env) {
+  for (const dir of (env.PATH || '').split(path.delimiter)) {
     if (dir && fs.existsSync(path.join(dir, cmd))) return path.join(dir, cmd);
   }
   return null;
@@ -29,7 +29,7 @@ function resolveFrom(spec) {
 /** What is missing, as phrases; empty when the build can start. */
 function missing(env = process.env) {
   const out = [];
-  const cmake = which('cmake');
+  const cmake = which('cmake', env);
   if (!cmake) {
     out.push(`CMake >= ${CMAKE_MIN.join('.')} (not on PATH; "pip install cmake" or your distribution's cmake package)`);
   } else {
@@ -38,7 +38,7 @@ function missing(env = process.env) {
       out.push(`CMake >= ${CMAKE_MIN.join('.')} (found ${v ? `${v[1]}.${v[2]}` : 'an unreadable version'} at ${cmake}; "pip install cmake" gives a newer one)`);
     }
   }
-  const cxx = env.CXX ? (path.isAbsolute(env.CXX) ? env.CXX : which(env.CXX)) : ['c++', 'g++', 'clang++'].map(which).find(Boolean);
+  const cxx = env.CXX ? (path.isAbsolute(env.CXX) ? env.CXX : which(env.CXX, env)) : ['c++', 'g++', 'clang++'].map((c) => which(c, env)).find(Boolean);
   if (!cxx) out.push('a C++17 compiler (g++ >= 8 or clang++ >= 7: e.g. apt install g++, dnf install gcc-c++; or set CXX)');
   const roots = [env.CUDA_HOME, env.CUDA_PATH, '/usr/local/cuda'].filter(Boolean);
   const headers = ['cuda.h', 'nvrtc.h'];
