@@ -1,3 +1,6 @@
+// Symbol.dispose (Node >= 20.4 has it) for consumers compiling with lib es2022: their program
+// gets lib.esnext.disposable's declarations of it, as with @types/node, and nothing else.
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * nodecuda: PyCUDA for Node.js.
  * @example
@@ -69,7 +72,10 @@ export type { Casting, Operand as PromoteOperand } from './base/promote';
 export type { LoopMode } from './engine/templates/elementwise_kernel';
 export type { HostArg } from './cuda/launch';
 
-/** pycuda.gpuarray: creating arrays and the operators as functions. */
+/**
+ * pycuda.gpuarray: creating arrays and the operators as functions.
+ * @namespace
+ */
 export const gpuarray = Object.freeze({
   GPUArray,
   toGpu: creation.toGpu,
@@ -137,6 +143,7 @@ export type { MatmulOptions, NormOptions, NormOrder, CublasStatus, Precision } f
  * @example
  * random.seed(42); const x = random.rand([1024]);
  * const g = new random.Generator({ seed: 7 }); const k = g.poisson([100], 4);
+ * @namespace
  */
 export const random = Object.freeze({
   rand: randomNs.rand,
@@ -154,11 +161,17 @@ export const random = Object.freeze({
 });
 export type { Algorithm as RandomAlgorithm, GeneratorOptions, RandomState, DrawOptions } from './random/random';
 
-/** pycuda.cumath: elementwise math functions (NumPy 2 types; `{ out, stream, fastMath }`). */
+/**
+ * pycuda.cumath: elementwise math functions (NumPy 2 types; `{ out, stream, fastMath }`).
+ * @namespace
+ */
 export const cumath = Object.freeze({ ...cumathNs.cumathFunctions, apply: cumathNs.apply });
 export type { MathOptions, SplitOptions, CumathFunctions } from './array/cumath';
 
-/** pycuda.driver: devices, contexts, memory, copies, streams, events, modules, launches. */
+/**
+ * pycuda.driver: devices, contexts, memory, copies, streams, events, modules, launches.
+ * @namespace
+ */
 export const driver = Object.freeze({
   init: driverCore.init,
   Device: driverCore.Device,
@@ -215,6 +228,7 @@ export const driver = Object.freeze({
   TextureObject: textures.TextureObject,
   SurfaceObject: textures.SurfaceObject,
 });
+export type { Memcpy2D, Memcpy3D } from './cuda/cuda_array';
 export type {
   CudaArray, ArrayDescriptor, ArrayDescriptorInfo, ArrayFormatLike, CopyEnd, Memcpy2DOptions, Memcpy3DOptions, ToArrayOptions,
 } from './cuda/cuda_array';
@@ -234,7 +248,10 @@ export type {
 
 export type { SeedGetter, GeneratorLayout, CurandOptions } from './random/curandom';
 
-/** NVRTC compilation without loading (works with no GPU when `arch` is given). */
+/**
+ * NVRTC compilation without loading (works with no GPU when `arch` is given).
+ * @namespace
+ */
 export const compiler = Object.freeze({
   compile: compilerNs.compile,
   compileAsync: compilerNs.compileAsync,

@@ -9,7 +9,8 @@
 //     one compile per core; the disk cache in build-fake/kernel-cache makes a rebuild cheap);
 //  3. one archive per target: brotli-compressed images indexed by the prebuilt key
 //     (NODECUDA_KERNEL_CODEC=z: zlib, faster to build, ~20% larger).
-// NODECUDA_KERNEL_ARCHS overrides the targets (comma-separated, e.g. sm_90,compute_120).
+// NODECUDA_KERNEL_ARCHS overrides the targets (comma-separated, e.g. sm_90,compute_120);
+// NODECUDA_SKIP_KERNELS=1 skips the build (a package made so compiles every kernel with NVRTC).
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -30,6 +31,10 @@ function run(cmd, args, env) {
 }
 
 async function main() {
+  if (process.env.NODECUDA_SKIP_KERNELS === '1') {
+    console.log('build:kernels: skipped (NODECUDA_SKIP_KERNELS=1): no precompiled kernels in dist/kernel-images');
+    return;
+  }
   const t0 = Date.now();
   if (!fs.existsSync(path.join(DIST, 'cuda', 'prebuilt.js'))) throw new Error('dist/ is missing: run npm run build:ts first');
   if (!fs.existsSync(FAKE)) run('npx', ['cmake-js', 'compile', '-O', 'build-fake', '--CDNODECUDA_FAKECUDA=ON']);

@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as ts from 'typescript';
-import { addonCandidates, addonPath, native } from '../lib/cuda/native';
+import { addonCandidates, addonPath, describeSystem, native, platformPackage } from '../lib/cuda/native';
 
 const ROOT = path.resolve(__dirname, '..');
 const DIST = path.join(ROOT, 'dist');
@@ -88,15 +88,23 @@ describe('types/addon.d.ts matches the loaded addon', () => {
 
 describe('addonCandidates: where the loader looks', () => {
   const root = path.join(path.sep, 'pkg');
-  const defaults = [
+  const PKG = `@nodecuda/${PLATFORM_DIR}${process.platform === 'linux' ? '-gnu' : ''}`;
+  const notInstalled = (): string => {
+    throw new Error('not installed');
+  };
+  const builds = [
     path.join(root, 'build', 'Release', 'nodecuda.node'),
     path.join(root, 'build', 'Debug', 'nodecuda.node'),
     path.join(root, 'prebuilds', PLATFORM_DIR, 'nodecuda.node'),
   ];
 
-  test('source builds first (Release, Debug), then the prebuilt binary for this platform', () => {
-    expect(addonCandidates({}, root)).toEqual(defaults);
-    expect(addonCandidates({ NODECUDA_BINARY: '' }, root)).toEqual(defaults);
+  test('the platform package first, then source builds (Release, Debug), then prebuilds/', () => {
+    expect(platformPackage()).toBe(PKG);
+    expect(platformPackage('linux', 'arm64')).toBe('@nodecuda/linux-arm64-gnu');
+    const installed = path.join(root, 'node_modules', PKG, 'nodecuda.node');
+    expect(addonCandidates({}, root, () => installed)).toEqual([installed, ...builds]);
+    // Not installed: the bare specifier stands in its place (load() reports "not installed").
+    expect(addonCandidates({ NODECUDA_BINARY: '' }, root, notInstalled)).toEqual([`${PKG}/nodecuda.node`, ...builds]);
   });
 
   test('NODECUDA_BINARY, or its alias NODECUDA_ADDON, is the only path tried when set', () => {
@@ -106,6 +114,15 @@ describe('addonCandidates: where the loader looks', () => {
       .toEqual([path.resolve('/x/a.node')]);
     // Relative paths are taken from the working directory.
     expect(addonCandidates({ NODECUDA_BINARY: 'rel/c.node' }, root)).toEqual([path.resolve('rel/c.node')]);
+  });
+
+  test('describeSystem says why no prebuilt binary applies (platform, musl, old glibc), else nothing', () => {
+    expect(describeSystem('linux', 'x64', '2.28')).toBe('');
+    expect(describeSystem('linux', 'arm64', '2.36')).toBe('');
+    expect(describeSystem('linux', 'x64', '2.17')).toMatch(/glibc 2\.17; the prebuilt binaries need glibc >= 2\.28/);
+    expect(describeSystem('linux', 'x64', null)).toMatch(/not glibc/);
+    expect(describeSystem('darwin', 'arm64', null)).toMatch(/No prebuilt binary is published for darwin-arm64/);
+    expect(describeSystem('linux', 'ppc64', '2.34')).toMatch(/linux-ppc64/);
   });
 });
 
@@ -140,10 +157,16 @@ describe('loading in a child process (the built package in dist/)', () => {
   }
 
   /** A package directory with dist/ and package.json (copies) and optionally a prebuilt addon. */
-  function fakePackage(name: string, prebuilt: boolean): string {
+  function fakePackage(name: string, prebuilt: boolean, platformPkg = false): string {
     const dir = path.join(tmp, name);
     fs.cpSync(DIST, path.join(dir, 'dist'), { recursive: true });
     fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+    if (platformPkg) {
+      const p = path.join(dir, 'node_modules', platformPackage());
+      fs.mkdirSync(p, { recursive: true });
+      fs.writeFileSync(path.join(p, 'package.json'), JSON.stringify({ name: platformPackage(), version: '0.0.0', main: 'nodecuda.node' }));
+      fs.copyFileSync(addonPath, path.join(p, 'nodecuda.node'));
+    }
     if (prebuilt) {
       fs.mkdirSync(path.join(dir, 'prebuilds', PLATFORM_DIR), { recursive: true });
       fs.copyFileSync(addonPath, path.join(dir, 'prebuilds', PLATFORM_DIR, 'nodecuda.node'));
@@ -170,17 +193,38 @@ describe('loading in a child process (the built package in dist/)', () => {
     expect(loadIn(dir, {})).toEqual({ path: path.join(dir, 'prebuilds', PLATFORM_DIR, 'nodecuda.node') });
   });
 
+  test('the platform package (node_modules/@nodecuda/<platform>) is preferred to build/ and prebuilds/', () => {
+    const dir = fakePackage('platform-pkg', true, true);
+    fs.mkdirSync(path.join(dir, 'build', 'Release'), { recursive: true });
+    fs.copyFileSync(addonPath, path.join(dir, 'build', 'Release', 'nodecuda.node'));
+    expect(loadIn(dir, {})).toEqual({ path: path.join(dir, 'node_modules', platformPackage(), 'nodecuda.node') });
+  });
+
+  test('a platform package that does not load (say, too old a glibc) falls back to build/, with its reason kept', () => {
+    const dir = fakePackage('platform-broken', false, true);
+    fs.writeFileSync(path.join(dir, 'node_modules', platformPackage(), 'nodecuda.node'), 'not a shared object');
+    expect(loadIn(dir, {}).code).toBe('ERR_NODECUDA_ADDON_MISSING');
+    fs.mkdirSync(path.join(dir, 'build', 'Release'), { recursive: true });
+    fs.copyFileSync(addonPath, path.join(dir, 'build', 'Release', 'nodecuda.node'));
+    expect(loadIn(dir, {})).toEqual({ path: path.join(dir, 'build', 'Release', 'nodecuda.node') });
+  });
+
   test('nothing to load: ERR_NODECUDA_ADDON_MISSING lists every path tried and how to build', () => {
     const dir = fakePackage('nothing', false);
     const r = loadIn(dir, {});
     expect(r.code).toBe('ERR_NODECUDA_ADDON_MISSING');
+    expect(r.message).toContain(`${platformPackage()}: not installed`);
+    expect(r.message).toContain('npx nodecuda-build');
+    expect(r.message).toMatch(/CMake >= 3\.18/);
+    expect(r.message).toContain('--omit=optional');
     const expected = [
+      `${platformPackage()}/nodecuda.node`,
       path.join(dir, 'build', 'Release', 'nodecuda.node'),
       path.join(dir, 'build', 'Debug', 'nodecuda.node'),
       path.join(dir, 'prebuilds', PLATFORM_DIR, 'nodecuda.node'),
     ];
     expect(r.tried).toEqual(expected);
-    for (const p of expected) expect(r.message).toContain(`${p}: not found`);
+    for (const p of expected.slice(1)) expect(r.message).toContain(`${p}: not found`);
     expect(r.message).toContain('npm run build');
     expect(r.message).toMatch(/CUDA toolkit headers/);
     expect(r.message).toMatch(/CMake/);

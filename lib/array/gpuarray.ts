@@ -500,6 +500,7 @@ export class GPUArray {
     return format(h, this.dtype, this.shape);
   }
 
+  /** @internal util.inspect's hook: kept out of the declarations, which must not need @types/node. */
   [inspect.custom](): string {
     if (this.disposed) return `GPUArray(<disposed>, shape=(${this.shape.join(', ')}), dtype=${this.dtype.name})`;
     const body = this.toString().replace(/\n/g, '\n         ');
