@@ -37,6 +37,16 @@ declare namespace NativeAddon {
     status: number;
     code: string;
     message: string;
+    /** The driver library asked for (NODECUDA_LIBCUDA or libcuda.so.1). */
+    path: string;
+    /** dlerror() when the library did not open ('' otherwise). */
+    dlopenError: string;
+    /** cuDriverGetVersion (e.g. 12000), 0 when unknown. */
+    version: number;
+    /** Entry points were resolved with the driver's cuGetProcAddress (else dlsym). */
+    procAddress: boolean;
+    /** The oldest driver CUDA version accepted (12000). */
+    minVersion: number;
   }
 
   interface CompileResult {

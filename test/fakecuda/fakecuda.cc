@@ -222,9 +222,6 @@ FAKE_API CUresult cuInit(unsigned flags) {
   g_init = true;
   return CUDA_SUCCESS;
 }
-FAKE_API CUresult cuDriverGetVersion(int* v) {
-  return v ? (*v = CUDA_VERSION, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE;
-}
 
 const std::map<int, std::pair<const char*, const char*>>& Errors() {
   static auto* m = new std::map<int, std::pair<const char*, const char*>>{
