@@ -8,6 +8,7 @@
  */
 import * as compilerNs from './cuda/compiler';
 import * as driverCore from './cuda/driver';
+import { cudaVersionString } from './cuda/driver';
 import * as launchNs from './cuda/launch';
 import * as memoryNs from './cuda/memory';
 import * as creation from './array/creation';
@@ -37,7 +38,10 @@ export type {
 } from './kernels/elementwise';
 export type { CompileOptions, CompileResult, SourceModuleOptions } from './cuda/compiler';
 export type { CudaFunction, LaunchOptions, ParamType } from './cuda/launch';
-export { isAvailable } from './cuda/driver';
+export { isAvailable, availability } from './cuda/driver';
+export type { Availability } from './cuda/driver';
+export { diagnose, formatDiagnosis } from './doctor/diagnose';
+export type { Diagnosis } from './doctor/diagnose';
 export { ReductionKernel } from './kernels/reduction';
 export type { ReductionKernelOptions, ReductionCallOptions, ReductionCallable } from './kernels/reduction';
 export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './kernels/scan';
@@ -233,10 +237,9 @@ export function version(): Versions {
   let drv: string | null = null;
   let nvrtc: string | null;
   try {
-    if (cu.driverStatus().found) {
-      const v = cu.driverVersion();
-      drv = `${Math.floor(v / 1000)}.${(v % 1000) / 10}`;
-    }
+    // Known even for a driver too old to use (the loader reads it before refusing one).
+    const v = cu.driverStatus().version;
+    drv = v ? cudaVersionString(v) : null;
   } catch {
     drv = null;
   }
@@ -280,5 +283,7 @@ export function memory(): {
  * cuda.freeCachedMemory();
  */
 export function freeCachedMemory(): void {
+  // Without a usable driver nothing was ever allocated: nothing to free (and nothing to throw).
+  if (!driverCore.isAvailable()) return;
   cu.poolTrim();
 }

@@ -5,6 +5,7 @@
  * that spies on `native` still sees every call, and adds one inlinable call frame (no allocation).
  */
 import { native } from './native';
+export { addonPath, addonAttempts } from './native';
 
 type A = NativeAddon.Addon;
 type H = NativeAddon.HostBuffer;
@@ -69,3 +70,7 @@ export const napiVersion = (): number => native.napiVersion;
 export const memLive = (): [number, number] => native.memLive();
 export const poolInfo = (): [number, number] => native.poolInfo();
 export const poolTrim = (): void => native.poolTrim();
+export const deviceCount = (): number => native.deviceCount();
+export const deviceName = (ordinal: number): string => native.deviceName(ordinal);
+export const deviceTotalMem = (ordinal: number): number => native.deviceTotalMem(ordinal);
+export const supportedArchs = (): number[] => native.supportedArchs();

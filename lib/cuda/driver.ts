@@ -22,6 +22,61 @@ export function isAvailable(): boolean {
   }
 }
 
+/** Why CUDA is or is not usable here: what {@link availability} returns. */
+export interface Availability {
+  /** A driver for CUDA 12.0 or newer and at least one device: the same as `isAvailable()`. */
+  ok: boolean;
+  /** 'CUDA_SUCCESS', or why not: 'CUDA_DRIVER_NOT_FOUND', 'CUDA_DRIVER_TOO_OLD', 'CUDA_ERROR_NO_DEVICE', … */
+  code: string;
+  /** What is wrong and what to install ('' when ok). */
+  message: string;
+  /** The driver library asked for: `NODECUDA_LIBCUDA`, else 'libcuda.so.1'. */
+  library: string;
+  /** dlopen's message when the library did not open, else null. */
+  dlopenError: string | null;
+  /** The driver's CUDA version as cuDriverGetVersion gives it (12040 for 12.4), null when unknown. */
+  driverVersion: number | null;
+  /** The same as 'major.minor' ('12.4'), null when unknown. */
+  cudaVersion: string | null;
+  /** The oldest driver CUDA version nodecuda accepts ('12.0', R525). */
+  minCudaVersion: string;
+}
+
+/** '12.4' for 12040. */
+export function cudaVersionString(v: number): string {
+  return `${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}`;
+}
+
+/**
+ * Why CUDA is or is not usable here, with the driver's version and the loader's messages. Never
+ * throws; `ok` is what `isAvailable()` returns.
+ * @example
+ * const a = cuda.availability();
+ * if (!a.ok) console.log(`${a.code}: ${a.message}`);
+ */
+export function availability(): Availability {
+  let s: NativeAddon.DriverStatus;
+  try {
+    s = native.driverStatus();
+  } catch (e) {
+    return {
+      ok: false, code: (e as { code?: string }).code ?? 'CUDA_DRIVER_NOT_FOUND', message: String((e as Error).message),
+      library: process.env.NODECUDA_LIBCUDA || 'libcuda.so.1', dlopenError: null, driverVersion: null, cudaVersion: null,
+      minCudaVersion: '12.0',
+    };
+  }
+  return {
+    ok: s.ok,
+    code: s.code,
+    message: s.message,
+    library: s.path,
+    dlopenError: s.dlopenError || null,
+    driverVersion: s.version || null,
+    cudaVersion: s.version ? cudaVersionString(s.version) : null,
+    minCudaVersion: cudaVersionString(s.minVersion),
+  };
+}
+
 /** Initializes the driver; implicit on first use, allowed and idempotent. Throws CudaError. */
 export function init(): void {
   native.deviceCount();

@@ -30,7 +30,7 @@ export function addonCandidates(env: NodeJS.ProcessEnv = process.env, root = ROO
   ];
 }
 
-function load(): { addon: NativeAddon.Addon; path: string } {
+function load(): { addon: NativeAddon.Addon; path: string; tried: string[] } {
   const candidates = addonCandidates();
   const tried: string[] = [];
   for (const p of candidates) {
@@ -42,7 +42,7 @@ function load(): { addon: NativeAddon.Addon; path: string } {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const addon = require(p) as NativeAddon.Addon;
       addon.init(CudaError, NvrtcError, TypeError, RangeError, !isMainThread);
-      return { addon, path: p };
+      return { addon, path: p, tried };
     } catch (e) {
       tried.push(`  ${p}: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
     }
@@ -68,3 +68,5 @@ export const native: NativeAddon.Addon = loaded.addon;
 
 /** @internal The file the addon in use was loaded from. */
 export const addonPath: string = loaded.path;
+/** @internal The candidates tried before it, each with why it did not load (cuda.diagnose()). */
+export const addonAttempts: readonly string[] = loaded.tried.map((t) => t.trim());
