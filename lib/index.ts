@@ -48,7 +48,7 @@ export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './k
 export type { ScanKernel, GenericScanOptions, GenericScanCallable } from './kernels/scan';
 export type { ScanOptions } from './array/scan';
 export type { ReduceOptions, VarOptions, ArgOptions } from './array/reductions';
-export { GPUArray, tidy } from './array/gpuarray';
+export { GPUArray, tidy, keep } from './array/gpuarray';
 export { slice, newaxis, ellipsis, Slice } from './base/indexing';
 export type { IndexItem } from './base/indexing';
 export type { Operand, OpOptions } from './array/operators';

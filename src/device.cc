@@ -9,7 +9,7 @@ namespace nodecuda {
 namespace {
 
 // driverStatus() -> { ok, found, status, code, message, path, dlopenError, version, procAddress,
-// minVersion }; never throws (isAvailable(), availability()).
+// minVersion, missingOptional }; never throws (isAvailable(), availability()).
 Napi::Value DriverStatus(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const DriverState& s = LoadDriver();
@@ -29,6 +29,10 @@ Napi::Value DriverStatus(const Napi::CallbackInfo& info) {
   o.Set("version", s.version);
   o.Set("procAddress", s.proc_address);
   o.Set("minVersion", kMinDriverVersion);
+  Napi::Array missing = Napi::Array::New(env, s.missing_optional.size());
+  for (size_t i = 0; i < s.missing_optional.size(); i++)
+    missing.Set(static_cast<uint32_t>(i), s.missing_optional[i]);
+  o.Set("missingOptional", missing);
   return o;
 }
 

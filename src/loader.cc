@@ -82,7 +82,7 @@ void OpenDriver() {
     return;
   }
   g_driver.found = true;  // the library answers: its error names and strings can be used
-  auto fail = [&](CUresult status, const std::string& message) {
+  auto fail = [&](int status, const std::string& message) {
     g_driver.status = status;
     g_driver.message = message;
   };
@@ -90,11 +90,11 @@ void OpenDriver() {
   CUresult r = g_cu.cuDriverGetVersion(&version);
   if (r == CUDA_SUCCESS) g_driver.version = version;
   if (r == CUDA_SUCCESS && version < kMinDriverVersion) {
-    return fail(static_cast<CUresult>(kDriverTooOld),
-                std::string("The NVIDIA driver at ") + path + " supports CUDA " +
-                    CudaVersionString(version) + "; nodecuda needs a driver for CUDA " +
-                    CudaVersionString(kMinDriverVersion) +
-                    " or newer (R525 or newer). Update the NVIDIA driver.");
+    return fail(kDriverTooOld, std::string("The NVIDIA driver at ") + path + " supports CUDA " +
+                                   CudaVersionString(version) +
+                                   "; nodecuda needs a driver for CUDA " +
+                                   CudaVersionString(kMinDriverVersion) +
+                                   " or newer (R525 or newer). Update the NVIDIA driver.");
   }
   if (r == CUDA_SUCCESS) {
     Resolve(lib, "cuGetProcAddress_v2", g_proc_v2);
@@ -105,17 +105,21 @@ void OpenDriver() {
     NODECUDA_DRIVER_FUNCS(NODECUDA_LOAD_CU)
     NODECUDA_DRIVER_OPTIONAL_FUNCS(NODECUDA_LOAD_CU)  // missing ones stay null
 #undef NODECUDA_LOAD_CU
+#define NODECUDA_NOTE_OPTIONAL(name, version, sym) \
+  if (!g_cu.name) g_driver.missing_optional.push_back(#name);
+    NODECUDA_DRIVER_OPTIONAL_FUNCS(NODECUDA_NOTE_OPTIONAL)
+#undef NODECUDA_NOTE_OPTIONAL
     std::string required;
 #define NODECUDA_CHECK_CU(name, version, sym) \
   if (!g_cu.name) required += std::string(" ") + #name;
     NODECUDA_DRIVER_FUNCS(NODECUDA_CHECK_CU)
 #undef NODECUDA_CHECK_CU
     if (!required.empty()) {
-      return fail(
-          static_cast<CUresult>(kDriverTooOld),
-          std::string("The NVIDIA driver at ") + path + " (CUDA " + CudaVersionString(version) +
-              ") lacks entry points nodecuda needs:" + required + ". Install a driver for CUDA " +
-              CudaVersionString(kMinDriverVersion) + " or newer.");
+      return fail(kDriverTooOld, std::string("The NVIDIA driver at ") + path + " (CUDA " +
+                                     CudaVersionString(version) +
+                                     ") lacks entry points nodecuda needs:" + required +
+                                     ". Install a driver for CUDA " +
+                                     CudaVersionString(kMinDriverVersion) + " or newer.");
     }
   }
   // cuInit also explains a failed cuDriverGetVersion (the toolkit's stub answers both alike).
@@ -129,7 +133,7 @@ void OpenDriver() {
     g_driver.message = "cuInit found no CUDA-capable device (check CUDA_VISIBLE_DEVICES).";
   } else if (g_driver.status != CUDA_SUCCESS) {
     const char* s = nullptr;
-    g_cu.cuGetErrorString(g_driver.status, &s);
+    g_cu.cuGetErrorString(static_cast<CUresult>(g_driver.status), &s);
     g_driver.message = std::string("cuInit failed: ") + (s ? s : "unknown error");
   }
 }

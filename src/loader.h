@@ -16,6 +16,7 @@
 #include <functional>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace nodecuda {
 
@@ -129,13 +130,14 @@ struct NvrtcApi {
 
 // Outcome of opening libcuda and calling cuInit(0), decided once per process.
 struct DriverState {
-  CUresult status = CUDA_ERROR_NOT_INITIALIZED;  // CUDA_SUCCESS when usable
-  bool found = false;                            // the library opened and its symbols resolved
-  std::string message;                           // what to do when it is not usable
-  std::string path;                              // the library asked for (env or libcuda.so.1)
-  std::string dlopen_error;                      // dlerror() when it did not open
-  int version = 0;                               // cuDriverGetVersion (0 when unknown)
-  bool proc_address = false;                     // entry points came from cuGetProcAddress
+  int status = CUDA_ERROR_NOT_INITIALIZED;    // CUDA_SUCCESS when usable; may be kDriverTooOld
+  bool found = false;                         // the library opened and its symbols resolved
+  std::string message;                        // what to do when it is not usable
+  std::string path;                           // the library asked for (env or libcuda.so.1)
+  std::string dlopen_error;                   // dlerror() when it did not open
+  int version = 0;                            // cuDriverGetVersion (0 when unknown)
+  bool proc_address = false;                  // entry points came from cuGetProcAddress
+  std::vector<std::string> missing_optional;  // NODECUDA_DRIVER_OPTIONAL_FUNCS not offered
 };
 
 // Opens libcuda.so.1 (or $NODECUDA_LIBCUDA) and runs cuInit once; never throws.

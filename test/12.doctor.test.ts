@@ -52,6 +52,7 @@ describe('availability()', () => {
       driverVersion: null,
       cudaVersion: null,
       minCudaVersion: '12.0',
+      missingEntryPoints: [],
     });
   });
 
@@ -138,6 +139,66 @@ describe('diagnose()', () => {
     expect(d.devices).toEqual([]);
     expect(d.features.compile.ok).toBe(true);
     expect(d.features.launch).toEqual({ ok: false, message: 'not tried: no usable GPU (CUDA_DRIVER_NOT_FOUND; see driver)' });
+  });
+});
+
+describe('NODE_DEBUG=nodecuda', () => {
+  function run(body: string, env: Record<string, string>): { stderr: string; status: number | null } {
+    const script = `const cuda = require(${JSON.stringify(DIST)}); ${body}`;
+    const r = spawnSync(process.execPath, ['-e', script], {
+      encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODECUDA_CACHE_DIR: cacheDir, ...NO_DRIVER, ...env },
+    });
+    return { stderr: r.stderr ?? '', status: r.status };
+  }
+  const src = `'__global__ void dbg_first(float *x) { x[0] = ${Date.now() % 1000}; } __global__ void dbg_second(int n) {}'`;
+  const body = `cuda.compiler.compile(${src}, { arch: 'sm_90' }); cuda.compiler.compile(${src}, { arch: 'sm_90' });`;
+
+  test('a compile logs its kernels, arch and time; the next process logs the disk cache hit', () => {
+    const first = run(body, { NODE_DEBUG: 'nodecuda' });
+    expect(first.status).toBe(0);
+    const lines = first.stderr.trim().split('\n');
+    // One miss and one compile; the second call in the same process is served from memory (no line).
+    expect(lines).toEqual([
+      expect.stringMatching(/^NODECUDA \d+: disk cache miss: dbg_first, dbg_second for sm_90 \(key [0-9a-f]{12} in /),
+      expect.stringMatching(/^NODECUDA \d+: compiling dbg_first, dbg_second for sm_90: \d+ ms \(NVRTC \d+\.\d+\)$/),
+    ]);
+    const second = run(body, { NODE_DEBUG: 'nodecuda' });
+    expect(second.stderr.trim()).toMatch(/^NODECUDA \d+: disk cache hit: dbg_first, dbg_second for sm_90 \(key [0-9a-f]{12} in /);
+    expect(second.stderr).not.toMatch(/compiling/);
+  });
+
+  test('silent without NODE_DEBUG', () => {
+    expect(run(body.replace(/dbg_first/g, 'dbg_quiet'), {}).stderr).toBe('');
+  });
+});
+
+describe('AbortSignal on compileAsync', () => {
+  test('an aborted signal rejects with AbortError; the compile still finishes in the background', () => {
+    const out = child(`
+      (async () => {
+        const src = '__global__ void ab_k(float *x) { x[0] = ${Date.now() % 977}; }';
+        const grab = async (p) => { try { await p; return 'resolved'; } catch (e) { return { name: e.name, code: e.code, cause: String(e.cause) }; } };
+        out.cubinsBefore = require('fs').readdirSync(process.env.NODECUDA_CACHE_DIR, { recursive: true }).filter((f) => String(f).endsWith('.entry')).length;
+        out.before = await grab(cuda.compiler.compileAsync(src, { arch: 'sm_90', signal: AbortSignal.abort('early') }));
+        const ac = new AbortController();
+        const p = cuda.compiler.compileAsync(src, { arch: 'sm_90', signal: ac.signal });
+        ac.abort('late');
+        out.during = await grab(p);
+        out.bad = await grab(Promise.resolve().then(() => cuda.compiler.compileAsync(src, { arch: 'sm_90', signal: 'x' })));
+        // The aborted compile still completes in the background: its image reaches the disk cache.
+        const fs = require('fs'), dir = process.env.NODECUDA_CACHE_DIR;
+        const files = () => fs.readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.entry')).length;
+        for (let i = 0; i < 600 && files() < out.cubinsBefore + 1; i++) await new Promise((r) => setTimeout(r, 100));
+        out.cubinsAfter = files();
+        out.ok = await grab(cuda.compiler.compileAsync(src, { arch: 'sm_90', signal: new AbortController().signal }));
+        console.log(JSON.stringify(out));
+      })();
+      out.sync = true`, NO_DRIVER);
+    expect(out.before).toEqual({ name: 'AbortError', code: 'ABORT_ERR', cause: 'early' });
+    expect(out.during).toEqual({ name: 'AbortError', code: 'ABORT_ERR', cause: 'late' });
+    expect(out.bad).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+    expect(out.ok).toBe('resolved');
+    expect(out.cubinsAfter).toBe((out.cubinsBefore as number) + 1);
   });
 });
 

@@ -47,6 +47,8 @@ declare namespace NativeAddon {
     procAddress: boolean;
     /** The oldest driver CUDA version accepted (12000). */
     minVersion: number;
+    /** Optional entry points (newer than CUDA 12.0) this driver does not offer. */
+    missingOptional: string[];
   }
 
   interface CompileResult {

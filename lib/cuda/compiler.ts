@@ -16,6 +16,8 @@ import { DeviceAllocation } from './memory';
 import { CudaFunction, ParamType, makeFunction, parseKernelSignatures } from './launch';
 import { native } from './native';
 import { currentContext } from './driver';
+import { debug, kernelNames } from '../base/debug';
+import { abortable } from '../base/abort';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const PACKAGE_VERSION: string = require('../../package.json').version;
@@ -36,6 +38,11 @@ export interface CompileOptions {
   nameExpressions?: string[];
   /** Disk cache directory for this compile (overrides NODECUDA_CACHE_DIR). */
   cacheDir?: string;
+  /**
+   * compileAsync only: rejects with an AbortError when aborted. NVRTC, once started, finishes in
+   * the background (and its result still goes to the cache).
+   */
+  signal?: AbortSignal;
 }
 
 /** Result of compiler.compile(). */
@@ -275,6 +282,12 @@ function prepare(source: string, opts: CompileOptions, defaultArch: boolean): Pr
 // In-process images by key (compiled once per process).
 const images = new Map<string, RawResult>();
 
+/** 'k1, k2 for sm_90' (NODE_DEBUG lines). */
+function what(p: Prepared): string {
+  const arch = p.options.find((o) => o.startsWith('--gpu-architecture='))?.slice(19) ?? '?';
+  return `${kernelNames(p.source)} for ${arch}`;
+}
+
 function readCache(p: Prepared): RawResult | null {
   if (!p.cacheable) return null;
   const hit = images.get(p.key);
@@ -282,6 +295,18 @@ function readCache(p: Prepared): RawResult | null {
   if (!p.cacheDir || !diskCache.openDir(p.cacheDir, p.cacheConfigured)) return null;
   const r = diskCache.readEntry(p.cacheDir, p.key, p.cubin ? 'cubin' : 'ptx', p.nameExpressions.length);
   if (r) images.set(p.key, r);
+  if (debug.enabled) debug(`disk cache ${r ? 'hit' : 'miss'}: ${what(p)} (key ${p.key.slice(0, 12)} in ${p.cacheDir})`);
+  return r;
+}
+
+/** Runs NVRTC (sync or async) and logs how long it took under NODE_DEBUG=nodecuda. */
+function timed<T>(p: Prepared, run: () => T): T {
+  if (!debug.enabled) return run();
+  const t0 = performance.now();
+  const log = (): void => debug(`compiling ${what(p)}: ${(performance.now() - t0).toFixed(0)} ms (NVRTC ${nvrtcVersion()})`);
+  const r = run();
+  if (r instanceof Promise) return r.finally(log) as T;
+  log();
   return r;
 }
 
@@ -339,7 +364,7 @@ function compilePrepared(p: Prepared): RawResult {
   if (hit) return hit;
   let r: RawResult;
   try {
-    r = native.compile(p.source, 'kernel.cu', p.options, p.nameExpressions, p.cubin);
+    r = timed(p, () => native.compile(p.source, 'kernel.cu', p.options, p.nameExpressions, p.cubin));
   } catch (e) {
     explain(e, p);
   }
@@ -352,7 +377,7 @@ async function compilePreparedAsync(p: Prepared): Promise<RawResult> {
   if (hit) return hit;
   let r: RawResult;
   try {
-    r = await native.compileAsync(p.source, 'kernel.cu', p.options, p.nameExpressions, p.cubin);
+    r = await timed(p, () => native.compileAsync(p.source, 'kernel.cu', p.options, p.nameExpressions, p.cubin));
   } catch (e) {
     explain(e, p);
   }
@@ -379,7 +404,7 @@ export function compile(source: string, opts: CompileOptions = {}): CompileResul
 export function compileAsync(source: string, opts: CompileOptions = {}): Promise<CompileResult> {
   try {
     const p = prepare(source, opts, true);
-    return compilePreparedAsync(p).then((r) => publicResult(p, r));
+    return abortable(() => compilePreparedAsync(p), opts.signal).then((r) => publicResult(p, r));
   } catch (e) {
     return Promise.reject(e);
   }
@@ -482,7 +507,7 @@ export class SourceModule extends Module {
    */
   static async compileAsync(source: string, opts: SourceModuleOptions = {}): Promise<SourceModule> {
     const p = prepare(source, opts, true);
-    const r = await compilePreparedAsync(p);
+    const r = await abortable(() => compilePreparedAsync(p), opts.signal);
     asyncCompiled = { p, r }; // taken by the constructor right below (synchronous: nothing between)
     try {
       return new SourceModule(source, opts);

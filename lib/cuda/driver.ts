@@ -6,6 +6,7 @@
 import { DEVICE_ATTRIBUTES, attributeNumber, camelName } from './attributes';
 import { checkSize, describe, typeError } from '../base/errors';
 import { native } from './native';
+import { type AbortOptions, abortable } from '../base/abort';
 
 /**
  * Whether a CUDA driver and at least one device are present. Never throws. It says nothing about
@@ -40,6 +41,11 @@ export interface Availability {
   cudaVersion: string | null;
   /** The oldest driver CUDA version nodecuda accepts ('12.0', R525). */
   minCudaVersion: string;
+  /**
+   * Driver entry points newer than CUDA 12.0 that this driver lacks (e.g. 'cuFuncGetParamInfo',
+   * CUDA 12.4); what uses one throws CudaError CUDA_ERROR_NOT_SUPPORTED naming the version needed.
+   */
+  missingEntryPoints: string[];
 }
 
 /** '12.4' for 12040. */
@@ -62,7 +68,7 @@ export function availability(): Availability {
     return {
       ok: false, code: (e as { code?: string }).code ?? 'CUDA_DRIVER_NOT_FOUND', message: String((e as Error).message),
       library: process.env.NODECUDA_LIBCUDA || 'libcuda.so.1', dlopenError: null, driverVersion: null, cudaVersion: null,
-      minCudaVersion: '12.0',
+      minCudaVersion: '12.0', missingEntryPoints: [],
     };
   }
   return {
@@ -74,6 +80,7 @@ export function availability(): Availability {
     driverVersion: s.version || null,
     cudaVersion: s.version ? cudaVersionString(s.version) : null,
     minCudaVersion: cudaVersionString(s.minVersion),
+    missingEntryPoints: s.found ? s.missingOptional : [],
   };
 }
 
@@ -254,8 +261,8 @@ export class Context {
     native.ctxSynchronize();
   }
   /** Resolves when all work in the current context is done (waits off the main thread). */
-  static synchronizeAsync(): Promise<void> {
-    return native.ctxSynchronizeAsync();
+  static synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
+    return abortable(() => native.ctxSynchronizeAsync(), opts?.signal);
   }
 }
 
@@ -293,8 +300,8 @@ export class Stream {
     native.streamSynchronize(this.handle);
   }
   /** Resolves when all work queued so far is done, without blocking the event loop. */
-  synchronizeAsync(): Promise<void> {
-    return native.streamSynchronizeAsync(this.handle);
+  synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
+    return abortable(() => native.streamSynchronizeAsync(this.handle), opts?.signal);
   }
   /** True when all queued work is done. */
   isDone(): boolean {
@@ -357,8 +364,8 @@ export class Event {
     return this;
   }
   /** Resolves when the recorded work is done. */
-  synchronizeAsync(): Promise<void> {
-    return native.eventSynchronizeAsync(this.handle);
+  synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
+    return abortable(() => native.eventSynchronizeAsync(this.handle), opts?.signal);
   }
   /** True when the recorded work is done. */
   query(): boolean {
