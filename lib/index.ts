@@ -234,7 +234,7 @@ export interface Versions {
  * console.log(cuda.version()); // { nodecuda: '0.1.0', driver: '13.0', nvrtc: '13.0', napi: 9 }
  */
 export function version(): Versions {
-  let drv: string | null = null;
+  let drv: string | null;
   let nvrtc: string | null;
   try {
     // Known even for a driver too old to use (the loader reads it before refusing one).

@@ -180,6 +180,8 @@ declare namespace NativeAddon {
     moduleLoad(image: HostBuffer, byteOffset: number, byteLength: number): ModuleHandle;
     moduleFunction(mod: ModuleHandle, name: string): FunctionHandle;
     moduleGlobal(mod: ModuleHandle, name: string): [bigint, number];
+    /** [offset, size, ...] per parameter (cuFuncGetParamInfo, CUDA 12.4); null without it unless `required`. */
+    funcParamInfo(fn: FunctionHandle, required: boolean): number[] | null;
     funcAttribute(fn: FunctionHandle, attribute: number): number;
     funcSetAttribute(fn: FunctionHandle, attribute: number, value: number): void;
     occupancyMaxActiveBlocks(fn: FunctionHandle, blockSize: number, sharedBytes: number): number;

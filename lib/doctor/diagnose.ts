@@ -136,7 +136,7 @@ function cache(): Diagnosis['cache'] {
   // Writable: the directory, or (before the first compile creates it) its nearest existing parent.
   let probe = dir;
   while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
-  let writable = false;
+  let writable: boolean;
   try {
     fs.accessSync(probe, fs.constants.W_OK);
     writable = true;
