@@ -252,6 +252,7 @@ const std::map<int, std::pair<const char*, const char*>>& Errors() {
       E(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,
         "pointer does not correspond to a registered memory region"),
       E(CUDA_ERROR_LAUNCH_FAILED, "unspecified launch failure"),
+      E(CUDA_ERROR_NOT_SUPPORTED, "operation not supported"),
       E(CUDA_ERROR_UNKNOWN, "unknown error"),
 #undef E
   };
