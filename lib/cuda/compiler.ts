@@ -11,11 +11,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 import * as diskCache from './disk_cache';
 import { DEVICE_ATTRIBUTES } from './attributes';
-import { NvrtcError, describe, typeError } from '../base/errors';
+import { CudaError, NvrtcError, describe, typeError } from '../base/errors';
 import { DeviceAllocation } from './memory';
 import { CudaFunction, ParamType, makeFunction, parseKernelSignatures } from './launch';
 import { native } from './native';
-import { currentContext } from './driver';
+import { cudaVersionString, currentContext } from './driver';
 import { debug, kernelNames } from '../base/debug';
 import { abortable } from '../base/abort';
 
@@ -468,6 +468,21 @@ function loadCached(key: string, image: Uint8Array): NativeAddon.ModuleHandle {
   return h;
 }
 
+/**
+ * A driver JIT-compiles PTX no newer than itself: PTX from a newer NVRTC (13.0 with a 12.x driver)
+ * is refused with a bare CUDA_ERROR_UNSUPPORTED_PTX_VERSION, so say why and what to do first.
+ */
+function checkPtxLoadable(p: Prepared): void {
+  if (p.cubin) return;
+  const drv = native.driverStatus().version;
+  const [maj, min] = native.nvrtcVersion();
+  if (!drv || maj * 1000 + min * 10 <= drv) return;
+  throw new CudaError(`PTX from NVRTC ${maj}.${min} cannot be loaded by this driver (CUDA ${cudaVersionString(drv)}), ` +
+    'which JIT-compiles PTX no newer than itself. Compile CUBIN for the GPU (the default where NVRTC knows its ' +
+    `architecture), update the driver, or point NODECUDA_NVRTC at an NVRTC no newer than ${cudaVersionString(drv)}.`,
+  { code: 'CUDA_ERROR_UNSUPPORTED_PTX_VERSION', status: 222, call: 'cuModuleLoadData' });
+}
+
 // compileAsync's result handed to the SourceModule constructor it calls (uncacheable sources
 // would otherwise compile twice).
 let asyncCompiled: { p: Prepared; r: RawResult } | null = null;
@@ -495,6 +510,7 @@ export class SourceModule extends Module {
     asyncCompiled = null;
     const p = pending?.p ?? prepare(source, opts, true);
     const r = pending?.r ?? compilePrepared(p);
+    checkPtxLoadable(p);
     super(loadCached(moduleKey(p, r), r.image), opts.noExternC ? null : parseKernelSignatures(source));
     this.image = r.image;
     this.log = r.log;

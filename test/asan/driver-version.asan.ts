@@ -176,3 +176,21 @@ test('{ signal } on async copies and synchronizeAsync; keep() inside tidy(); NOD
   expect(out).toMatchObject({ kept: true, dropped: true });
   expect(r.stderr).toMatch(/^NODECUDA \d+: memory pool of device 0 grew from 0\.0 MiB to \d+\.\d MiB \(allocating 262144 bytes\)$/m);
 });
+
+test('PTX from an NVRTC newer than the driver: a clear CUDA_ERROR_UNSUPPORTED_PTX_VERSION before loading', () => {
+  const r = runFake(PRELUDE + `
+    const [maj, min] = native.nvrtcVersion();
+    out.nvrtc = maj * 1000 + min * 10;
+    out.ptx = grab(() => new SourceModule('__global__ void k(int *x) { x[0] = 1; }', { target: 'ptx' }));
+    out.cubin = grab(() => typeof new SourceModule('__global__ void k(int *x) { x[0] = 1; }').getFunction('k'));
+    console.log(JSON.stringify(out));`, { FAKECUDA_VERSION: '12000' });
+  expectClean(r);
+  const out = r.out as Record<string, Record<string, unknown>>;
+  expect(out.cubin).toEqual({ value: 'function' });
+  if (Number(out.nvrtc) > 12000) {
+    expect(out.ptx).toMatchObject({ name: 'CudaError', code: 'CUDA_ERROR_UNSUPPORTED_PTX_VERSION' });
+    expect(out.ptx.message).toMatch(/cannot be loaded by this driver \(CUDA 12\.0\)/);
+  } else {
+    expect(out.ptx).toHaveProperty('value');
+  }
+});

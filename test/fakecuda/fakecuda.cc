@@ -338,7 +338,13 @@ FAKE_API CUresult cuDevicePrimaryCtxReset(CUdevice d) {
   if (g_primary) DropContextResources(lock, g_primary);
   return CUDA_SUCCESS;
 }
-FAKE_API CUresult cuCtxCreate(CUcontext* out, CUctxCreateParams*, unsigned, CUdevice d) {
+// cuCtxCreate_v4 (CUDA 12.5): a caller that uses it on an older "driver" (FAKECUDA_VERSION) is a
+// bug: the real driver of that version does not have it. cuCtxCreate_v2: fakecuda_proc.cc.
+FAKE_API CUresult cuCtxCreate(CUcontext* out, CUctxCreateParams*, unsigned flags, CUdevice d) {
+  if (DriverVersion() < 12050) Die("cuCtxCreate_v4 called on a CUDA %d driver", DriverVersion());
+  return CtxCreate(out, flags, d);
+}
+CUresult fakecuda::CtxCreate(CUcontext* out, unsigned, CUdevice d) {
   std::lock_guard<std::mutex> lock(mu);
   if (!g_init) return CUDA_ERROR_NOT_INITIALIZED;
   if (d != 0) return CUDA_ERROR_INVALID_DEVICE;

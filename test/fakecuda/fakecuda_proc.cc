@@ -12,11 +12,11 @@
 
 // The variants older than the names cuda.h 13 maps to (the double's own entry points).
 FAKE_API CUresult cuCtxCreate_v2(CUcontext* out, unsigned flags, CUdevice d) {
-  return cuCtxCreate(out, nullptr, flags, d);  // cuda.h: cuCtxCreate_v4
+  return fakecuda::CtxCreate(out, flags, d);
 }
 #undef cuEventElapsedTime
 FAKE_API CUresult cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
-  return cuEventElapsedTime_v2(ms, a, b);
+  return fakecuda::EventElapsedTime(ms, a, b);
 }
 
 namespace {
@@ -63,18 +63,13 @@ const Variant kVariants[] = {
 #undef V
 // clang-format on
 
-int DriverVersion() {
-  static const int v = fakecuda::Env("FAKECUDA_VERSION", CUDA_VERSION);
-  return v;
-}
-
 CUresult Lookup(const char* symbol, void** pfn, int version, CUdriverProcAddressQueryResult* st) {
   if (!symbol || !pfn) return CUDA_ERROR_INVALID_VALUE;
   *pfn = nullptr;
   const Variant* best = nullptr;
   bool known = false;  // this "driver" has the symbol at all
   for (const Variant& v : kVariants) {
-    if (std::strcmp(v.name, symbol) != 0 || v.version > DriverVersion()) continue;
+    if (std::strcmp(v.name, symbol) != 0 || v.version > fakecuda::DriverVersion()) continue;
     known = true;
     if (v.version <= version && (!best || v.version > best->version)) best = &v;
   }
@@ -89,8 +84,13 @@ CUresult Lookup(const char* symbol, void** pfn, int version, CUdriverProcAddress
 
 }  // namespace
 
+int fakecuda::DriverVersion() {
+  static const int v = Env("FAKECUDA_VERSION", CUDA_VERSION);
+  return v;
+}
+
 FAKE_API CUresult cuDriverGetVersion(int* v) {
-  return v ? (*v = DriverVersion(), CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE;
+  return v ? (*v = fakecuda::DriverVersion(), CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE;
 }
 // CUDA 12.0's form (cuda.h: cuGetProcAddress is cuGetProcAddress_v2).
 FAKE_API CUresult cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags,

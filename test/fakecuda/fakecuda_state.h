@@ -140,6 +140,12 @@ uint64_t Enqueue(const StreamP& s, std::function<void()> fn,
 void Wait(std::unique_lock<std::mutex>& lock, const StreamP& s, uint64_t seq);
 void WaitContext(std::unique_lock<std::mutex>& lock, uintptr_t ctx);
 
+// FAKECUDA_VERSION (default CUDA_VERSION): the driver version the double pretends to be.
+int DriverVersion();
+// The bodies of cuCtxCreate and cuEventElapsedTime, shared by their old and new variants.
+CUresult CtxCreate(CUcontext* out, unsigned flags, CUdevice d);
+CUresult EventElapsedTime(float* ms, CUevent a, CUevent b);
+
 // Host address of device range [d, d+n) inside one live allocation, or 0.
 uint8_t* Dev(CUdeviceptr d, size_t n);
 CUresult AllocDev(CUdeviceptr* out, size_t n, bool pooled);
