@@ -4,8 +4,40 @@
 const cuda = require('nodecuda');
 const { driver, SourceModule } = cuda;
 
-if (!cuda.isAvailable()) {
-  console.log('nodecuda: no CUDA driver or GPU found on this machine; nothing to run here.');
+// The four kernels of this example (compiled below with NVRTC).
+const SOURCE = `
+__global__ void double_it(float *a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] *= 2.0f;
+}
+
+__global__ void double_into(const float *a, float *b, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) b[i] = 2.0f * a[i];
+}
+
+__global__ void upper(char *s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && s[i] >= 'a' && s[i] <= 'z') s[i] -= 'a' - 'A';
+}
+`;
+
+// --- Without a GPU: say why, and do what needs none (compiling) ---------------------------------
+const available = cuda.availability();
+if (!available.ok) {
+  console.log(`nodecuda: no usable GPU here (${available.code}): ${available.message}`);
+  console.log('With one, this example would copy 1000 floats to the GPU, run three kernels on them ' +
+    'and on a string, and check every result against the CPU.');
+  try {
+    // NVRTC needs no GPU: compile the same kernels for an H100 (sm_90), as one would to ship them.
+    const t0 = Date.now();
+    const { image } = cuda.compiler.compile(SOURCE, { arch: 'sm_90' });
+    console.log(`Compiled its kernels for sm_90 with NVRTC ${cuda.version().nvrtc}: ` +
+      `${image.length} bytes of cubin in ${Date.now() - t0} ms.`);
+  } catch (e) {
+    console.log(`Compiling needs NVRTC, which is not usable either: ${e.message.split('\n')[0]}`);
+  }
+  console.log('Run `npx nodecuda doctor` for the full picture.');
   process.exit(0);
 }
 
@@ -21,22 +53,7 @@ console.log(`${driver.Device.count()} device(s); device 0: ${dev.name()}, ` +
 // --- Kernels -----------------------------------------------------------------------------------
 // SourceModule compiles with NVRTC for the current GPU and wraps the source in extern "C", so the
 // functions keep their plain names. The signatures are parsed: plain numbers work for `int n`.
-const mod = new SourceModule(`
-__global__ void double_it(float *a, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) a[i] *= 2.0f;
-}
-
-__global__ void double_into(const float *a, float *b, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) b[i] = 2.0f * a[i];
-}
-
-__global__ void upper(char *s, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && s[i] >= 'a' && s[i] <= 'z') s[i] -= 'a' - 'A';
-}
-`);
+const mod = new SourceModule(SOURCE);
 const doubleIt = mod.getFunction('double_it');
 const doubleInto = mod.getFunction('double_into');
 const upper = mod.getFunction('upper');

@@ -10,7 +10,7 @@ export const {
   halfBitsToFloat, SourceModule, Module, ElementwiseKernel, GenericElementwiseKernel, isAvailable,
   ReductionKernel, InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel, GPUArray, tidy,
   slice, newaxis, ellipsis, Slice, resultType, promoteTypes, canCast, gpuarray, random, cumath,
-  driver, compiler, version, memory, freeCachedMemory, gl, nccl, withDevice, linalg,
+  driver, compiler, version, memory, freeCachedMemory, gl, nccl, withDevice, linalg, availability, diagnose, formatDiagnosis, keep,
 } = cuda;
 
 export default cuda;

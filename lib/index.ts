@@ -11,6 +11,7 @@
  */
 import * as compilerNs from './cuda/compiler';
 import * as driverCore from './cuda/driver';
+import { cudaVersionString } from './cuda/driver';
 import * as launchNs from './cuda/launch';
 import * as memoryNs from './cuda/memory';
 import * as creation from './array/creation';
@@ -42,16 +43,19 @@ export type {
 } from './kernels/elementwise';
 export type { CompileOptions, CompileResult, SourceModuleOptions } from './cuda/compiler';
 export type { CudaFunction, LaunchOptions, ParamType } from './cuda/launch';
-export { isAvailable, withDevice } from './cuda/driver';
+export { isAvailable, withDevice, availability } from './cuda/driver';
+export type { Availability } from './cuda/driver';
 export type { DeviceId, ToOptions, DeviceMismatchError } from './array/devices';
 export type { PlaceOptions } from './array/creation';
+export { diagnose, formatDiagnosis } from './doctor/diagnose';
+export type { Diagnosis } from './doctor/diagnose';
 export { ReductionKernel } from './kernels/reduction';
 export type { ReductionKernelOptions, ReductionCallOptions, ReductionCallable } from './kernels/reduction';
 export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './kernels/scan';
 export type { ScanKernel, GenericScanOptions, GenericScanCallable } from './kernels/scan';
 export type { ScanOptions } from './array/scan';
 export type { ReduceOptions, VarOptions, ArgOptions } from './array/reductions';
-export { GPUArray, tidy } from './array/gpuarray';
+export { GPUArray, tidy, keep } from './array/gpuarray';
 export { slice, newaxis, ellipsis, Slice } from './base/indexing';
 export type { IndexItem } from './base/indexing';
 export type { Operand, OpOptions } from './array/operators';
@@ -279,13 +283,12 @@ export interface Versions {
  * console.log(cuda.version()); // { nodecuda: '0.1.0', driver: '13.0', nvrtc: '13.0', napi: 9 }
  */
 export function version(): Versions {
-  let drv: string | null = null;
+  let drv: string | null;
   let nvrtc: string | null;
   try {
-    if (cu.driverStatus().found) {
-      const v = cu.driverVersion();
-      drv = `${Math.floor(v / 1000)}.${(v % 1000) / 10}`;
-    }
+    // Known even for a driver too old to use (the loader reads it before refusing one).
+    const v = cu.driverStatus().version;
+    drv = v ? cudaVersionString(v) : null;
   } catch {
     drv = null;
   }
@@ -329,5 +332,7 @@ export function memory(): {
  * cuda.freeCachedMemory();
  */
 export function freeCachedMemory(): void {
+  // Without a usable driver nothing was ever allocated: nothing to free (and nothing to throw).
+  if (!driverCore.isAvailable()) return;
   cu.poolTrim();
 }

@@ -8,7 +8,8 @@ namespace nodecuda {
 
 namespace {
 
-// driverStatus() -> { ok, found, status, code, message }; never throws (isAvailable()).
+// driverStatus() -> { ok, found, status, code, message, path, dlopenError, version, procAddress,
+// minVersion, missingOptional }; never throws (isAvailable(), availability()).
 Napi::Value DriverStatus(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const DriverState& s = LoadDriver();
@@ -23,6 +24,15 @@ Napi::Value DriverStatus(const Napi::CallbackInfo& info) {
   o.Set("status", status);
   o.Set("code", status == CUDA_SUCCESS ? std::string("CUDA_SUCCESS") : CuStatusName(status));
   o.Set("message", s.message);
+  o.Set("path", s.path);
+  o.Set("dlopenError", s.dlopen_error);
+  o.Set("version", s.version);
+  o.Set("procAddress", s.proc_address);
+  o.Set("minVersion", kMinDriverVersion);
+  Napi::Array missing = Napi::Array::New(env, s.missing_optional.size());
+  for (size_t i = 0; i < s.missing_optional.size(); i++)
+    missing.Set(static_cast<uint32_t>(i), s.missing_optional[i]);
+  o.Set("missingOptional", missing);
   return o;
 }
 
@@ -100,8 +110,8 @@ Napi::Value CurrentDevice(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), ThreadDevice());
 }
 
-// CUresult cuCtxCreate(CUcontext* pctx, CUctxCreateParams* params, unsigned int flags,
-//                      CUdevice dev)
+// CUresult cuCtxCreate_v2(CUcontext* pctx, unsigned int flags, CUdevice dev) (CUDA 3.2's: the
+// CUDA 12.5 form only adds optional parameters this call does not use)
 Napi::Value CtxCreate(const Napi::CallbackInfo& info) {
   int ordinal = IntArg(info, 0, "ordinal");
   unsigned flags = static_cast<unsigned>(IntArg(info, 1, "flags"));
@@ -111,7 +121,7 @@ Napi::Value CtxCreate(const Napi::CallbackInfo& info) {
   c->ordinal = ordinal;
   c->dev = primary->dev;
   CUcontext raw = nullptr;
-  CU_CHECK(DrainedCu().cuCtxCreate(&raw, nullptr, flags, c->dev));
+  CU_CHECK(DrainedCu().cuCtxCreate(&raw, flags, c->dev));
   c->ctx = raw;
   // cuCtxCreate pushes the new context; the thread's stack (PushContext) decides what is current.
   ForgetCurrent();

@@ -42,6 +42,7 @@ std::string CallName(const char* expr) {
 std::string CuStatusName(int status) {
   if (status == kDriverNotFound) return "CUDA_DRIVER_NOT_FOUND";
   if (status == kNvrtcNotFound) return "NVRTC_NOT_FOUND";
+  if (status == kDriverTooOld) return "CUDA_DRIVER_TOO_OLD";
   const DriverState& d = LoadDriver();
   if (d.found) {
     const char* name = nullptr;

@@ -14,6 +14,7 @@ namespace nodecuda {
 // Pseudo status codes for failures that happen before any driver/NVRTC call.
 constexpr int kDriverNotFound = -1;  // code CUDA_DRIVER_NOT_FOUND
 constexpr int kNvrtcNotFound = -2;   // code NVRTC_NOT_FOUND
+constexpr int kDriverTooOld = -4;    // code CUDA_DRIVER_TOO_OLD (older than kMinDriverVersion)
 constexpr int kPoisoned = -3;        // the context hit a sticky fault earlier
 
 struct CuErr {

@@ -47,10 +47,11 @@ const std::shared_ptr<GraphicsRes>& Res(const Napi::Value& v) {
   return r;
 }
 
+// Both registration functions are CUDA 3.0's (cudaGLTypedefs.h PFN_..._v3000).
 template <typename Fn>
 Fn DriverFn(const char* name) {
   DrainedCu();  // throws CUDA_DRIVER_NOT_FOUND & co first
-  auto fn = reinterpret_cast<Fn>(DriverSymbol(name));
+  auto fn = reinterpret_cast<Fn>(DriverSymbol(name, 3000));
   if (!fn) throw CuErr(CUDA_ERROR_NOT_SUPPORTED, name, "this driver has no OpenGL interop");
   return fn;
 }

@@ -31,33 +31,100 @@ bool Resolve(void* lib, const char* name, T& slot) {
   return slot != nullptr;
 }
 
+// The driver's resolver: cuGetProcAddress_v2 (CUDA 12.0, reports why a symbol is missing), else
+// cuGetProcAddress (CUDA 11.3); both null on a driver without one (plain dlsym then).
+PFN_cuGetProcAddress_v12000 g_proc_v2 = nullptr;
+PFN_cuGetProcAddress_v11030 g_proc_v1 = nullptr;
+
+// Resolves base name `name` at CUDA version `version` (legacy default-stream semantics, as the
+// plain exported names have), or the exported symbol `sym` where there is no cuGetProcAddress.
+void* ResolveCu(const char* name, int version, const char* sym) {
+  void* fn = nullptr;
+  constexpr cuuint64_t kFlags = CU_GET_PROC_ADDRESS_LEGACY_STREAM;
+  if (g_proc_v2) {
+    CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    if (g_proc_v2(name, &fn, version, kFlags, &found) != CUDA_SUCCESS ||
+        found != CU_GET_PROC_ADDRESS_SUCCESS)
+      fn = nullptr;
+  } else if (g_proc_v1) {
+    if (g_proc_v1(name, &fn, version, kFlags) != CUDA_SUCCESS) fn = nullptr;
+  } else {
+    fn = dlsym(g_cu_lib, sym);
+  }
+  return fn;
+}
+
 void OpenDriver() {
   const char* env = std::getenv("NODECUDA_LIBCUDA");
   const char* path = env && *env ? env : "libcuda.so.1";
+  g_driver.path = path;
   void* lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
+    const char* why = dlerror();
     g_driver.status = CUDA_ERROR_NOT_INITIALIZED;
+    g_driver.dlopen_error = why ? why : "";
     g_driver.message = std::string("The NVIDIA driver library (") + path +
                        ") could not be loaded: install the NVIDIA driver (it provides "
                        "libcuda.so.1) on a machine with an NVIDIA GPU. dlopen said: " +
-                       dlerror();
+                       g_driver.dlopen_error;
     return;
   }
   g_cu_lib = lib;
-  std::string missing;
-#define NODECUDA_LOAD_CU(name)                      \
-  if (!Resolve(lib, NODECUDA_STR(name), g_cu.name)) \
-    missing += std::string(" ") + NODECUDA_STR(name);
-  NODECUDA_DRIVER_FUNCS(NODECUDA_LOAD_CU)
-#undef NODECUDA_LOAD_CU
-  if (!missing.empty()) {
-    g_driver.message = std::string("The NVIDIA driver at ") + path +
-                       " is too old for nodecuda (missing:" + missing +
-                       "). Install a driver for CUDA 12.8 or newer.";
+  // Entry points whose name and prototype never changed, needed before the version is known.
+  if (!Resolve(lib, "cuInit", g_cu.cuInit) ||
+      !Resolve(lib, "cuDriverGetVersion", g_cu.cuDriverGetVersion) ||
+      !Resolve(lib, "cuGetErrorName", g_cu.cuGetErrorName) ||
+      !Resolve(lib, "cuGetErrorString", g_cu.cuGetErrorString)) {
+    g_driver.message = std::string(path) +
+                       " is not an NVIDIA driver library (it lacks cuInit, cuDriverGetVersion or "
+                       "cuGetErrorName). Install the NVIDIA driver for CUDA " +
+                       CudaVersionString(kMinDriverVersion) + " or newer.";
     return;
   }
-  g_driver.found = true;
+  g_driver.found = true;  // the library answers: its error names and strings can be used
+  auto fail = [&](int status, const std::string& message) {
+    g_driver.status = status;
+    g_driver.message = message;
+  };
+  int version = 0;
+  CUresult r = g_cu.cuDriverGetVersion(&version);
+  if (r == CUDA_SUCCESS) g_driver.version = version;
+  if (r == CUDA_SUCCESS && version < kMinDriverVersion) {
+    return fail(kDriverTooOld, std::string("The NVIDIA driver at ") + path + " supports CUDA " +
+                                   CudaVersionString(version) +
+                                   "; nodecuda needs a driver for CUDA " +
+                                   CudaVersionString(kMinDriverVersion) +
+                                   " or newer (R525 or newer). Update the NVIDIA driver.");
+  }
+  if (r == CUDA_SUCCESS) {
+    Resolve(lib, "cuGetProcAddress_v2", g_proc_v2);
+    if (!g_proc_v2) Resolve(lib, "cuGetProcAddress", g_proc_v1);
+    g_driver.proc_address = g_proc_v2 || g_proc_v1;
+#define NODECUDA_LOAD_CU(name, version, sym) \
+  g_cu.name = reinterpret_cast<decltype(g_cu.name)>(ResolveCu(#name, version, #sym));
+    NODECUDA_DRIVER_FUNCS(NODECUDA_LOAD_CU)
+    NODECUDA_DRIVER_OPTIONAL_FUNCS(NODECUDA_LOAD_CU)  // missing ones stay null
+#undef NODECUDA_LOAD_CU
+#define NODECUDA_NOTE_OPTIONAL(name, version, sym) \
+  if (!g_cu.name) g_driver.missing_optional.push_back(#name);
+    NODECUDA_DRIVER_OPTIONAL_FUNCS(NODECUDA_NOTE_OPTIONAL)
+#undef NODECUDA_NOTE_OPTIONAL
+    std::string required;
+#define NODECUDA_CHECK_CU(name, version, sym) \
+  if (!g_cu.name) required += std::string(" ") + #name;
+    NODECUDA_DRIVER_FUNCS(NODECUDA_CHECK_CU)
+#undef NODECUDA_CHECK_CU
+    if (!required.empty()) {
+      return fail(kDriverTooOld, std::string("The NVIDIA driver at ") + path + " (CUDA " +
+                                     CudaVersionString(version) +
+                                     ") lacks entry points nodecuda needs:" + required +
+                                     ". Install a driver for CUDA " +
+                                     CudaVersionString(kMinDriverVersion) + " or newer.");
+    }
+  }
+  // cuInit also explains a failed cuDriverGetVersion (the toolkit's stub answers both alike).
   g_driver.status = g_cu.cuInit(0);
+  if (g_driver.status == CUDA_SUCCESS && r != CUDA_SUCCESS) g_driver.status = r;
   if (g_driver.status == CUDA_ERROR_STUB_LIBRARY) {
     g_driver.message = std::string(path) +
                        " is the CUDA toolkit's stub library, not a driver: install the NVIDIA "
@@ -66,23 +133,32 @@ void OpenDriver() {
     g_driver.message = "cuInit found no CUDA-capable device (check CUDA_VISIBLE_DEVICES).";
   } else if (g_driver.status != CUDA_SUCCESS) {
     const char* s = nullptr;
-    g_cu.cuGetErrorString(g_driver.status, &s);
+    g_cu.cuGetErrorString(static_cast<CUresult>(g_driver.status), &s);
     g_driver.message = std::string("cuInit failed: ") + (s ? s : "unknown error");
   }
 }
 
 void OpenNvrtc() {
   std::string tried;
-  g_nvrtc_path = OpenToolkitLibrary(
-      "NODECUDA_NVRTC", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"},
-      [](void* lib) {
-        bool ok = true;
+  // A driver loads cubins of its own CUDA major (and PTX no newer than itself): with a 12.x
+  // driver NVRTC 12 comes first; 13 stays a fallback (its cubins may still be refused, which
+  // SourceModule then reports). Without a driver (compiling for elsewhere) the newest comes first.
+  const DriverState& d = LoadDriver();
+  auto accept = [](void* lib) {
+    bool ok = true;
 #define NODECUDA_LOAD_NVRTC(name) ok = Resolve(lib, NODECUDA_STR(name), g_nvrtc.name) && ok;
-        NODECUDA_NVRTC_FUNCS(NODECUDA_LOAD_NVRTC)
+    NODECUDA_NVRTC_FUNCS(NODECUDA_LOAD_NVRTC)
 #undef NODECUDA_LOAD_NVRTC
-        return ok;
-      },
-      tried);
+    return ok;
+  };
+  // (Each list lives only as long as its call: an initializer_list must not outlive it.)
+  if (d.version >= 12000 && d.version < 13000) {
+    g_nvrtc_path = OpenToolkitLibrary(
+        "NODECUDA_NVRTC", {"libnvrtc.so.12", "libnvrtc.so.13", "libnvrtc.so"}, accept, tried);
+  } else {
+    g_nvrtc_path = OpenToolkitLibrary(
+        "NODECUDA_NVRTC", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, accept, tried);
+  }
   g_nvrtc_ok = !g_nvrtc_path.empty();
   if (!g_nvrtc_ok)
     g_nvrtc_error =
@@ -143,9 +219,21 @@ const DriverApi& DrainedCuUnchecked() {
 
 const DriverApi& RawCu() { return g_cu; }
 
-void* DriverSymbol(const char* name) {
-  if (!LoadDriver().found || !g_cu_lib) return nullptr;
-  return dlsym(g_cu_lib, name);
+void* DriverSymbol(const char* name, int version) {
+  if (LoadDriver().status != CUDA_SUCCESS || !g_cu_lib) return nullptr;
+  return ResolveCu(name, version, name);
+}
+
+void RequireDriverFeature(const void* fn, const char* name, int version) {
+  if (fn) return;
+  const DriverState& d = LoadDriver();
+  throw CuErr(CUDA_ERROR_NOT_SUPPORTED, name,
+              std::string(name) + " needs a driver for CUDA " + CudaVersionString(version) +
+                  " or newer; this driver supports CUDA " + CudaVersionString(d.version) + ".");
+}
+
+std::string CudaVersionString(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
 const NvrtcApi& Nvrtc() {

@@ -222,6 +222,34 @@ Napi::Value FuncAttribute(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), v);
 }
 
+// funcParamInfo(fn, required) -> [offset, size, offset, size, ...] of each parameter, or null when
+// the driver lacks cuFuncGetParamInfo (CUDA 12.4) and `required` is false (else
+// CUDA_ERROR_NOT_SUPPORTED naming 12.4). CUresult cuFuncGetParamInfo(CUfunction func, size_t
+// paramIndex, size_t* paramOffset,
+//                             size_t* paramSize)
+Napi::Value FuncParamInfo(const Napi::CallbackInfo& info) {
+  CUfunction f = FunctionArg(info[0])->fn;
+  bool required = info[1].ToBoolean();
+  const DriverApi& cu = DrainedCu();
+  if (!cu.cuFuncGetParamInfo) {
+    if (!required) return info.Env().Null();
+    RequireDriverFeature(nullptr, "cuFuncGetParamInfo", 12040);
+  }
+  Napi::Array out = Napi::Array::New(info.Env());
+  // A kernel has at most 32764 bytes of parameters: at most that many parameters.
+  for (size_t i = 0; i < 32764; i++) {
+    size_t offset = 0, size = 0;
+    CUresult r = cu.cuFuncGetParamInfo(f, i, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+    CU_CHECK(r);
+    out.Set(static_cast<uint32_t>(2 * i),
+            Napi::Number::New(info.Env(), static_cast<double>(offset)));
+    out.Set(static_cast<uint32_t>(2 * i + 1),
+            Napi::Number::New(info.Env(), static_cast<double>(size)));
+  }
+  return out;
+}
+
 // funcSetAttribute(fn, attr, value)
 // CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 Napi::Value FuncSetAttribute(const Napi::CallbackInfo& info) {
@@ -266,6 +294,7 @@ void InitModule(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "moduleGlobal", ModuleGlobal);
   NODECUDA_EXPORT(env, exports, "funcAttribute", FuncAttribute);
   NODECUDA_EXPORT(env, exports, "funcSetAttribute", FuncSetAttribute);
+  NODECUDA_EXPORT(env, exports, "funcParamInfo", FuncParamInfo);
   NODECUDA_EXPORT(env, exports, "occupancyMaxActiveBlocks", OccupancyMaxActiveBlocks);
   NODECUDA_EXPORT(env, exports, "occupancyMaxPotentialBlockSize", OccupancyMaxPotentialBlockSize);
 }

@@ -190,6 +190,14 @@ describe('parseKernelSignatures', () => {
       'uint8 u8', 'ptr a']);
   });
 
+  test('declarators with parentheses and template arguments with commas are one parameter each', () => {
+    // Before: the list ended at the first ')', so `float (*x)[4], int n` was one parameter.
+    const src = `__global__ void k(float (*x)[4], int n, void (*f)(int, float), Pair<int, 2> p, float y[8][4], double d) {}
+      __global__ void after(int m) {}`;
+    expect(kinds(src, 'k')).toEqual(['ptr x', 'int32 n', 'ptr f', '?Pair<int, 2> p', 'ptr y', 'float64 d']);
+    expect(kinds(src, 'after')).toEqual(['int32 m']);
+  });
+
   test('comments are ignored, inside and outside parameter lists', () => {
     const src = `/* __global__ void ghost(int a) */
       // __global__ void ghost2(float b)

@@ -143,7 +143,7 @@ describe('examples', () => {
 // With one, this case cannot be produced (CUDA_VISIBLE_DEVICES does not hide the driver from
 // every example), so it is skipped there, as the GPU suites are skipped here.
 (hasGpu ? describe.skip : describe)('examples without a GPU', () => {
-  test.each(FILES)('%s prints the skip line and exits 0', (file) => {
+  test.each(FILES.filter((f) => f !== 'quickstart.js'))('%s prints the skip line and exits 0', (file) => {
     const r = run(file);
     expect(r.signal).toBeNull();
     expect(r.stderr).toBe('');
@@ -200,4 +200,16 @@ describeGpu('examples on the GPU', () => {
     expect(out).not.toMatch(/^batch 3\//m);
     expect(out).toMatch(new RegExp(`^pi estimate: \\d\\.\\d+ from ${2 * 2 ** 22} points`, 'm'));
   }, TIMEOUT);
+
+  // npm start: says why there is no GPU and what it would do, then compiles its kernels (no GPU needed).
+  test('quickstart.js says why, what it would do, and compiles its kernels with NVRTC', () => {
+    const r = run('quickstart.js');
+    expect(r.signal).toBeNull();
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^nodecuda: no usable GPU here \((CUDA_DRIVER_NOT_FOUND|CUDA_ERROR_\w+|CUDA_DRIVER_TOO_OLD)\): \S/);
+    expect(r.stdout).toMatch(/^With one, this example would copy 1000 floats to the GPU/m);
+    expect(r.stdout).toMatch(/^Compiled its kernels for sm_90 with NVRTC \d+\.\d+: [1-9]\d* bytes of cubin in \d+ ms\.$/m);
+    expect(r.stdout).toMatch(/npx nodecuda doctor/);
+    expect(r.status).toBe(0);
+  });
 });

@@ -48,6 +48,18 @@ declare namespace NativeAddon {
     status: number;
     code: string;
     message: string;
+    /** The driver library asked for (NODECUDA_LIBCUDA or libcuda.so.1). */
+    path: string;
+    /** dlerror() when the library did not open ('' otherwise). */
+    dlopenError: string;
+    /** cuDriverGetVersion (e.g. 12000), 0 when unknown. */
+    version: number;
+    /** Entry points were resolved with the driver's cuGetProcAddress (else dlsym). */
+    procAddress: boolean;
+    /** The oldest driver CUDA version accepted (12000). */
+    minVersion: number;
+    /** Optional entry points (newer than CUDA 12.0) this driver does not offer. */
+    missingOptional: string[];
   }
 
   interface CompileResult {
@@ -192,6 +204,8 @@ declare namespace NativeAddon {
     moduleLoad(image: HostBuffer, byteOffset: number, byteLength: number): ModuleHandle;
     moduleFunction(mod: ModuleHandle, name: string): FunctionHandle;
     moduleGlobal(mod: ModuleHandle, name: string): [bigint, number];
+    /** [offset, size, ...] per parameter (cuFuncGetParamInfo, CUDA 12.4); null without it unless `required`. */
+    funcParamInfo(fn: FunctionHandle, required: boolean): number[] | null;
     funcAttribute(fn: FunctionHandle, attribute: number): number;
     funcSetAttribute(fn: FunctionHandle, attribute: number, value: number): void;
     occupancyMaxActiveBlocks(fn: FunctionHandle, blockSize: number, sharedBytes: number): number;

@@ -655,6 +655,23 @@ export function tidy<T>(fn: () => T): T {
   return result;
 }
 
+/**
+ * Keeps `a` out of every enclosing tidy() scope: it is not disposed when they end (a view keeps
+ * its owner too). Returns `a`. Like tfjs's keep(): for arrays kept in outer variables or caches.
+ * @example
+ * let weights; cuda.tidy(() => { weights = cuda.keep(gpuarray.zeros([10], 'float32')); return a.add(b); });
+ */
+export function keep<T extends GPUArray>(a: T): T {
+  if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `keep() takes a GPUArray. Received ${describe(a)}`);
+  for (const target of a.base ? [a, a.base] : [a]) {
+    for (const scope of scopes) {
+      const i = scope.indexOf(target);
+      if (i >= 0) scope.splice(i, 1);
+    }
+  }
+  return a;
+}
+
 
 /**
  * @internal A C-contiguous GPUArray over memory nodecuda does not own (a mapped GL buffer):

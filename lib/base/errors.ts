@@ -30,8 +30,12 @@ export class CudaError extends Error {
   readonly status: number;
   readonly call: string;
   readonly poisoned: boolean;
-  requestedBytes?: number;
-  freeBytes?: number;
+  // `declare`: no own property unless set (ES2022 class fields would define each as undefined,
+  // and every CudaError would print `requestedBytes: undefined, freeBytes: undefined`).
+  /** For out-of-memory errors: bytes requested (absent otherwise). */
+  declare requestedBytes?: number;
+  /** For out-of-memory errors: bytes free at the time (absent otherwise). */
+  declare freeBytes?: number;
   constructor(message: string, info: CudaErrorInfo) {
     super(message);
     this.name = 'CudaError';
@@ -99,10 +103,10 @@ export class NvrtcError extends Error {
   readonly call: string;
   /** The compiler log. */
   readonly log: string;
-  /** The source as compiled (after wrapping), when known. */
-  source?: string;
-  /** The NVRTC options used, when known. */
-  options?: string[];
+  /** The source as compiled (after wrapping), when known (absent otherwise). */
+  declare source?: string;
+  /** The NVRTC options used, when known (absent otherwise). */
+  declare options?: string[];
   constructor(message: string, info: NvrtcErrorInfo) {
     super(message);
     this.name = 'NvrtcError';

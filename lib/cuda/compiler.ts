@@ -16,8 +16,10 @@ import { CudaError, NvrtcError, describe, typeError } from '../base/errors';
 import { DeviceAllocation } from './memory';
 import { CudaFunction, ParamType, makeFunction, parseKernelSignatures } from './launch';
 import { native } from './native';
-import { contextDevice, currentContext } from './driver';
+import { contextDevice, cudaVersionString, currentContext } from './driver';
 import { syncDevice } from './scope';
+import { debug, kernelNames } from '../base/debug';
+import { abortable } from '../base/abort';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const PACKAGE_VERSION: string = require('../../package.json').version;
@@ -38,6 +40,11 @@ export interface CompileOptions {
   nameExpressions?: string[];
   /** Disk cache directory for this compile (overrides NODECUDA_CACHE_DIR). */
   cacheDir?: string;
+  /**
+   * compileAsync only: rejects with an AbortError when aborted. NVRTC, once started, finishes in
+   * the background (and its result still goes to the cache).
+   */
+  signal?: AbortSignal;
 }
 
 /** Result of compiler.compile(). */
@@ -279,6 +286,12 @@ function prepare(source: string, opts: CompileOptions, defaultArch: boolean): Pr
 // In-process images by key (compiled once per process).
 const images = new Map<string, RawResult>();
 
+/** 'k1, k2 for sm_90' (NODE_DEBUG lines). */
+function what(p: Prepared): string {
+  const arch = p.options.find((o) => o.startsWith('--gpu-architecture='))?.slice(19) ?? '?';
+  return `${kernelNames(p.source)} for ${arch}`;
+}
+
 function readCache(p: Prepared): RawResult | null {
   if (!p.cacheable) return null;
   const hit = images.get(p.key);
@@ -286,6 +299,18 @@ function readCache(p: Prepared): RawResult | null {
   if (!p.cacheDir || !diskCache.openDir(p.cacheDir, p.cacheConfigured)) return null;
   const r = diskCache.readEntry(p.cacheDir, p.key, p.cubin ? 'cubin' : 'ptx', p.nameExpressions.length);
   if (r) images.set(p.key, r);
+  if (debug.enabled) debug(`disk cache ${r ? 'hit' : 'miss'}: ${what(p)} (key ${p.key.slice(0, 12)} in ${p.cacheDir})`);
+  return r;
+}
+
+/** Runs NVRTC (sync or async) and logs how long it took under NODE_DEBUG=nodecuda. */
+function timed<T>(p: Prepared, run: () => T): T {
+  if (!debug.enabled) return run();
+  const t0 = performance.now();
+  const log = (): void => debug(`compiling ${what(p)}: ${(performance.now() - t0).toFixed(0)} ms (NVRTC ${nvrtcVersion()})`);
+  const r = run();
+  if (r instanceof Promise) return r.finally(log) as T;
+  log();
   return r;
 }
 
@@ -343,7 +368,7 @@ function compilePrepared(p: Prepared): RawResult {
   if (hit) return hit;
   let r: RawResult;
   try {
-    r = native.compile(p.source, 'kernel.cu', p.options, p.nameExpressions, p.cubin);
+    r = timed(p, () => native.compile(p.source, 'kernel.cu', p.options, p.nameExpressions, p.cubin));
   } catch (e) {
     explain(e, p);
   }
@@ -356,7 +381,7 @@ async function compilePreparedAsync(p: Prepared): Promise<RawResult> {
   if (hit) return hit;
   let r: RawResult;
   try {
-    r = await native.compileAsync(p.source, 'kernel.cu', p.options, p.nameExpressions, p.cubin);
+    r = await timed(p, () => native.compileAsync(p.source, 'kernel.cu', p.options, p.nameExpressions, p.cubin));
   } catch (e) {
     explain(e, p);
   }
@@ -383,7 +408,7 @@ export function compile(source: string, opts: CompileOptions = {}): CompileResul
 export function compileAsync(source: string, opts: CompileOptions = {}): Promise<CompileResult> {
   try {
     const p = prepare(source, opts, true);
-    return compilePreparedAsync(p).then((r) => publicResult(p, r));
+    return abortable(() => compilePreparedAsync(p), opts.signal).then((r) => publicResult(p, r));
   } catch (e) {
     return Promise.reject(e);
   }
@@ -448,6 +473,21 @@ function loadCached(key: string, image: Uint8Array): NativeAddon.ModuleHandle {
   return h;
 }
 
+/**
+ * A driver JIT-compiles PTX no newer than itself: PTX from a newer NVRTC (13.0 with a 12.x driver)
+ * is refused with a bare CUDA_ERROR_UNSUPPORTED_PTX_VERSION, so say why and what to do first.
+ */
+function checkPtxLoadable(p: Prepared): void {
+  if (p.cubin) return;
+  const drv = native.driverStatus().version;
+  const [maj, min] = native.nvrtcVersion();
+  if (!drv || maj * 1000 + min * 10 <= drv) return;
+  throw new CudaError(`PTX from NVRTC ${maj}.${min} cannot be loaded by this driver (CUDA ${cudaVersionString(drv)}), ` +
+    'which JIT-compiles PTX no newer than itself. Compile CUBIN for the GPU (the default where NVRTC knows its ' +
+    `architecture), update the driver, or point NODECUDA_NVRTC at an NVRTC no newer than ${cudaVersionString(drv)}.`,
+  { code: 'CUDA_ERROR_UNSUPPORTED_PTX_VERSION', status: 222, call: 'cuModuleLoadData' });
+}
+
 // compileAsync's result handed to the SourceModule constructor it calls (uncacheable sources
 // would otherwise compile twice).
 let asyncCompiled: { p: Prepared; r: RawResult } | null = null;
@@ -475,6 +515,7 @@ export class SourceModule extends Module {
     asyncCompiled = null;
     const p = pending?.p ?? prepare(source, opts, true);
     const r = pending?.r ?? compilePrepared(p);
+    checkPtxLoadable(p);
     super(loadCached(moduleKey(p, r), r.image), opts.noExternC ? null : parseKernelSignatures(source));
     this.image = r.image;
     this.log = r.log;
@@ -487,7 +528,7 @@ export class SourceModule extends Module {
    */
   static async compileAsync(source: string, opts: SourceModuleOptions = {}): Promise<SourceModule> {
     const p = prepare(source, opts, true);
-    const r = await compilePreparedAsync(p);
+    const r = await abortable(() => compilePreparedAsync(p), opts.signal);
     asyncCompiled = { p, r }; // taken by the constructor right below (synchronous: nothing between)
     try {
       return new SourceModule(source, opts);

@@ -7,6 +7,7 @@
 import { native } from './native';
 import { syncDevice } from './scope';
 import { contextDevice, currentContext } from './driver';
+export { addonPath, addonAttempts } from './native';
 
 type A = NativeAddon.Addon;
 type H = NativeAddon.HostBuffer;
@@ -82,3 +83,7 @@ export const napiVersion = (): number => native.napiVersion;
 export const memLive = (): [number, number] => native.memLive();
 export const poolInfo = (): [number, number] => (syncDevice(), native.poolInfo());
 export const poolTrim = (): void => (syncDevice(), native.poolTrim());
+export const deviceCount = (): number => native.deviceCount();
+export const deviceName = (ordinal: number): string => native.deviceName(ordinal);
+export const deviceTotalMem = (ordinal: number): number => native.deviceTotalMem(ordinal);
+export const supportedArchs = (): number[] => native.supportedArchs();

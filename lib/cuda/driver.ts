@@ -7,6 +7,7 @@ import { DEVICE_ATTRIBUTES, attributeNumber, camelName } from './attributes';
 import { checkSize, describe, rangeError, typeError } from '../base/errors';
 import { native } from './native';
 import { deviceEpoch, runScoped, scopeDevice, setScopeDevice, syncDevice } from './scope';
+import { type AbortOptions, abortable } from '../base/abort';
 
 /**
  * Whether a CUDA driver and at least one device are present. Never throws. It says nothing about
@@ -21,6 +22,67 @@ export function isAvailable(): boolean {
   } catch {
     return false;
   }
+}
+
+/** Why CUDA is or is not usable here: what {@link availability} returns. */
+export interface Availability {
+  /** A driver for CUDA 12.0 or newer and at least one device: the same as `isAvailable()`. */
+  ok: boolean;
+  /** 'CUDA_SUCCESS', or why not: 'CUDA_DRIVER_NOT_FOUND', 'CUDA_DRIVER_TOO_OLD', 'CUDA_ERROR_NO_DEVICE', … */
+  code: string;
+  /** What is wrong and what to install ('' when ok). */
+  message: string;
+  /** The driver library asked for: `NODECUDA_LIBCUDA`, else 'libcuda.so.1'. */
+  library: string;
+  /** dlopen's message when the library did not open, else null. */
+  dlopenError: string | null;
+  /** The driver's CUDA version as cuDriverGetVersion gives it (12040 for 12.4), null when unknown. */
+  driverVersion: number | null;
+  /** The same as 'major.minor' ('12.4'), null when unknown. */
+  cudaVersion: string | null;
+  /** The oldest driver CUDA version nodecuda accepts ('12.0', R525). */
+  minCudaVersion: string;
+  /**
+   * Driver entry points newer than CUDA 12.0 that this driver lacks (e.g. 'cuFuncGetParamInfo',
+   * CUDA 12.4); what uses one throws CudaError CUDA_ERROR_NOT_SUPPORTED naming the version needed.
+   */
+  missingEntryPoints: string[];
+}
+
+/** '12.4' for 12040. */
+export function cudaVersionString(v: number): string {
+  return `${Math.floor(v / 1000)}.${Math.floor((v % 1000) / 10)}`;
+}
+
+/**
+ * Why CUDA is or is not usable here, with the driver's version and the loader's messages. Never
+ * throws; `ok` is what `isAvailable()` returns.
+ * @example
+ * const a = cuda.availability();
+ * if (!a.ok) console.log(`${a.code}: ${a.message}`);
+ */
+export function availability(): Availability {
+  let s: NativeAddon.DriverStatus;
+  try {
+    s = native.driverStatus();
+  } catch (e) {
+    return {
+      ok: false, code: (e as { code?: string }).code ?? 'CUDA_DRIVER_NOT_FOUND', message: String((e as Error).message),
+      library: process.env.NODECUDA_LIBCUDA || 'libcuda.so.1', dlopenError: null, driverVersion: null, cudaVersion: null,
+      minCudaVersion: '12.0', missingEntryPoints: [],
+    };
+  }
+  return {
+    ok: s.ok,
+    code: s.code,
+    message: s.message,
+    library: s.path,
+    dlopenError: s.dlopenError || null,
+    driverVersion: s.version || null,
+    cudaVersion: s.version ? cudaVersionString(s.version) : null,
+    minCudaVersion: cudaVersionString(s.minVersion),
+    missingEntryPoints: s.found ? s.missingOptional : [],
+  };
 }
 
 /** Initializes the driver; implicit on first use, allowed and idempotent. Throws CudaError. */
@@ -318,9 +380,9 @@ export class Context {
     native.ctxEnablePeerAccess(p, from?.handle);
   }
   /** Resolves when all work in the current context is done (waits off the main thread). */
-  static synchronizeAsync(): Promise<void> {
+  static synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
     syncDevice();
-    return native.ctxSynchronizeAsync();
+    return abortable(() => native.ctxSynchronizeAsync(), opts?.signal);
   }
 }
 
@@ -362,8 +424,8 @@ export class Stream {
     native.streamSynchronize(this.handle);
   }
   /** Resolves when all work queued so far is done, without blocking the event loop. */
-  synchronizeAsync(): Promise<void> {
-    return native.streamSynchronizeAsync(this.handle);
+  synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
+    return abortable(() => native.streamSynchronizeAsync(this.handle), opts?.signal);
   }
   /** True when all queued work is done. */
   isDone(): boolean {
@@ -427,8 +489,8 @@ export class Event {
     return this;
   }
   /** Resolves when the recorded work is done. */
-  synchronizeAsync(): Promise<void> {
-    return native.eventSynchronizeAsync(this.handle);
+  synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
+    return abortable(() => native.eventSynchronizeAsync(this.handle), opts?.signal);
   }
   /** True when the recorded work is done. */
   query(): boolean {

@@ -11,6 +11,7 @@ import { DeviceAllocation, DeviceLike, HostRange, deviceRange, hostRange, isDevi
 import { native } from './native';
 import { ArgPacker } from './args';
 import { stripComments } from '../base/c_source';
+import { debug } from '../base/debug';
 
 /** A kernel parameter: a pointer, a scalar of known dtype, or a type we cannot pack from a number. */
 export type ParamType =
@@ -30,7 +31,9 @@ export function paramDType(ctype: string): DType | undefined {
 export function parseParam(decl: string, index: number): ParamType {
   const d = decl.trim().replace(/\s+/g, ' ');
   const isPtr = d.includes('*') || d.includes('[');
-  const words = d.replace(/[*&[\]]/g, ' ').split(' ').filter(Boolean)
+  // Array bounds and a function pointer's parameters are not names (`float (*x)[4]`,
+  // `void (*f)(int)`); parentheses group declarators.
+  const words = d.replace(/\)\s*\(.*\)$/, ')').replace(/\[[^\]]*\]/g, '[]').replace(/[*&[\]()]/g, ' ').split(' ').filter(Boolean)
     .filter((w) => !['const', 'volatile', '__restrict__', '__restrict', 'restrict', 'struct'].includes(w));
   // The last word is the name unless the words already form a type ("unsigned char").
   const unnamed = words.length <= 1 || paramDType(words.join(' ')) !== undefined;
@@ -50,11 +53,28 @@ export function parseKernelSignatures(source: string): Map<string, ParamType[]> 
   // indexOf (a `[^)]*` run from every `__global__` made unclosed lists quadratic: 40k chars, 1 s).
   const re = /__global__\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?([A-Za-z_]\w*)\s*\(/g;
   for (let m; (m = re.exec(src));) {
-    const close = src.indexOf(')', re.lastIndex);
-    if (close < 0) break; // no ')' anywhere after: no later declaration can be complete either
-    const params = src.slice(re.lastIndex, close).trim();
+    // The matching ')' and the top-level commas: declarators have parentheses of their own
+    // (`float (*x)[4]`, a pointer to arrays of 4) and template arguments have commas.
+    const parts: string[] = [];
+    let depth = 0;
+    let start = re.lastIndex;
+    let close = -1;
+    for (let i = re.lastIndex; i < src.length && close < 0; i++) {
+      const c = src[i];
+      if (c === '(' || c === '[' || c === '<') depth++;
+      else if ((c === ']' || c === '>') && depth > 0) depth--;
+      else if (c === ')' && depth > 0) depth--;
+      else if (c === ')') close = i;
+      else if (c === ',' && depth === 0) {
+        parts.push(src.slice(start, i));
+        start = i + 1;
+      }
+    }
+    if (close < 0) break; // unclosed: no later declaration can be complete either
+    parts.push(src.slice(start, close));
     re.lastIndex = close + 1;
-    const list = params === '' || params === 'void' ? [] : params.split(',').map((p, i) => parseParam(p, i));
+    const params = parts.join(',').trim();
+    const list = params === '' || params === 'void' ? [] : parts.map((p, i) => parseParam(p, i));
     out.set(m[1], list);
   }
   return out;
@@ -166,6 +186,12 @@ export interface CudaFunction {
   maxActiveBlocksPerMultiprocessor(blockSize: number, sharedBytes?: number): number;
   /** [minGridSize, blockSize] that maximises occupancy (cuOccupancyMaxPotentialBlockSize). */
   maxPotentialBlockSize(sharedBytes?: number, blockSizeLimit?: number): [number, number];
+  /**
+   * Offset and size in bytes of each parameter as the compiled kernel declares them
+   * (cuFuncGetParamInfo). Needs a driver for CUDA 12.4 or newer: CudaError CUDA_ERROR_NOT_SUPPORTED
+   * otherwise.
+   */
+  paramInfo(): { offset: number; size: number }[];
 }
 
 const methods = {
@@ -204,6 +230,10 @@ const methods = {
     return native.occupancyMaxActiveBlocks(state(this).handle, checkSize(blockSize, 'blockSize', 1024),
       checkSize(sharedBytes, 'sharedBytes'));
   },
+  paramInfo(): { offset: number; size: number }[] {
+    const flat = native.funcParamInfo(state(this).handle, true)!;
+    return Array.from({ length: flat.length / 2 }, (_, i) => ({ offset: flat[2 * i], size: flat[2 * i + 1] }));
+  },
   maxPotentialBlockSize(sharedBytes = 0, blockSizeLimit = 0): [number, number] {
     return native.occupancyMaxPotentialBlockSize(state(this).handle, checkSize(sharedBytes, 'sharedBytes'),
       checkSize(blockSizeLimit, 'blockSizeLimit', 1024));
@@ -216,9 +246,37 @@ function state(f: unknown): FunctionState {
   return s;
 }
 
+/**
+ * The parsed parameters checked against the kernel's own (cuFuncGetParamInfo, where the driver
+ * has it: CUDA 12.4): a different count drops the parsed list (bare numbers then need typed
+ * scalars, rather than being packed at the wrong offsets), a scalar of a different size becomes
+ * unknown. Without the entry point the parse is used as is.
+ */
+function crossChecked(handle: NativeAddon.FunctionHandle, name: string, params: ParamType[] | null): ParamType[] | null {
+  if (!params) return params;
+  let flat: number[] | null;
+  try {
+    flat = native.funcParamInfo(handle, false);
+  } catch {
+    return params;
+  }
+  if (!flat) return params;
+  if (flat.length / 2 !== params.length) {
+    debug(`${name}: the parsed signature has ${params.length} parameters, the kernel ${flat.length / 2}: not used`);
+    return null;
+  }
+  return params.map((p, i) => {
+    const size = flat[2 * i + 1];
+    if (p.kind === 'scalar' && p.dtype.bytes !== size) return { kind: 'unknown', ctype: `${p.dtype.name} (${size} bytes in the kernel)`, name: p.name };
+    if (p.kind === 'ptr' && size !== 8) return { kind: 'unknown', ctype: `pointer (${size} bytes in the kernel)`, name: p.name };
+    return p;
+  });
+}
+
 /** @internal Wraps a native function handle as a callable CudaFunction. */
-export function makeFunction(handle: NativeAddon.FunctionHandle, name: string, params: ParamType[] | null,
+export function makeFunction(handle: NativeAddon.FunctionHandle, name: string, parsed: ParamType[] | null,
   module: unknown): CudaFunction {
+  const params = crossChecked(handle, name, parsed);
   const st: FunctionState = {
     handle, name, params, prepared: null, module, args: new ArgPacker(256), ok: [0, 0, 0, 0, 0], okStream: null,
   };

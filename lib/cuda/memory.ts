@@ -11,6 +11,8 @@ import { CudaError, checkSize, describe, rangeError, typeError } from '../base/e
 import { Stream, streamHandle } from './driver';
 import { native } from './native';
 import { syncDevice } from './scope';
+import { debug } from '../base/debug';
+import { type AbortOptions, abortable } from '../base/abort';
 
 /**
  * @internal Library-owned workspaces (reduction counters, scan status arrays): kept for the life
@@ -227,6 +229,20 @@ function gcNow(): void {
   forcedGc?.();
 }
 
+// The pool's reserved bytes last reported per device (NODE_DEBUG=nodecuda only).
+const poolReserved = new Map<number, number>();
+
+/** Logs when the current device's pool reserved more memory (NODE_DEBUG=nodecuda). */
+function notePoolGrowth(bytes: number): void {
+  const [reserved] = native.poolInfo();
+  const device = native.currentDevice();
+  const before = poolReserved.get(device) ?? 0;
+  if (reserved <= before) return;
+  poolReserved.set(device, reserved);
+  const mib = (b: number): string => `${(b / 2 ** 20).toFixed(1)} MiB`;
+  debug(`memory pool of device ${device} grew from ${mib(before)} to ${mib(reserved)} (allocating ${bytes} bytes)`);
+}
+
 // Out-of-memory recovery steps, tried in order before giving up.
 const recover = [
   () => native.memCollect(),
@@ -246,7 +262,9 @@ export function allocRaw(bytes: number, stream: Stream | null | undefined, owner
   syncDevice();
   for (let attempt = 0; ; attempt++) {
     try {
-      return native.memAlloc(bytes, s, owner);
+      const ptr = native.memAlloc(bytes, s, owner);
+      if (debug.enabled) notePoolGrowth(bytes);
+      return ptr;
     } catch (e) {
       if (!isOom(e)) throw e;
       if (attempt < recover.length) {
@@ -339,14 +357,14 @@ export function memcpyDtod(dst: DeviceLike,
  * await driver.memcpyHtodAsync(alloc, data, stream);
  */
 export function memcpyHtodAsync(dst: DeviceLike, src: HostBufferLike,
-  stream?: Stream | null): Promise<void> {
+  stream?: Stream | null, opts: AbortOptions = {}): Promise<void> {
   const d = deviceRange(dst, 'dst');
   const h = hostRange(src, 'src');
   checkFits(h.byteLength, d.bytes, 'memcpyHtodAsync: destination too small');
   const sh = streamHandle(stream);
   useOn(dst, sh);
   syncDevice();
-  return native.memcpyHtodAsync(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned, sh);
+  return abortable(() => native.memcpyHtodAsync(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned, sh), opts?.signal);
 }
 
 /**
@@ -359,14 +377,14 @@ export function memcpyHtodAsync(dst: DeviceLike, src: HostBufferLike,
  * const out = new Float32Array(n); await driver.memcpyDtohAsync(out, alloc);
  */
 export function memcpyDtohAsync(dst: HostBufferLike, src: DeviceLike,
-  stream?: Stream | null): Promise<void> {
+  stream?: Stream | null, opts: AbortOptions = {}): Promise<void> {
   const h = hostRange(dst, 'dst');
   const s = deviceRange(src, 'src');
   checkFits(h.byteLength, s.bytes, 'memcpyDtohAsync: source too small for the destination');
   const sh = streamHandle(stream);
   useOn(src, sh);
   syncDevice();
-  return native.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, s.ptr, h.pinned, sh);
+  return abortable(() => native.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, s.ptr, h.pinned, sh), opts?.signal);
 }
 
 /**
@@ -375,7 +393,7 @@ export function memcpyDtohAsync(dst: HostBufferLike, src: DeviceLike,
  * await driver.memcpyDtodAsync(b, a, a.size, stream);
  */
 export function memcpyDtodAsync(dst: DeviceLike,
-  src: DeviceLike, bytes: number, stream?: Stream | null): Promise<void> {
+  src: DeviceLike, bytes: number, stream?: Stream | null, opts: AbortOptions = {}): Promise<void> {
   const d = deviceRange(dst, 'dst'), s = deviceRange(src, 'src');
   checkSize(bytes, 'bytes');
   checkFits(bytes, Math.min(d.bytes, s.bytes), 'memcpyDtodAsync');
@@ -383,7 +401,7 @@ export function memcpyDtodAsync(dst: DeviceLike,
   useOn(dst, sh);
   useOn(src, sh);
   syncDevice();
-  return native.memcpyDtod(d.ptr, s.ptr, bytes, sh, true);
+  return abortable(() => native.memcpyDtod(d.ptr, s.ptr, bytes, sh, true), opts?.signal);
 }
 
 function memsetImpl(width: 1 | 2 | 4, dst: DeviceLike, value: number,

@@ -79,7 +79,7 @@ export function describeSystem(platform = process.platform, arch = process.arch,
   return '';
 }
 
-function load(): { addon: NativeAddon.Addon; path: string } {
+function load(): { addon: NativeAddon.Addon; path: string; tried: string[] } {
   const candidates = addonCandidates();
   const tried: string[] = [];
   for (const p of candidates) {
@@ -95,7 +95,7 @@ function load(): { addon: NativeAddon.Addon; path: string } {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const addon = require(p) as NativeAddon.Addon;
       addon.init(CudaError, NvrtcError, TypeError, RangeError, !isMainThread);
-      return { addon, path: p };
+      return { addon, path: p, tried };
     } catch (e) {
       tried.push(`  ${p}: ${String((e as Error)?.message ?? e).split('\n')[0]}`);
     }
@@ -127,3 +127,5 @@ export const native: NativeAddon.Addon = loaded.addon;
 
 /** @internal The file the addon in use was loaded from. */
 export const addonPath: string = loaded.path;
+/** @internal The candidates tried before it, each with why it did not load (cuda.diagnose()). */
+export const addonAttempts: readonly string[] = loaded.tried.map((t) => t.trim());

@@ -179,6 +179,19 @@ export class Generator {
   get algorithm(): Algorithm { return this.#alg; }
 
   /**
+   * Frees the device memory of the xorwow/mrg32k3a states now instead of at garbage collection
+   * (idempotent; philox keeps none). The generator stays usable: the next draw re-creates its
+   * states at the same position, as after setState(g.state).
+   * @example
+   * { using g = new random.Generator({ algorithm: 'xorwow', seed: 1 }); g.uniform(1000); }
+   */
+  dispose(): void {
+    this.#seq?.dispose(this.#seqStream);
+    this.#seq = null;
+  }
+  [Symbol.dispose](): void { this.dispose(); }
+
+  /**
    * The state (seed, words used (philox) or values drawn (xorwow/mrg32k3a), algorithm);
    * `setState(g.state)` later replays from here. For xorwow/mrg32k3a, setState re-seeds and skips
    * `offset` single-draw values, which is where the stream stands after uniform draws (float16/32,

@@ -228,9 +228,6 @@ FAKE_API CUresult cuInit(unsigned flags) {
   g_init = true;
   return CUDA_SUCCESS;
 }
-FAKE_API CUresult cuDriverGetVersion(int* v) {
-  return v ? (*v = CUDA_VERSION, CUDA_SUCCESS) : CUDA_ERROR_INVALID_VALUE;
-}
 
 const std::map<int, std::pair<const char*, const char*>>& Errors() {
   static auto* m = new std::map<int, std::pair<const char*, const char*>>{
@@ -261,6 +258,7 @@ const std::map<int, std::pair<const char*, const char*>>& Errors() {
       E(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED,
         "pointer does not correspond to a registered memory region"),
       E(CUDA_ERROR_LAUNCH_FAILED, "unspecified launch failure"),
+      E(CUDA_ERROR_NOT_SUPPORTED, "operation not supported"),
       E(CUDA_ERROR_UNKNOWN, "unknown error"),
 #undef E
   };
@@ -357,7 +355,13 @@ FAKE_API CUresult cuDevicePrimaryCtxReset(CUdevice d) {
   if (g_primary[d]) DropContextResources(lock, g_primary[d]);
   return CUDA_SUCCESS;
 }
-FAKE_API CUresult cuCtxCreate(CUcontext* out, CUctxCreateParams*, unsigned, CUdevice d) {
+// cuCtxCreate_v4 (CUDA 12.5): a caller that uses it on an older "driver" (FAKECUDA_VERSION) is a
+// bug: the real driver of that version does not have it. cuCtxCreate_v2: fakecuda_proc.cc.
+FAKE_API CUresult cuCtxCreate(CUcontext* out, CUctxCreateParams*, unsigned flags, CUdevice d) {
+  if (DriverVersion() < 12050) Die("cuCtxCreate_v4 called on a CUDA %d driver", DriverVersion());
+  return CtxCreate(out, flags, d);
+}
+CUresult fakecuda::CtxCreate(CUcontext* out, unsigned, CUdevice d) {
   std::lock_guard<std::mutex> lock(mu);
   if (!g_init) return CUDA_ERROR_NOT_INITIALIZED;
   if (BadDev(d)) return CUDA_ERROR_INVALID_DEVICE;

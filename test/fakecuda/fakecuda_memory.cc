@@ -343,7 +343,14 @@ FAKE_API CUresult cuEventQuery(CUevent e) {
   if ((*ev)->stream && (*ev)->stream->done < (*ev)->seq) return CUDA_ERROR_NOT_READY;
   return g_ctx[(*ev)->ctx].sticky;
 }
+// cuEventElapsedTime_v2 (CUDA 12.8): not on older "drivers" (see cuCtxCreate); v1:
+// fakecuda_proc.cc.
 FAKE_API CUresult cuEventElapsedTime(float* ms, CUevent a, CUevent b) {
+  if (DriverVersion() < 12080)
+    Die("cuEventElapsedTime_v2 called on a CUDA %d driver", DriverVersion());
+  return EventElapsedTime(ms, a, b);
+}
+CUresult fakecuda::EventElapsedTime(float* ms, CUevent a, CUevent b) {
   std::lock_guard<std::mutex> lock(mu);
   auto* ea = Find(g_events, H(a), "CUevent");
   auto* eb = Find(g_events, H(b), "CUevent");

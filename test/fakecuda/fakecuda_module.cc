@@ -220,6 +220,16 @@ FAKE_API CUresult cuFuncGetAttribute(int* v, CUfunction_attribute a, CUfunction 
   }
   return CUDA_SUCCESS;
 }
+// CUDA 12.4: offered by cuGetProcAddress only when FAKECUDA_VERSION >= 12040 (fakecuda_proc.cc).
+FAKE_API CUresult cuFuncGetParamInfo(CUfunction f, size_t index, size_t* offset, size_t* size) {
+  std::lock_guard<std::mutex> lock(mu);
+  Func* fn = FuncOf(f);
+  if (!fn) return CUDA_ERROR_INVALID_HANDLE;
+  if (index >= fn->params.size()) return CUDA_ERROR_INVALID_VALUE;
+  if (offset) *offset = fn->params[index].first;
+  if (size) *size = fn->params[index].second;
+  return CUDA_SUCCESS;
+}
 FAKE_API CUresult cuFuncSetAttribute(CUfunction f, CUfunction_attribute a, int v) {
   std::lock_guard<std::mutex> lock(mu);
   Func* fn = FuncOf(f);

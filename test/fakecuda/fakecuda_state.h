@@ -18,11 +18,14 @@
 // widen races), FAKECUDA_MEM_MB (device memory size), FAKECUDA_FAULT_LAUNCH=N (the Nth launch
 // leaves a sticky CUDA_ERROR_ILLEGAL_ADDRESS, as a faulting kernel does), FAKECUDA_FAIL_LAUNCH=N,..
 // and FAKECUDA_FAIL_KERNEL=name (those launches return a non-sticky error), and
-// FAKECUDA_LAUNCH_DELAY_US (each launch takes that long): fakecuda_module.cc.
+// FAKECUDA_LAUNCH_DELAY_US (each launch takes that long): fakecuda_module.cc. FAKECUDA_VERSION
+// (e.g. 12000) is the CUDA version the double reports and whose entry points its
+// cuGetProcAddress offers: fakecuda_proc.cc.
 //
 // Files: this header (state shared by all), fakecuda.cc (state, stream machinery, init, device,
 // contexts), fakecuda_memory.cc (memory, copies, streams, events), fakecuda_module.cc (images,
-// modules, functions, launches, occupancy), unsupported.cc (arrays, textures, graphics).
+// modules, functions, launches, occupancy), fakecuda_proc.cc (cuGetProcAddress, the version),
+// unsupported.cc (arrays, textures, graphics).
 #pragma once
 
 #include <cuda.h>
@@ -144,6 +147,12 @@ uint64_t Enqueue(const StreamP& s, std::function<void()> fn,
                  std::vector<std::pair<StreamP, uint64_t>> deps = {});
 void Wait(std::unique_lock<std::mutex>& lock, const StreamP& s, uint64_t seq);
 void WaitContext(std::unique_lock<std::mutex>& lock, uintptr_t ctx);
+
+// FAKECUDA_VERSION (default CUDA_VERSION): the driver version the double pretends to be.
+int DriverVersion();
+// The bodies of cuCtxCreate and cuEventElapsedTime, shared by their old and new variants.
+CUresult CtxCreate(CUcontext* out, unsigned flags, CUdevice d);
+CUresult EventElapsedTime(float* ms, CUevent a, CUevent b);
 
 // Host address of device range [d, d+n) inside one live allocation, or 0.
 uint8_t* Dev(CUdeviceptr d, size_t n);

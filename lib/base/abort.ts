@@ -1,0 +1,49 @@
+/**
+ * `{ signal }` on Promise APIs that can take long (compileAsync, async copies, synchronizeAsync):
+ * an aborted signal rejects the Promise at once with an AbortError, as Node's own APIs do. The
+ * work already handed to NVRTC or queued on the GPU cannot be taken back: it finishes in the
+ * background, and its result is dropped (what it writes, it still writes).
+ */
+import { describe, typeError } from './errors';
+
+/** Options of a Promise API that can be aborted. */
+export interface AbortOptions {
+  /** Rejects the Promise with an AbortError when aborted (the work itself still finishes). */
+  signal?: AbortSignal;
+}
+
+/** The rejection of an aborted call: name 'AbortError', code 'ABORT_ERR', cause the signal's reason. */
+export function abortError(signal: AbortSignal): Error {
+  const e = new Error('The operation was aborted', { cause: signal.reason }) as Error & { code: string };
+  e.name = 'AbortError';
+  e.code = 'ABORT_ERR';
+  return e;
+}
+
+/** Checks `signal` (undefined is fine); TypeError ERR_INVALID_ARG_TYPE otherwise. */
+export function checkSignal(signal: unknown): AbortSignal | undefined {
+  if (signal === undefined) return undefined;
+  if (!(signal instanceof AbortSignal)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "signal" option must be an AbortSignal. Received ${describe(signal)}`);
+  }
+  return signal;
+}
+
+/**
+ * Runs `work` unless `signal` is already aborted, and settles with it unless the signal aborts
+ * first. Argument errors of `work` still reject (or throw) as without a signal.
+ */
+export function abortable<T>(work: () => Promise<T>, signal: unknown): Promise<T> {
+  const s = checkSignal(signal);
+  if (!s) return work();
+  if (s.aborted) return Promise.reject(abortError(s));
+  const p = work();
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(abortError(s));
+    s.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => { s.removeEventListener('abort', onAbort); resolve(v); },
+      (e) => { s.removeEventListener('abort', onAbort); reject(e); },
+    );
+  });
+}
