@@ -24,6 +24,9 @@ import * as arrays from './cuda/cuda_array';
 import * as textures from './cuda/texture';
 
 export { CudaError, NvrtcError } from './base/errors';
+export { CufftError } from './base/errors';
+export { fft } from './fft';
+export type { FftNorm, FftOptions, FftNOptions, FreqOptions, ShiftOptions } from './fft';
 export type { CudaErrorInfo, NvrtcErrorInfo } from './base/errors';
 export {
   DTYPES, Scalar, dtype, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16,

@@ -187,6 +187,7 @@ Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
   InitModule(env, exports);
   InitLaunch(env, exports);
   InitCurand(env, exports);
+  InitCufft(env, exports);
   InitArray(env, exports);
   InitGl(env, exports);
   exports.Set("napiVersion", Napi::Number::New(env, NAPI_VERSION));

@@ -59,6 +59,7 @@ void InitProgram(Napi::Env env, Napi::Object exports);
 void InitModule(Napi::Env env, Napi::Object exports);
 void InitLaunch(Napi::Env env, Napi::Object exports);
 void InitCurand(Napi::Env env, Napi::Object exports);
+void InitCufft(Napi::Env env, Napi::Object exports);
 void InitArray(Napi::Env env, Napi::Object exports);
 void InitGl(Napi::Env env, Napi::Object exports);
 
