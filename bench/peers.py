@@ -148,6 +148,16 @@ class Torch:
         z = t.empty(n, dtype=dt, device="cuda")
         return (lambda: t.cumsum(x, 0, out=z)), None, t.cuda.empty_cache
 
+    def fft(self, case):
+        # torch.fft on the same data as bench/cases/75.fft.js; each call allocates its result.
+        t, shape = self.torch, case["shape"]
+        n = 1
+        for k in shape:
+            n *= k
+        x = t.arange(n, device="cuda", dtype=t.float32).mul_(1 / n).to(self._dtype(case["dtype"])).view(*shape)
+        fns = {"fft": lambda: t.fft.fft(x), "rfft": lambda: t.fft.rfft(x), "fft2": lambda: t.fft.fft2(x)}
+        return fns[case["op"]], None, t.cuda.empty_cache
+
     def tiny(self, case):
         t, n, iters = self.torch, case["n"], case["iters"]
         a = t.arange(n, device="cuda", dtype=t.float32)
@@ -274,6 +284,16 @@ class Cupy:
         fn = (lambda: rs.random_sample(n, dtype=dt)) if case["dist"] == "uniform" else (
             lambda: rs.standard_normal(n, dtype=dt))
         return fn, "allocates its output (no out= form)", self.free_pools
+
+    def fft(self, case):
+        # cupy.fft (cuFFT, plan cache on) on the same data as bench/cases/75.fft.js.
+        cp, shape = self.cp, case["shape"]
+        n = 1
+        for k in shape:
+            n *= k
+        x = (cp.arange(n, dtype=cp.float32) * cp.float32(1 / n)).astype(getattr(cp, case["dtype"])).reshape(shape)
+        fns = {"fft": lambda: cp.fft.fft(x), "rfft": lambda: cp.fft.rfft(x), "fft2": lambda: cp.fft.fft2(x)}
+        return fns[case["op"]], None, self.free_pools
 
     def tiny(self, case):
         cp, np, n, iters = self.cp, self.np, case["n"], case["iters"]

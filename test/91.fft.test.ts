@@ -12,6 +12,8 @@ import * as cuda from '../lib';
 import { CufftError, GPUArray, driver, fft, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
 import { fftfreqHost, rfftfreqHost } from '../lib/fft/freq';
+import { resolve, workDtype } from '../lib/fft/fft';
+import { DTYPES } from '../lib/base/dtype';
 import { describeGpu, expectCode } from './helpers';
 
 const DIST = path.resolve(__dirname, '..', 'dist');
@@ -36,7 +38,10 @@ function alongAxis(x: H, axis: number, len: number, f: (re: number[], im: number
       const re: number[] = [], im: number[] = [];
       for (let j = 0; j < n; j++) { re.push(x.re[o * n * inner + j * si[axis] + i]); im.push(x.im[o * n * inner + j * si[axis] + i]); }
       const [r, m] = f(re, im);
-      for (let j = 0; j < len; j++) { out.re[o * len * inner + j * so[axis] + i] = r[j]; out.im[o * len * inner + j * so[axis] + i] = m[j]; }
+      for (let j = 0; j < len; j++) {
+        out.re[o * len * inner + j * so[axis] + i] = r[j];
+        out.im[o * len * inner + j * so[axis] + i] = m[j];
+      }
     }
   }
   return out;
@@ -195,6 +200,48 @@ describe('fft without a GPU', () => {
     expectCode(() => fftfreqHost(2.5), TypeError, 'ERR_INVALID_ARG_TYPE');
     expectCode(() => rfftfreqHost(4, 0), TypeError, 'ERR_INVALID_ARG_VALUE');
     expectCode(() => fft.fftfreq(-1), RangeError, 'ERR_OUT_OF_RANGE');
+  });
+
+  test('the CPU reference: known transforms, inverses, Hermitian round trips', () => {
+    const h = (re: number[], shape = [re.length], im = re.map(() => 0)): H =>
+      ({ re: Float64Array.from(re), im: Float64Array.from(im), shape });
+    const near = (a: H, b: H): void => {
+      expect(a.shape).toEqual(b.shape);
+      a.re.forEach((v, i) => { expect(v).toBeCloseTo(b.re[i], 12); expect(a.im[i]).toBeCloseTo(b.im[i], 12); });
+    };
+    near(refC2C(h([1, 0, 0, 0]), [0], [4], false), h([1, 1, 1, 1]));
+    near(refC2C(h([0, 1, 0, 0]), [0], [4], false), h([1, 0, -1, 0], [4], [0, -1, 0, 1]));
+    near(refC2C(h([1, 2, 3]), [0], [5], false, 'forward'), refC2C(h([1, 2, 3, 0, 0]), [0], [5], false, 'forward'));
+    near(refR2C(h([1, 2, 3, 4]), [0], [4]), h([10, -2, -2], [3], [0, 2, 0]));
+    const x = h(values(35, 3), [5, 7]);
+    for (const axes of [[0, 1], [1, 0], [1]]) {
+      const s = axes.map((a) => x.shape[a]);
+      near(refC2R(refR2C(x, axes, s), axes, s), x);
+      near(refC2C(refC2C(x, axes, s, false, 'ortho'), axes, s, true, 'ortho'), x);
+    }
+  });
+
+  test('axes, sizes and dtypes resolve as in NumPy', () => {
+    const a = { ndim: 3, shape: [4, 6, 5] };
+    expect(resolve(a, 'c2c', [-1], null, 'fft')).toEqual({ axes: [2], s: [5] });
+    expect(resolve(a, 'c2c', null, null, 'fftn')).toEqual({ axes: [0, 1, 2], s: [4, 6, 5] });
+    expect(resolve(a, 'c2c', null, [3, 8], 'fftn')).toEqual({ axes: [1, 2], s: [3, 8] });
+    expect(resolve(a, 'c2r', [2, 0], null, 'irfftn')).toEqual({ axes: [2, 0], s: [5, 6] });
+    expect(resolve(a, 'c2r', [-1], [7], 'irfft')).toEqual({ axes: [2], s: [7] });
+    expectCode(() => resolve({ ndim: 1, shape: [1] }, 'c2r', [0], null, 'irfft'), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => resolve({ ndim: 1, shape: [0] }, 'c2c', [0], null, 'fft'), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => resolve(a, 'c2c', [0, -3], null, 'fftn'), RangeError, 'ERR_INVALID_ARG_VALUE');
+    expectCode(() => resolve(a, 'c2c', [3], null, 'fft'), RangeError, 'ERR_AXIS_OUT_OF_RANGE');
+    expectCode(() => resolve(a, 'c2c', [0, 1], [4], 'fftn'), RangeError, 'ERR_INVALID_ARG_VALUE');
+    expectCode(() => resolve(a, 'c2c', [0], [0], 'fftn'), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => resolve({ ndim: 0, shape: [] }, 'c2c', [-1], null, 'fft'), RangeError, 'ERR_AXIS_OUT_OF_RANGE');
+    const w = (k: 'c2c' | 'r2c' | 'c2r', d: DTypeName): string => workDtype(k, DTYPES[d], 'f').name;
+    const all = ['float16', 'float32', 'float64', 'int8', 'uint64', 'bool', 'complex64', 'complex128'] as DTypeName[];
+    expect(all.map((d) => w('c2c', d)))
+      .toEqual(['complex64', 'complex64', 'complex128', 'complex128', 'complex128', 'complex128', 'complex64', 'complex128']);
+    expect(['float16', 'float32', 'float64', 'int32'].map((d) => w('r2c', d as DTypeName))).toEqual(['float32', 'float32', 'float64', 'float64']);
+    expect(w('c2r', 'float32')).toBe('complex64');
+    expectCode(() => w('r2c', 'complex64'), TypeError, 'ERR_INVALID_ARG_TYPE');
   });
 
   test('argument errors that need no array', () => {

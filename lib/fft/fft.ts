@@ -40,7 +40,8 @@ export interface FftNOptions {
   stream?: Stream | null;
 }
 
-type Kind = 'c2c' | 'r2c' | 'c2r';
+/** @internal */
+export type Kind = 'c2c' | 'r2c' | 'c2r';
 
 // Axes a step of a transform may loop over with pointer offsets before the axes are moved last
 // through a copy instead (each execution costs a few microseconds of CPU).
@@ -52,9 +53,9 @@ const COMPLEX_OF: Partial<Record<string, DType>> = { float32: DTYPES.complex64, 
 /**
  * The dtype a transform computes in. Complex stays; float32 and float16 go to complex64 (like
  * CuPy and NumPy 2); float64, integers and bool go to complex128 (NumPy). rfft takes real input
- * only (complex is a TypeError, as in CuPy).
+ * only (complex is a TypeError, as in CuPy). @internal
  */
-function workDtype(kind: Kind, dt: DType, name: string): DType {
+export function workDtype(kind: Kind, dt: DType, name: string): DType {
   const single = dt.name === 'float32' || dt.name === 'float16';
   if (kind === 'r2c') {
     if (dt.kind === 'c') {
@@ -89,8 +90,8 @@ function sizeArg(v: unknown, name: string): number {
   return v;
 }
 
-/** Normalized axes (unique) and sizes per axis, NumPy's defaults filled in. */
-function resolve(x: GPUArray, kind: Kind, axesIn: readonly number[] | null | undefined,
+/** Normalized axes (unique) and sizes per axis, NumPy's defaults filled in. @internal */
+export function resolve(x: { ndim: number; shape: readonly number[] }, kind: Kind, axesIn: readonly number[] | null | undefined,
   sIn: readonly number[] | null | undefined, name: string): { axes: number[]; s: number[] } {
   if (sIn !== undefined && sIn !== null && !Array.isArray(sIn)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `${name}: s must be an array of sizes. Received ${describe(sIn)}`);
