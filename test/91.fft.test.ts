@@ -12,7 +12,8 @@ import * as cuda from '../lib';
 import { CufftError, GPUArray, driver, fft, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
 import { fftfreqHost, rfftfreqHost } from '../lib/fft/freq';
-import { resolve, workDtype } from '../lib/fft/fft';
+import { Exec, layouts, resolve, workDtype } from '../lib/fft/fft';
+import { CUFFT_TYPE } from '../lib/cuda/cufft';
 import { DTYPES } from '../lib/base/dtype';
 import { describeGpu, expectCode } from './helpers';
 
@@ -242,6 +243,71 @@ describe('fft without a GPU', () => {
     expect(['float16', 'float32', 'float64', 'int32'].map((d) => w('r2c', d as DTypeName))).toEqual(['float32', 'float32', 'float64', 'float64']);
     expect(w('c2r', 'float32')).toBe('complex64');
     expectCode(() => w('r2c', 'complex64'), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
+
+  test('plan layouts: the advanced layout of cuFFT, simulated on the CPU, computes the transform of the axes', () => {
+    // cuFFT's documented layout: element x of batch b is at idist·b + ((x0·inembed1 + x1)·inembed2 + x2)·istride.
+    const lin = (x: number[], embed: number[]): number => x.reduce((p, v, i) => (i === 0 ? v : p * embed[i] + v), 0);
+    const indices = (shape: number[]): number[][] => {
+      const out: number[][] = [];
+      for (let f = 0; f < size(shape); f++) out.push(shape.map((_, d) => Math.floor(f / strides(shape)[d]) % shape[d]));
+      return out;
+    };
+    function simulate(execs: Exec[], kind: 'c2c' | 'r2c' | 'c2r', src: H, D: number[], inverse: boolean): H {
+      const out: H = { re: new Float64Array(size(D)), im: new Float64Array(size(D)), shape: D };
+      const writes = new Uint8Array(size(D));
+      for (const { g, ioff, ooff } of execs) {
+        const k = g.n.length, axes = g.n.map((_, i) => i);
+        const inShape = kind === 'c2r' ? [...g.n.slice(0, -1), Math.floor(g.n[k - 1] / 2) + 1] : g.n;
+        for (let b = 0; b < g.batch; b++) {
+          const blk: H = { re: new Float64Array(size(inShape)), im: new Float64Array(size(inShape)), shape: inShape };
+          indices(inShape).forEach((x, f) => {
+            const i = ioff + b * g.idist + lin(x, g.inembed) * g.istride;
+            blk.re[f] = src.re[i];
+            blk.im[f] = src.im[i];
+          });
+          const r = kind === 'c2c' ? refC2C(blk, axes, g.n, inverse, inverse ? 'forward' : undefined)
+            : kind === 'r2c' ? refR2C(blk, axes, g.n) : refC2R(blk, axes, g.n, 'forward');
+          indices(r.shape).forEach((x, f) => {
+            const o = ooff + b * g.odist + lin(x, g.onembed) * g.ostride;
+            out.re[o] = r.re[f];
+            out.im[o] = r.im[f];
+            writes[o]++;
+          });
+        }
+      }
+      expect(writes.every((w) => w === 1)).toBe(true); // every output element written exactly once
+      return out;
+    }
+    const cases: Array<[number[], number, number]> = [[[5], 0, 1], [[3, 4, 6], 0, 1], [[3, 4, 6], 1, 1], [[3, 4, 6], 2, 1],
+      [[3, 4, 6], 0, 2], [[3, 4, 6], 1, 2], [[3, 4, 6], 0, 3], [[3, 2, 50], 1, 1], [[50, 2, 3], 1, 1], [[2, 3, 4, 5], 1, 2],
+      [[33, 2, 2, 4], 1, 2]];
+    let sims = 0;
+    for (const [S, d0, k] of cases) {
+      const axes = Array.from({ length: k }, (_, i) => d0 + i), last = d0 + k - 1;
+      const x = { re: Float64Array.from(values(size(S), 7)), im: Float64Array.from(values(size(S), 8)), shape: S };
+      const real = { re: x.re, im: new Float64Array(size(S)), shape: S };
+      for (const inverse of [false, true]) {
+        const ex = layouts(CUFFT_TYPE.C2C, S, S, d0, k);
+        expect(ex).not.toBeNull();
+        const want = refC2C(x, axes, axes.map((a) => S[a]), inverse, inverse ? 'forward' : undefined);
+        expect(simulate(ex!, 'c2c', x, S, inverse)).toEqual(want);
+      }
+      const half = S.map((v, d) => (d === last ? Math.floor(v / 2) + 1 : v));
+      expect(simulate(layouts(CUFFT_TYPE.R2C, S, half, d0, k)!, 'r2c', real, half, false)).toEqual(refR2C(real, axes, axes.map((a) => S[a])));
+      for (const m of [S[last], S[last] + 1]) { // C2R to an even and an odd length
+        const D = S.map((v, d) => (d === last ? m : v)), C = D.map((v, d) => (d === last ? Math.floor(v / 2) + 1 : v));
+        const c = resize(x, last, C[last]);
+        const got = simulate(layouts(CUFFT_TYPE.Z2D, C, D, d0, k)!, 'c2r', c, D, true);
+        const want = refC2R(c, axes, axes.map((a) => D[a]), 'forward');
+        got.re.forEach((v, i) => expect(Math.abs(v - want.re[i])).toBeLessThan(1e-9));
+      }
+      sims++;
+    }
+    expect(sims).toBe(cases.length);
+    // Many dimensions on both sides of the axis: moved last through a copy instead.
+    expect(layouts(CUFFT_TYPE.C2C, [40, 3, 40], [40, 3, 40], 1, 1)).toBeNull();
+    expect(layouts(CUFFT_TYPE.C2C, [3, 5, 4], [3, 5, 4], 1, 1)).toHaveLength(3);
   });
 
   test('argument errors that need no array', () => {

@@ -13,7 +13,7 @@ import { CUFFT_TYPE } from '../cuda/cufft';
 import { GPUArray, arrayArg, optionsArg } from '../array/gpuarray';
 import { apply, assign } from '../array/operators';
 import { zeros } from '../array/creation';
-import { execute } from './plan';
+import { PlanGeometry, execute } from './plan';
 
 /** NumPy's normalization modes: which direction is scaled (by 1/n, or both by 1/√n). */
 export type FftNorm = 'backward' | 'ortho' | 'forward';
@@ -133,6 +133,31 @@ function stage(x: GPUArray, dt: DType, shape: number[], stream: Stream | null | 
 
 const prod = (xs: readonly number[]): number => xs.reduce((p, n) => p * n, 1);
 
+/** One cuFFT execution: a plan geometry and element offsets into the input and output. @internal */
+export interface Exec { g: PlanGeometry; ioff: number; ooff: number }
+
+/**
+ * The executions that transform the dimensions [d0, d0 + k) (k ≤ 3) of a C-contiguous array of
+ * shape S into one of shape D (equal outside the block), or null when the block must first be
+ * moved last (both the dimensions before and after it are many). @internal
+ */
+export function layouts(type: number, S: readonly number[], D: readonly number[], d0: number, k: number): Exec[] | null {
+  const outer = prod(S.slice(0, d0)), inner = prod(S.slice(d0 + k));
+  const inembed = S.slice(d0, d0 + k), onembed = D.slice(d0, d0 + k);
+  const n = type === CUFFT_TYPE.C2R || type === CUFFT_TYPE.Z2D ? onembed : inembed; // the real side's sizes
+  const iblock = prod(inembed) * inner, oblock = prod(onembed) * inner;
+  const at = (istride: number, idist: number, ostride: number, odist: number, batch: number, ioff: number, ooff: number): Exec =>
+    ({ g: { type, n, inembed, istride, idist, onembed, ostride, odist, batch }, ioff, ooff });
+  if (inner === 1) return [at(1, iblock, 1, oblock, outer, 0, 0)];
+  // Batch along the inner dimensions, one execution per outer index.
+  if (outer <= inner && outer <= LOOP_MAX) {
+    return Array.from({ length: outer }, (_, o) => at(inner, 1, inner, 1, inner, o * iblock, o * oblock));
+  }
+  // Batch along the outer dimensions, one execution per inner index.
+  if (inner <= LOOP_MAX) return Array.from({ length: inner }, (_, i) => at(inner, iblock, inner, oblock, outer, i, i));
+  return null;
+}
+
 /**
  * One cuFFT transform of the dimensions [d0, d0 + k) (k ≤ 3) from `src` to `dst` (both
  * C-contiguous, equal outside the block; the same array: in place).
@@ -140,27 +165,16 @@ const prod = (xs: readonly number[]): number => xs.reduce((p, n) => p * n, 1);
 function step(type: number, src: GPUArray, dst: GPUArray, d0: number, k: number, inverse: boolean,
   stream: Stream | null | undefined): void {
   const S = src.shape, D = dst.shape;
-  const outer = prod(S.slice(0, d0)), inner = prod(S.slice(d0 + k));
-  const inb = S.slice(d0, d0 + k), onb = D.slice(d0, d0 + k);
-  const n = type === CUFFT_TYPE.C2R || type === CUFFT_TYPE.Z2D ? onb : inb; // the real side's sizes
-  const ib = src.dtype.bytes, ob = dst.dtype.bytes;
-  const iblock = prod(inb) * inner, oblock = prod(onb) * inner;
-  const h = streamHandle(stream);
-  useOn(src, h);
-  useOn(dst, h);
-  const run = (istride: number, idist: number, ostride: number, odist: number, batch: number, ioff: number, ooff: number): void =>
-    execute({ type, n, inembed: inb, istride, idist, onembed: onb, ostride, odist, batch },
-      src.ptr + BigInt(ioff * ib), dst.ptr + BigInt(ooff * ob), inverse, stream);
-  if (inner === 1) return run(1, iblock, 1, oblock, outer, 0, 0);
-  if (outer <= inner && outer <= LOOP_MAX) { // batch along the inner dimensions
-    for (let o = 0; o < outer; o++) run(inner, 1, inner, 1, inner, o * iblock, o * oblock);
+  const runs = layouts(type, S, D, d0, k);
+  if (runs) {
+    const h = streamHandle(stream);
+    useOn(src, h);
+    useOn(dst, h);
+    const ib = src.dtype.bytes, ob = dst.dtype.bytes;
+    for (const r of runs) execute(r.g, src.ptr + BigInt(r.ioff * ib), dst.ptr + BigInt(r.ooff * ob), inverse, stream);
     return;
   }
-  if (inner <= LOOP_MAX) { // batch along the outer dimensions
-    for (let i = 0; i < inner; i++) run(inner, iblock, inner, oblock, outer, i, i);
-    return;
-  }
-  // Both large: move the block last through copies.
+  // Move the block last through copies.
   const nd = S.length;
   const perm = [...S.keys()].filter((d) => d < d0 || d >= d0 + k).concat(Array.from({ length: k }, (_, i) => d0 + i));
   const inv = perm.map((_, i) => perm.indexOf(i));
