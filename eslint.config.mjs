@@ -25,6 +25,7 @@ const LAYERS = {
   kernels: ['random', 'gl'],
   random: ['kernels', 'gl'],
   gl: ['engine', 'kernels', 'random'],
+  fft: ['kernels', 'random', 'gl'],
 };
 const NATIVE = { regex: '(^|/)cuda/native$', message: 'Only lib/cuda/ imports the addon: use lib/cuda/door.ts (or a lib/cuda/ module).' };
 const layerRule = (folder) => ['error', {
