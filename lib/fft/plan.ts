@@ -1,8 +1,8 @@
 /**
  * cuFFT plans: an LRU cache keyed by geometry (type, sizes, embeds, strides, distances, batch)
- * and context. A plan is bound to the caller's stream and gets a work area from the memory pool
- * on every execution (freed stream-ordered right after), so cached plans hold no work memory and
- * one plan serves every stream.
+ * and context (id and reset generation). A plan is bound to the caller's stream and gets a work
+ * area from the memory pool on every execution (freed stream-ordered right after), so cached
+ * plans hold no work memory and one plan serves every stream.
  */
 import { checkSize, rangeError } from '../base/errors';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
@@ -27,8 +27,9 @@ interface CachedPlan { handle: NativeAddon.CufftPlanHandle; work: number }
 const cache = new Map<string, CachedPlan>(); // insertion order = least recently used first
 let limit = 16;
 
-function keyOf(g: PlanGeometry, context: number): string {
-  return `${context}|${g.type}|${g.n}|${g.inembed}|${g.istride}|${g.idist}|${g.onembed}|${g.ostride}|${g.odist}|${g.batch}`;
+// The context's generation too: after device.reset() its plans are gone (native skips destroying them).
+function keyOf(g: PlanGeometry, context: { id: number; generation: number }): string {
+  return `${context.id}.${context.generation}|${g.type}|${g.n}|${g.inembed}|${g.istride}|${g.idist}|${g.onembed}|${g.ostride}|${g.odist}|${g.batch}`;
 }
 
 function evict(): void {
@@ -41,7 +42,7 @@ function evict(): void {
 
 /** The cached plan for `g` in the current context, made on a miss. @internal */
 export function planFor(g: PlanGeometry): CachedPlan {
-  const key = keyOf(g, currentContext().id);
+  const key = keyOf(g, currentContext());
   let plan = cache.get(key);
   if (plan) {
     cache.delete(key); // most recently used goes last
