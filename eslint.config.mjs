@@ -18,15 +18,16 @@ const nodeGlobals = Object.fromEntries([
  * everything else reaches it through lib/cuda/door.ts. Type-only imports may point upward.
  */
 const LAYERS = {
-  base: ['cuda', 'engine', 'array', 'kernels', 'random', 'gl', 'nccl', 'linalg'],
-  cuda: ['engine', 'array', 'kernels', 'random', 'gl', 'nccl', 'linalg'],
-  engine: ['array', 'kernels', 'random', 'gl', 'nccl', 'linalg'],
-  array: ['kernels', 'random', 'gl', 'nccl', 'linalg'],
-  kernels: ['random', 'gl', 'nccl', 'linalg'],
-  random: ['kernels', 'gl', 'nccl', 'linalg'],
-  gl: ['engine', 'kernels', 'random', 'nccl', 'linalg'],
-  nccl: ['gl', 'linalg'],
-  linalg: ['kernels', 'random', 'gl', 'nccl'],
+  base: ['cuda', 'engine', 'array', 'kernels', 'random', 'gl', 'nccl', 'linalg', 'fft'],
+  cuda: ['engine', 'array', 'kernels', 'random', 'gl', 'nccl', 'linalg', 'fft'],
+  engine: ['array', 'kernels', 'random', 'gl', 'nccl', 'linalg', 'fft'],
+  array: ['kernels', 'random', 'gl', 'nccl', 'linalg', 'fft'],
+  kernels: ['random', 'gl', 'nccl', 'linalg', 'fft'],
+  random: ['kernels', 'gl', 'nccl', 'linalg', 'fft'],
+  gl: ['engine', 'kernels', 'random', 'nccl', 'linalg', 'fft'],
+  nccl: ['gl', 'linalg', 'fft'],
+  linalg: ['kernels', 'random', 'gl', 'nccl', 'fft'],
+  fft: ['kernels', 'random', 'gl', 'nccl', 'linalg'],
 };
 const NATIVE = { regex: '(^|/)cuda/native$', message: 'Only lib/cuda/ imports the addon: use lib/cuda/door.ts (or a lib/cuda/ module).' };
 const layerRule = (folder) => ['error', {

@@ -183,6 +183,15 @@ class Torch:
         b = t.rand(*lead, case["k"], case["n"], device="cuda", generator=g).to(dt)
         out = t.empty(*lead, case["m"], case["n"], dtype=dt, device="cuda")
         return (lambda: t.matmul(a, b, out=out)), None, t.cuda.empty_cache
+    def fft(self, case):
+        # torch.fft on the same data as bench/cases/75.fft.js; each call allocates its result.
+        t, shape = self.torch, case["shape"]
+        n = 1
+        for k in shape:
+            n *= k
+        x = t.arange(n, device="cuda", dtype=t.float32).mul_(1 / n).to(self._dtype(case["dtype"])).view(*shape)
+        fns = {"fft": lambda: t.fft.fft(x), "rfft": lambda: t.fft.rfft(x), "fft2": lambda: t.fft.fft2(x)}
+        return fns[case["op"]], None, t.cuda.empty_cache
 
     def tiny(self, case):
         t, n, iters = self.torch, case["n"], case["iters"]
@@ -350,6 +359,15 @@ class Cupy:
         b = rs.random_sample((*lead, case["k"], case["n"]), dtype=cp.float32).astype(dt)
         out = cp.empty((*lead, case["m"], case["n"]), dtype=dt)
         return (lambda: cp.matmul(a, b, out=out)), None, self.free_pools
+    def fft(self, case):
+        # cupy.fft (cuFFT, plan cache on) on the same data as bench/cases/75.fft.js.
+        cp, shape = self.cp, case["shape"]
+        n = 1
+        for k in shape:
+            n *= k
+        x = (cp.arange(n, dtype=cp.float32) * cp.float32(1 / n)).astype(getattr(cp, case["dtype"])).reshape(shape)
+        fns = {"fft": lambda: cp.fft.fft(x), "rfft": lambda: cp.fft.rfft(x), "fft2": lambda: cp.fft.fft2(x)}
+        return fns[case["op"]], None, self.free_pools
 
     def tiny(self, case):
         cp, np, n, iters = self.cp, self.np, case["n"], case["iters"]

@@ -12,5 +12,6 @@ export const {
   slice, newaxis, ellipsis, Slice, resultType, promoteTypes, canCast, gpuarray, random, cumath,
   driver, compiler, version, memory, freeCachedMemory, gl, nccl, withDevice, linalg, availability, diagnose, formatDiagnosis, keep,
 } = cuda;
+export const { CufftError, fft } = cuda;
 
 export default cuda;

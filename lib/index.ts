@@ -29,8 +29,10 @@ import * as arrays from './cuda/cuda_array';
 import * as textures from './cuda/texture';
 import * as linalgNs from './linalg';
 
-export { CudaError, NvrtcError, NcclError, CublasError } from './base/errors';
+export { CudaError, NvrtcError, NcclError, CublasError, CufftError } from './base/errors';
 export type { CudaErrorInfo, NvrtcErrorInfo, NcclErrorInfo, CublasErrorInfo } from './base/errors';
+export { fft } from './fft';
+export type { FftNorm, FftOptions, FftNOptions, FreqOptions, ShiftOptions } from './fft';
 export {
   DTYPES, Scalar, dtype, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16,
   float32, float64, complex64, complex128, floatToHalfBits, halfBitsToFloat,

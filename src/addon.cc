@@ -188,6 +188,7 @@ Napi::Object InitAll(Napi::Env env, Napi::Object exports) {
   InitLaunch(env, exports);
   InitCurand(env, exports);
   InitCublas(env, exports);
+  InitCufft(env, exports);
   InitArray(env, exports);
   InitGl(env, exports);
   InitNccl(env, exports);

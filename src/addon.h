@@ -61,6 +61,7 @@ void InitModule(Napi::Env env, Napi::Object exports);
 void InitLaunch(Napi::Env env, Napi::Object exports);
 void InitCurand(Napi::Env env, Napi::Object exports);
 void InitCublas(Napi::Env env, Napi::Object exports);
+void InitCufft(Napi::Env env, Napi::Object exports);
 void InitArray(Napi::Env env, Napi::Object exports);
 void InitGl(Napi::Env env, Napi::Object exports);
 void InitNccl(Napi::Env env, Napi::Object exports);

@@ -78,6 +78,7 @@ const EXPECT: Record<string, Expectation> = {
       /^wrote .*gl\.png \(320x240\): OK$/m],
     check: (_out, tmp) => expect(readPng(path.join(tmp, 'gl.png'))).toEqual({ width: 320, height: 240 }),
   },
+  'fft-spectrum.js': { lines: [/^peaks at 50 Hz and 120 Hz: OK$/m, /^FFT convolution equals the direct convolution: OK$/m] },
   'gpuarray.js': { lines: [/^a\.add\(row\) +OK$/m, /^i8\.add\(10\) wraps +OK$/m, /^y = \(x\*x \+ 1\) \/ 2 +OK$/m] },
   'mandelbrot.js': {
     args: (tmp) => [path.join(tmp, 'm.png')],

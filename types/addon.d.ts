@@ -26,6 +26,7 @@ declare namespace NativeAddon {
     /** What to install when not ok. */
     message: string;
   }
+  interface CufftPlanHandle { readonly __brand: 'CufftPlan' }
 
   interface GlStatus {
     ok: boolean;
@@ -239,6 +240,22 @@ declare namespace NativeAddon {
      * m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch, cudaDataType, cublasComputeType.
      */
     cublasGemm(stream: StreamHandle | null, params: Float64Array, a: bigint, b: bigint, c: bigint): void;
+    // cufft.cc (CufftError: CUFFT_NOT_FOUND when libcufft cannot be opened, else the cufftResult)
+    /** [cufftGetVersion(), library path]. */
+    cufftVersion(): [number, string];
+    /** The class cuFFT failures are made from in this environment (lib/fft passes CufftError). */
+    cufftSetErrorClass(cls: new (message: string, info: { code: string; status: number; call: string }) => Error): void;
+    /**
+     * cufftMakePlanMany64 in the calling thread's context, auto-allocation off → [plan, work area
+     * bytes]. type: cufftType (0x29 C2C, 0x2a R2C, 0x2c C2R, 0x69 Z2Z, 0x6a D2Z, 0x6c Z2D).
+     */
+    cufftPlan(type: number, n: number[], inembed: number[], istride: number, idist: number,
+      onembed: number[], ostride: number, odist: number, batch: number): [CufftPlanHandle, number];
+    /** Binds `stream` and the work area (0n: none), then executes (in place when input === output). */
+    cufftExec(plan: CufftPlanHandle, stream: StreamHandle | null, input: bigint, output: bigint, work: bigint,
+      inverse: boolean): void;
+    /** Frees the plan now (idempotent). */
+    cufftDestroy(plan: CufftPlanHandle): void;
 
     // array.cc
     arrayCreate(format: number, channels: number, width: number, height: number, depth: number,

@@ -159,6 +159,25 @@ export class NcclError extends Error {
   }
 }
 
+/**
+ * A failed cuFFT call (`code` = `CUFFT_*` cufftResult name, `call` = the cuFFT function), or
+ * libcufft missing (`CUFFT_NOT_FOUND`, the message says what to install).
+ * @example
+ * try { fft.fft(x); } catch (e) { if (e instanceof CufftError) console.log(e.code); }
+ */
+export class CufftError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly call: string;
+  constructor(message: string, info: { code: string; status: number; call: string }) {
+    super(message);
+    this.name = 'CufftError';
+    this.code = info.code;
+    this.status = info.status;
+    this.call = info.call;
+  }
+}
+
 /** A TypeError with a Node-style `code` (`ERR_INVALID_ARG_TYPE` …). */
 export function typeError(code: string, message: string): TypeError {
   const e = new TypeError(message) as TypeError & { code: string };
