@@ -157,6 +157,7 @@ if (isMainThread) {
     const wErr = Math.max(...TRUE_W.map((v, j) => Math.abs(weights[j] - v)), Math.abs(weights[FEATURES] - TRUE_B));
     if (!(wErr < 0.02)) fail(`fitted weights are ${wErr} from the true ones`);
     console.log(`weights within ${wErr.toExponential(2)} of the true ones on every rank: OK`);
+    console.log(`final weights: ${JSON.stringify(weights)}`);
     console.log('All checks passed.');
   }).catch((e) => {
     console.error(e);

@@ -1,14 +1,17 @@
 // NCCL collectives (lib/nccl/): libnccl.so.2 opened with dlopen on first use (never linked), so
 // the addon loads where NCCL is absent. nccl.h gives the types; the function table below is ours.
-// Communicators are non-blocking (config.blocking = 0): no call here waits for peers. Calls
-// answer ncclSuccess or ncclInProgress, and lib/nccl polls ncclCommGetAsyncError with timers
-// (ncclCommState) until the communicator is idle or failed. Every call that may touch the GPU
+// Communicators are non-blocking (config.blocking = 0). Calls answer ncclSuccess or
+// ncclInProgress; lib/nccl polls ncclCommGetAsyncError with timers (ncclCommState) until the
+// communicator is idle or failed, or, for synchronous calls, waits for it here (ncclCommWait). Every call that may touch the GPU
 // first makes the communicator's context current and drains the launch queue (DrainedCu()), so
 // NCCL's kernels keep their order with nodecuda's queued launches on the same stream.
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -257,6 +260,29 @@ Napi::Value CommState(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), r != ncclSuccess ? r : async);
 }
 
+// ncclCommWait(comm, timeoutMs) -> ncclCommState's answer once it is not ncclInProgress, or 7
+// at the deadline. A non-blocking communicator answers a call with ncclInProgress while NCCL's
+// thread is still putting the work on the stream (connection setup on first use, a group's
+// launch): until then a stream sync does not cover it, so the synchronous calls wait here as a
+// blocking communicator would. Sleeps grow from 20 us to 1 ms; the JS thread is held.
+Napi::Value CommWait(const Napi::CallbackInfo& info) {
+  const CommPtr& c = CommArg(info[0]);
+  const NcclApi& n = Nccl(info.Env());
+  double timeout_ms = info[1].IsNumber() ? info[1].As<Napi::Number>().DoubleValue() : 0;
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::microseconds(static_cast<int64_t>(std::min(timeout_ms, 1e12) * 1000));
+  auto nap = std::chrono::microseconds(20);
+  for (;;) {
+    ncclResult_t async = ncclSuccess;
+    ncclResult_t r = n.ncclCommGetAsyncError(c->comm, &async);
+    int st = r != ncclSuccess ? r : async;
+    if (st != ncclInProgress || std::chrono::steady_clock::now() >= deadline)
+      return Napi::Number::New(info.Env(), st);
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(1000));
+  }
+}
+
 // ncclErrorOf(comm|null, status, call) -> NcclError (not thrown), with ncclGetLastError's text.
 Napi::Value ErrorOf(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -384,6 +410,7 @@ void InitNccl(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "ncclGetUniqueId", GetUniqueId);
   NODECUDA_EXPORT(env, exports, "ncclCommInitRank", CommInitRank);
   NODECUDA_EXPORT(env, exports, "ncclCommState", CommState);
+  NODECUDA_EXPORT(env, exports, "ncclCommWait", CommWait);
   NODECUDA_EXPORT(env, exports, "ncclErrorOf", ErrorOf);
   NODECUDA_EXPORT(env, exports, "ncclCommInfo", CommInfo);
   NODECUDA_EXPORT(env, exports, "ncclCollective", Collective);
@@ -424,7 +451,7 @@ Napi::Value Unavailable(const Napi::CallbackInfo& info) {
 void InitNccl(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "ncclSetErrorClass", SetErrorClass);
   NODECUDA_EXPORT(env, exports, "ncclStatus", Status);
-  for (const char* name : {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommState", "ncclErrorOf",
+  for (const char* name : {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommState", "ncclCommWait", "ncclErrorOf",
                            "ncclCommInfo", "ncclCollective", "ncclGroup", "ncclCommFinalize",
                            "ncclCommRelease", "ncclStreamDoneAsync"})
     Export(env, exports, name, Napi::Function::New(env, Guard<Unavailable>, name));

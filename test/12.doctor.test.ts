@@ -205,7 +205,7 @@ describe('AbortSignal on compileAsync', () => {
 describe('npx nodecuda doctor (bin/nodecuda.js)', () => {
   test('package.json declares the bin, and the file is shipped', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-    expect(pkg.bin).toEqual({ nodecuda: 'bin/nodecuda.js' });
+    expect(pkg.bin).toEqual({ nodecuda: 'bin/nodecuda.js', 'nodecuda-build': 'bin/nodecuda-build.js' });
     expect(pkg.files).toContain('bin');
     expect(fs.readFileSync(BIN, 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
   });

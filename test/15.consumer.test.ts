@@ -116,7 +116,8 @@ describe('package.json: what a consumer installs', () => {
   test('no prebuilds/ in the tarball and no npm pre-hook of build (npm run build must not write prebuilds/)', () => {
     expect(pkg.files).not.toContain('prebuilds');
     expect(pkg.scripts.prebuild).toBeUndefined();
-    expect(pkg.scripts.prepack).toBe('npm run build:ts');
+    // The package ships precompiled kernels (dist/kernel-images), built at pack time.
+    expect(pkg.scripts.prepack).toBe('npm run build:ts && npm run build:kernels');
   });
 
   test('repository, homepage and bugs point at the repository', () => {

@@ -27,13 +27,13 @@ const TIMEOUT = 180_000;
 interface Run { status: number | null; signal: string | null; stdout: string; stderr: string }
 
 /** Runs `node examples/<file> ...args` from the repo root; os.tmpdir() is `tmp` in the child. */
-function run(file: string, args: string[] = [], tmp?: string): Run {
+function run(file: string, args: string[] = [], tmp?: string, extraEnv: Record<string, string> = {}): Run {
   const r = spawnSync(process.execPath, [path.join('examples', file), ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: TIMEOUT - 10_000,
     maxBuffer: 64 << 20,
-    env: { ...process.env, ...(tmp ? { TMPDIR: tmp } : {}) },
+    env: { ...process.env, ...(tmp ? { TMPDIR: tmp } : {}), ...extraEnv },
   });
   return { status: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
@@ -138,6 +138,19 @@ describe('examples', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe(path.join(ROOT, 'dist', 'index.js'));
   });
+
+  // npm start: says why there is no GPU and what it would do, then compiles its kernels (no GPU
+  // needed). A driver path that does not exist makes the same case on the GPU machine.
+  test('quickstart.js says why, what it would do, and compiles its kernels with NVRTC', () => {
+    const r = run('quickstart.js', [], undefined, { NODECUDA_LIBCUDA: path.join(os.tmpdir(), 'no-such-dir', 'libcuda.so.1') });
+    expect(r.signal).toBeNull();
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^nodecuda: no usable GPU here \((CUDA_DRIVER_NOT_FOUND|CUDA_ERROR_\w+|CUDA_DRIVER_TOO_OLD)\): \S/);
+    expect(r.stdout).toMatch(/^With one, this example would copy 1000 floats to the GPU/m);
+    expect(r.stdout).toMatch(/^Compiled its kernels for sm_90 with NVRTC \d+\.\d+: [1-9]\d* bytes of cubin in \d+ ms\.$/m);
+    expect(r.stdout).toMatch(/npx nodecuda doctor/);
+    expect(r.status).toBe(0);
+  });
 });
 
 // Without a CUDA driver or GPU (CI, build machines): every example prints one line and exits 0.
@@ -202,15 +215,4 @@ describeGpu('examples on the GPU', () => {
     expect(out).toMatch(new RegExp(`^pi estimate: \\d\\.\\d+ from ${2 * 2 ** 22} points`, 'm'));
   }, TIMEOUT);
 
-  // npm start: says why there is no GPU and what it would do, then compiles its kernels (no GPU needed).
-  test('quickstart.js says why, what it would do, and compiles its kernels with NVRTC', () => {
-    const r = run('quickstart.js');
-    expect(r.signal).toBeNull();
-    expect(r.stderr).toBe('');
-    expect(r.stdout).toMatch(/^nodecuda: no usable GPU here \((CUDA_DRIVER_NOT_FOUND|CUDA_ERROR_\w+|CUDA_DRIVER_TOO_OLD)\): \S/);
-    expect(r.stdout).toMatch(/^With one, this example would copy 1000 floats to the GPU/m);
-    expect(r.stdout).toMatch(/^Compiled its kernels for sm_90 with NVRTC \d+\.\d+: [1-9]\d* bytes of cubin in \d+ ms\.$/m);
-    expect(r.stdout).toMatch(/npx nodecuda doctor/);
-    expect(r.status).toBe(0);
-  });
 });

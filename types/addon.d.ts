@@ -334,6 +334,8 @@ declare namespace NativeAddon {
       cgaClusterSize: number): NcclCommHandle;
     /** ncclCommGetAsyncError: 0 idle, 7 in progress, else the failure's ncclResult_t. */
     ncclCommState(comm: NcclCommHandle): number;
+    /** ncclCommState once it is not 7 (sleeping in between), or 7 when timeoutMs ran out. Holds the thread. */
+    ncclCommWait(comm: NcclCommHandle, timeoutMs: number): number;
     /** The NcclError for a failed status (null for 0 and 7), not thrown. */
     ncclErrorOf(comm: NcclCommHandle | null, status: number, call: string): Error | null;
     /** [nranks, CUDA device, rank] */

@@ -1,8 +1,10 @@
 /**
  * NCCL communicators and collectives on GPUArrays. Every communicator is non-blocking
- * (ncclConfig.blocking = 0): nothing here waits for peers on the JS thread. Initialisation and
- * calls NCCL is still carrying out are polled with timers (ncclCommGetAsyncError), and GPU
- * completion is awaited off the main thread (an event waited for by the async queue's thread).
+ * (ncclConfig.blocking = 0). Initialisation and the Async forms poll ncclCommGetAsyncError with
+ * timers, and GPU completion is awaited off the main thread (an event waited for by the async
+ * queue's thread). A synchronous call that NCCL answers with ncclInProgress (its thread is still
+ * launching the work, e.g. setting up connections on first use) waits for the launch on the
+ * thread, as a blocking communicator would: until then a stream sync would miss the work.
  */
 import { GPUArray } from '../array/gpuarray';
 import { NcclError, describe, rangeError, typeError } from '../base/errors';
@@ -10,6 +12,7 @@ import type { DTypeName } from '../base/dtype';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { native } from '../cuda/native';
+import { runPinned } from '../cuda/scope';
 import { requireNccl } from './library';
 
 const IN_PROGRESS = 7;
@@ -127,6 +130,10 @@ function opOf(v: unknown): ReduceOp {
 }
 
 let groupDepth = 0;
+/** Communicators a group's calls went to: their launch is waited for at the outermost groupEnd. */
+let groupWaits: (() => void)[] = [];
+/** >0 inside an Async form's issue: NCCL's launch is awaited with timers there, not on the thread. */
+let deferWait = 0;
 
 /**
  * One rank of an NCCL communicator, on one GPU. Make one per rank — in worker_threads, processes
@@ -150,6 +157,7 @@ export class Communicator {
   readonly ready: Promise<this>;
   #handle: NativeAddon.NcclCommHandle | null;
   #failure: NcclError | null = null;
+  readonly #waitMs: number;
 
   constructor(nranks: number, uniqueId: Uint8Array, rank: number, options: CommunicatorOptions = {}) {
     if (typeof nranks !== 'number' || !Number.isInteger(nranks) || nranks < 1) {
@@ -172,6 +180,7 @@ export class Communicator {
     this.nranks = nranks;
     this.rank = rank;
     this.device = device;
+    this.#waitMs = timeoutMs;
     this.#handle = native.ncclCommInitRank(nranks, uniqueId, rank, device, false, options.cgaClusterSize ?? -1);
     this.ready = pollUntil(() => this.#idle('ncclCommInitRankConfig'), timeoutMs, () => this.#timedOut('ncclCommInitRankConfig',
       `${nranks - 1} other rank(s) did not all join within ${timeoutMs} ms (is every rank started with the same id, ` +
@@ -238,7 +247,7 @@ export class Communicator {
     }
   }
 
-  /** A synchronous call needs an idle communicator (it never waits). */
+  /** A synchronous call needs an idle communicator (it does not wait for an earlier Async call). */
   #ready(call: string): NativeAddon.NcclCommHandle {
     if (!this.#idle(call) && groupDepth === 0) {
       throw new NcclError(`${call}: the communicator is still initialising or busy with an earlier call; await comm.ready, ` +
@@ -252,7 +261,23 @@ export class Communicator {
     const h = this.#ready(call);
     useOn(send, stream);
     useOn(recv, stream);
-    native.ncclCollective(h, kind, send.ptr, recv.ptr, count, type, op, peer, stream);
+    const st = native.ncclCollective(h, kind, send.ptr, recv.ptr, count, type, op, peer, stream);
+    if (groupDepth > 0) groupWaits.push(() => this.#launched(call));
+    else if (st === IN_PROGRESS && deferWait === 0) this.#launched(call);
+  }
+
+  /**
+   * Waits on this thread until NCCL has put the calls made so far on their streams (a
+   * non-blocking communicator answers ncclInProgress while its thread sets up connections or
+   * launches a group; a stream sync before that would miss the work). Throws the failure, or
+   * NCCL_TIMEOUT after the communicator's timeoutMs (then aborted).
+   */
+  #launched(call: string): void {
+    if (!this.#handle) return;
+    if (native.ncclCommWait(this.#handle, this.#waitMs) === IN_PROGRESS) {
+      throw this.#timedOut(call, `NCCL did not launch the work within ${this.#waitMs} ms (do the other ranks make the same call?)`);
+    }
+    this.#idle(call);
   }
 
   #checkDevice(a: GPUArray, name: string): void {
@@ -315,7 +340,7 @@ export class Communicator {
     const [type, count] = ncclBuffer(x, 'x');
     this.#checkDevice(x, 'x');
     const stream = streamHandle(opts.stream);
-    const out = opts.out ?? GPUArray.allocate([this.nranks, ...x.shape], x.dtype, opts.stream);
+    const out = opts.out ?? runPinned(this.device, () => GPUArray.allocate([this.nranks, ...x.shape], x.dtype, opts.stream));
     const [t, n] = ncclBuffer(out, 'out');
     if (t !== type || n !== count * this.nranks) {
       throw rangeError('ERR_NCCL_SIZE_MISMATCH', `"out" must hold nranks × x.size = ${this.nranks * x.size} ${x.dtype.name} ` +
@@ -337,7 +362,7 @@ export class Communicator {
     if (x.size % this.nranks !== 0) {
       throw rangeError('ERR_NCCL_SIZE_MISMATCH', `x.size (${x.size}) must be a multiple of nranks (${this.nranks})`);
     }
-    const out = opts.out ?? GPUArray.allocate([x.size / this.nranks], x.dtype, opts.stream);
+    const out = opts.out ?? runPinned(this.device, () => GPUArray.allocate([x.size / this.nranks], x.dtype, opts.stream));
     const [t, n] = ncclBuffer(out, 'out');
     if (t !== type || n * this.nranks !== count) {
       throw rangeError('ERR_NCCL_SIZE_MISMATCH', `"out" must hold x.size / nranks = ${x.size / this.nranks} ${x.dtype.name} ` +
@@ -393,7 +418,13 @@ export class Communicator {
   async #async<T>(opts: CollectiveOptions | undefined, call: string, issue: () => T): Promise<T> {
     const timeoutMs = checkTimeout(opts?.timeoutMs, 'timeoutMs', Infinity);
     await pollUntil(() => this.#idle(call), timeoutMs, () => this.#timedOut(call, `the communicator stayed busy for ${timeoutMs} ms`));
-    const out = issue();
+    deferWait++;
+    let out: T;
+    try {
+      out = issue();
+    } finally {
+      deferWait--;
+    }
     await this.synchronizeAsync(opts);
     return out;
   }
@@ -492,12 +523,21 @@ export function group<T>(fn: () => T): T {
   native.ncclGroup(true);
   groupDepth++;
   let result: T;
+  let waits: (() => void)[] = [];
   try {
     result = fn();
   } finally {
     groupDepth--;
+    if (groupDepth === 0) [waits, groupWaits] = [groupWaits, []];
     native.ncclGroup(false);
   }
+  // The group is launched by NCCL's thread when groupEnd answers ncclInProgress: wait for every
+  // communicator it used (a failure or timeout is thrown after all were waited for).
+  let first: unknown;
+  for (const w of waits) {
+    try { w(); } catch (e) { first ??= e; }
+  }
+  if (first !== undefined) throw first;
   if (result instanceof Promise) {
     throw typeError('ERR_INVALID_RETURN_VALUE',
       'nccl.group(fn): fn must be synchronous (NCCL groups are per thread and per call sequence)');

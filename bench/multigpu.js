@@ -1,0 +1,118 @@
+'use strict';
+// Several GPUs: NCCL allReduce bus bandwidth (float32 sum, in place, 8 B to 1 GiB) and peer copy
+// GB/s, nodecuda next to PyTorch in the same run (bench/multigpu.py: torch.distributed with the
+// NCCL backend, one process a GPU; torch.Tensor.to / copy_ for peer copies).
+//   node bench/multigpu.js [--gpus N] [--json file]
+// nodecuda drives every GPU from one thread (nccl.initAll, a group per step, as nccl-tests' -g N);
+// each size runs `iters` steps after 5 warm-ups and is timed by the wall clock after every device
+// synchronised. busbw = size × 2(n−1)/n / time (nccl-tests' definition). NVLink multicast (NVLS)
+// stays off (NCCL_NVLS_ENABLE=0) on shared machines.
+process.env.NCCL_NVLS_ENABLE = '0';
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const { driver, gpuarray, nccl, withDevice, isAvailable } = require('..');
+
+const GiB = 2 ** 30;
+const SIZES = Array.from({ length: 10 }, (_, i) => 8 * 8 ** i).filter((b) => b <= GiB).concat([GiB]);
+const itersFor = (b) => Math.max(20, Math.min(1000, Math.floor(2 ** 32 / b)));
+const label = (b) => (b >= GiB ? `${b / GiB} GiB` : b >= 2 ** 20 ? `${b / 2 ** 20} MiB` : b >= 1024 ? `${b / 1024} KiB` : `${b} B`);
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : dflt;
+};
+
+function syncAll(n) {
+  for (let r = 0; r < n; r++) withDevice(r, () => driver.Context.synchronize());
+}
+
+async function allReduceRows(n) {
+  const comms = await nccl.initAllAsync(Array.from({ length: n }, (_, r) => r), { timeoutMs: 120_000 });
+  const rows = [];
+  for (const size of SIZES) {
+    const xs = comms.map((c, r) => withDevice(r, () => gpuarray.ones([size / 4], 'float32')));
+    const step = () => nccl.group(() => comms.forEach((c, r) => c.allReduce(xs[r])));
+    const iters = itersFor(size);
+    for (let i = 0; i < 5; i++) step();
+    syncAll(n);
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < iters; i++) step();
+    syncAll(n);
+    const s = Number(process.hrtime.bigint() - t0) / 1e9 / iters;
+    rows.push({ size, us: s * 1e6, busbw: (size * 2 * (n - 1)) / n / s / 1e9 });
+    xs.forEach((x) => x.dispose());
+  }
+  for (const c of comms) await c.disposeAsync();
+  return rows;
+}
+
+function peerRows() {
+  const rows = [];
+  const bytes = 256 * 2 ** 20;
+  const a = withDevice(0, () => gpuarray.ones([bytes / 4], 'float32'));
+  const b = withDevice(1, () => gpuarray.empty([bytes / 4], 'float32'));
+  const time = (name, fn, iters = 20) => {
+    fn();
+    syncAll(2);
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < iters; i++) fn();
+    syncAll(2);
+    const s = Number(process.hrtime.bigint() - t0) / 1e9 / iters;
+    rows.push({ name, gbs: bytes / s / 1e9 });
+  };
+  time('a.copyTo(b) 0→1, 256 MiB', () => a.copyTo(b));
+  time('a.to(1) 0→1, 256 MiB (allocates)', () => a.to(1).dispose());
+  const peers = driver.canAccessPeer(0, 1) && driver.canAccessPeer(1, 0);
+  if (peers) {
+    withDevice(0, () => driver.Context.enablePeerAccess(1));
+    withDevice(1, () => driver.Context.enablePeerAccess(0));
+    time('a.copyTo(b) 0→1, 256 MiB, peer access on', () => a.copyTo(b));
+  }
+  a.dispose();
+  b.dispose();
+  return { rows, peers };
+}
+
+async function main() {
+  if (!isAvailable() || !nccl.isAvailable()) {
+    console.log('multigpu bench: needs a GPU driver and libnccl; nothing to run here.');
+    return;
+  }
+  const n = Number(arg('--gpus', driver.Device.count()));
+  if (n < 2) {
+    console.log(`multigpu bench: needs 2 GPUs, ${driver.Device.count()} visible.`);
+    return;
+  }
+  const ours = await allReduceRows(n);
+  const peer = peerRows();
+  const py = spawnSync('python3', [path.join(__dirname, 'multigpu.py'), String(n), JSON.stringify(SIZES.map((b) => [b, itersFor(b)]))],
+    { encoding: 'utf8', env: { ...process.env, NCCL_NVLS_ENABLE: '0', TORCH_SYMM_MEM_DISABLE_MULTICAST: '1' }, timeout: 400_000 });
+  let torch = null;
+  try {
+    torch = JSON.parse(py.stdout.trim().split('\n').pop());
+  } catch {
+    console.log(`torch peer failed (${py.status}): ${py.stderr.slice(-2000)}`);
+  }
+  const v = nccl.version();
+  console.log(`\n## NCCL allReduce float32 sum, in place, ${n} GPUs (${new driver.Device(0).name()}); NCCL ${v.major}.${v.minor}.${v.patch}` +
+    (torch ? `, torch ${torch.version} (NCCL ${torch.nccl})` : ''));
+  console.log('| size | nodecuda µs | nodecuda busbw GB/s | torch µs | torch busbw GB/s | ×torch (busbw) |');
+  console.log('|---:|---:|---:|---:|---:|---:|');
+  for (const [i, r] of ours.entries()) {
+    const t = torch?.allreduce[i];
+    console.log(`| ${label(r.size)} | ${r.us.toFixed(1)} | ${r.busbw.toFixed(2)} | ${t ? t.us.toFixed(1) : '—'} | ` +
+      `${t ? t.busbw.toFixed(2) : '—'} | ${t ? (r.busbw / t.busbw).toFixed(2) : '—'} |`);
+  }
+  console.log(`\n## Peer copy, device 0 → 1 (canAccessPeer: ${peer.peers})`);
+  console.log('| copy | nodecuda GB/s | torch | torch GB/s |');
+  console.log('|---|---:|---|---:|');
+  const tp = torch?.peer ?? [];
+  peer.rows.forEach((r, i) => console.log(`| ${r.name} | ${r.gbs.toFixed(1)} | ${tp[i]?.name ?? '—'} | ${tp[i] ? tp[i].gbs.toFixed(1) : '—'} |`));
+  const out = arg('--json');
+  if (out) fs.writeFileSync(out, JSON.stringify({ n, ours, peer, torch }, null, 1));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
