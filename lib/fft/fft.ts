@@ -137,24 +137,39 @@ const prod = (xs: readonly number[]): number => xs.reduce((p, n) => p * n, 1);
 export interface Exec { g: PlanGeometry; ioff: number; ooff: number }
 
 /**
+ * Which pointer of a transform of this cufftType is real: R2C/D2Z's input, C2R/Z2D's output.
+ * cuFFT rejects a real pointer not aligned to the complex type at execution (CUFFT_INVALID_VALUE),
+ * so it must lie an even number of real elements from an aligned start. @internal
+ */
+export function realSide(type: number): 'input' | 'output' | null {
+  if (type === CUFFT_TYPE.R2C || type === CUFFT_TYPE.D2Z) return 'input';
+  if (type === CUFFT_TYPE.C2R || type === CUFFT_TYPE.Z2D) return 'output';
+  return null;
+}
+
+/**
  * The executions that transform the dimensions [d0, d0 + k) (k ≤ 3) of a C-contiguous array of
- * shape S into one of shape D (equal outside the block), or null when the block must first be
- * moved last (both the dimensions before and after it are many). @internal
+ * shape S into one of shape D (equal outside the block), with both arrays starting aligned to the
+ * complex type; or null when the block must first be moved last (both the dimensions before and
+ * after it are many, or a loop would put a real pointer at an odd element offset). @internal
  */
 export function layouts(type: number, S: readonly number[], D: readonly number[], d0: number, k: number): Exec[] | null {
   const outer = prod(S.slice(0, d0)), inner = prod(S.slice(d0 + k));
   const inembed = S.slice(d0, d0 + k), onembed = D.slice(d0, d0 + k);
-  const n = type === CUFFT_TYPE.C2R || type === CUFFT_TYPE.Z2D ? onembed : inembed; // the real side's sizes
+  const real = realSide(type);
+  const n = real === 'output' ? onembed : inembed; // the real side's sizes
   const iblock = prod(inembed) * inner, oblock = prod(onembed) * inner;
   const at = (istride: number, idist: number, ostride: number, odist: number, batch: number, ioff: number, ooff: number): Exec =>
     ({ g: { type, n, inembed, istride, idist, onembed, ostride, odist, batch }, ioff, ooff });
   if (inner === 1) return [at(1, iblock, 1, oblock, outer, 0, 0)];
   // Batch along the inner dimensions, one execution per outer index.
-  if (outer <= inner && outer <= LOOP_MAX) {
-    return Array.from({ length: outer }, (_, o) => at(inner, 1, inner, 1, inner, o * iblock, o * oblock));
-  }
-  // Batch along the outer dimensions, one execution per inner index.
-  if (inner <= LOOP_MAX) return Array.from({ length: inner }, (_, i) => at(inner, iblock, inner, oblock, outer, i, i));
+  const byOuter = outer <= LOOP_MAX
+    ? Array.from({ length: outer }, (_, o) => at(inner, 1, inner, 1, inner, o * iblock, o * oblock)) : null;
+  // Batch along the outer dimensions, one execution per inner index (odd real offsets: never for R2C/C2R).
+  const byInner = inner <= LOOP_MAX
+    ? Array.from({ length: inner }, (_, i) => at(inner, iblock, inner, oblock, outer, i, i)) : null;
+  const aligned = (runs: Exec[]): boolean => real === null || runs.every((r) => (real === 'input' ? r.ioff : r.ooff) % 2 === 0);
+  for (const runs of outer <= inner ? [byOuter, byInner] : [byInner, byOuter]) if (runs && aligned(runs)) return runs;
   return null;
 }
 
@@ -165,7 +180,10 @@ export function layouts(type: number, S: readonly number[], D: readonly number[]
 function step(type: number, src: GPUArray, dst: GPUArray, d0: number, k: number, inverse: boolean,
   stream: Stream | null | undefined): void {
   const S = src.shape, D = dst.shape;
-  const runs = layouts(type, S, D, d0, k);
+  // layouts() assumes both arrays start aligned to the complex type; a real view at an odd
+  // element offset (rfft of a[1:]) goes through the aligned copies below.
+  const real = realSide(type), realArray = real === 'input' ? src : real === 'output' ? dst : null;
+  const runs = !realArray || realArray.align16 % (2 * realArray.dtype.bytes) === 0 ? layouts(type, S, D, d0, k) : null;
   if (runs) {
     const h = streamHandle(stream);
     useOn(src, h);
