@@ -59,6 +59,8 @@ const Variant kVariants[] = {
   V(cuGraphicsMapResources, 3000), V(cuGraphicsUnmapResources, 3000),
   V(cuGraphicsResourceGetMappedPointer, 3020), V(cuGraphicsSubResourceGetMappedArray, 3000),
   V(cuGraphicsUnregisterResource, 3000), V(cuGraphicsResourceSetMapFlags, 6050),
+  V(cuDeviceCanAccessPeer, 4000), V(cuCtxEnablePeerAccess, 4000), V(cuMemPoolSetAccess, 11020),
+  V(cuMemcpyPeerAsync, 4000),
 };
 #undef V
 // clang-format on
