@@ -362,6 +362,9 @@ describeGpu('gl: CUDA interop on the GPU', () => {
 
   test('dropped registrations and mappings are released by the collector', async () => {
     const b = ctx.createBuffer(1 << 16);
+    // A settled baseline: earlier tests' garbage (the sum's result, a zeros array) is counted until
+    // collected, and the collect() below would free it too (docs/memory.md, memory()).
+    await collect();
     const before = memory().liveAllocations;
     (() => {
       for (let i = 0; i < 20; i++) {
