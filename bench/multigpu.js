@@ -3,7 +3,8 @@
 // GB/s, nodecuda next to PyTorch in the same run (bench/multigpu.py: torch.distributed with the
 // NCCL backend, one process a GPU; torch.Tensor.to / copy_ for peer copies).
 //   node bench/multigpu.js [--gpus N] [--json file]
-// nodecuda drives every GPU from one thread (nccl.initAll, a group per step, as nccl-tests' -g N);
+// nodecuda drives every GPU from one thread (nccl.initAll, a group per step, as nccl-tests' -g N),
+// and again with one rank per worker_thread (as torch's process per GPU);
 // each size runs `iters` steps after 5 warm-ups and is timed by the wall clock after every device
 // synchronised. busbw = size × 2(n−1)/n / time (nccl-tests' definition). NVLink multicast (NVLS)
 // stays off (NCCL_NVLS_ENABLE=0) on shared machines.
@@ -46,6 +47,53 @@ async function allReduceRows(n) {
   return rows;
 }
 
+// One rank per worker_thread (like torch's process per GPU): each times its own allReduce calls
+// between barriers; the slowest rank's time counts.
+const WORKER = `
+  const { parentPort, workerData: { id, rank, n, sizes, bar } } = require('node:worker_threads');
+  const { driver, gpuarray, nccl } = require(${JSON.stringify(path.join(__dirname, '..'))});
+  const flag = new Int32Array(bar);
+  let round = 0;
+  const barrier = () => { // all ranks arrive, then go on together
+    round++;
+    if (Atomics.add(flag, 0, 1) === round * n - 1) Atomics.notify(flag, 0);
+    while (Atomics.load(flag, 0) < round * n) Atomics.wait(flag, 0, Atomics.load(flag, 0), 10);
+  };
+  (async () => {
+    driver.useDevice(rank);
+    const comm = await new nccl.Communicator(n, id, rank, { device: rank, timeoutMs: 120000 }).ready;
+    const out = [];
+    for (const [size, iters] of sizes) {
+      const x = gpuarray.ones([size / 4], 'float32');
+      for (let i = 0; i < 5; i++) comm.allReduce(x);
+      driver.Context.synchronize();
+      barrier();
+      const t0 = process.hrtime.bigint();
+      for (let i = 0; i < iters; i++) comm.allReduce(x);
+      driver.Context.synchronize();
+      out.push(Number(process.hrtime.bigint() - t0) / 1e9 / iters);
+      x.dispose();
+    }
+    await comm.disposeAsync();
+    parentPort.postMessage(out);
+  })().catch((e) => { console.error(e); process.exit(1); });`;
+
+async function workerRows(n) {
+  const { Worker } = require('node:worker_threads');
+  const id = nccl.getUniqueId();
+  const sizes = SIZES.map((b) => [b, itersFor(b)]);
+  const bar = new SharedArrayBuffer(4);
+  const times = await Promise.all(Array.from({ length: n }, (_, rank) => new Promise((resolve, reject) => {
+    const w = new Worker(WORKER, { eval: true, workerData: { id, rank, n, sizes, bar } });
+    w.once('message', resolve);
+    w.once('error', reject);
+  })));
+  return SIZES.map((size, i) => {
+    const s = Math.max(...times.map((t) => t[i]));
+    return { size, us: s * 1e6, busbw: (size * 2 * (n - 1)) / n / s / 1e9 };
+  });
+}
+
 function peerRows() {
   const rows = [];
   const bytes = 256 * 2 ** 20;
@@ -84,6 +132,7 @@ async function main() {
     return;
   }
   const ours = await allReduceRows(n);
+  const perThread = await workerRows(n);
   const peer = peerRows();
   const py = spawnSync('python3', [path.join(__dirname, 'multigpu.py'), String(n), JSON.stringify(SIZES.map((b) => [b, itersFor(b)]))],
     { encoding: 'utf8', env: { ...process.env, NCCL_NVLS_ENABLE: '0', TORCH_SYMM_MEM_DISABLE_MULTICAST: '1' }, timeout: 400_000 });
@@ -96,12 +145,14 @@ async function main() {
   const v = nccl.version();
   console.log(`\n## NCCL allReduce float32 sum, in place, ${n} GPUs (${new driver.Device(0).name()}); NCCL ${v.major}.${v.minor}.${v.patch}` +
     (torch ? `, torch ${torch.version} (NCCL ${torch.nccl})` : ''));
-  console.log('| size | nodecuda µs | nodecuda busbw GB/s | torch µs | torch busbw GB/s | ×torch (busbw) |');
-  console.log('|---:|---:|---:|---:|---:|---:|');
+  console.log('nodecuda: one thread drives every GPU (nccl.initAll, a group a step) | a worker_thread a GPU; torch: a process a GPU');
+  console.log('| size | one thread µs | busbw GB/s | ×torch | thread/GPU µs | busbw GB/s | ×torch | torch µs | torch busbw GB/s |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const [i, r] of ours.entries()) {
-    const t = torch?.allreduce[i];
-    console.log(`| ${label(r.size)} | ${r.us.toFixed(1)} | ${r.busbw.toFixed(2)} | ${t ? t.us.toFixed(1) : '—'} | ` +
-      `${t ? t.busbw.toFixed(2) : '—'} | ${t ? (r.busbw / t.busbw).toFixed(2) : '—'} |`);
+    const t = torch?.allreduce[i], w = perThread[i];
+    const x = (v) => (t ? (v.busbw / t.busbw).toFixed(2) : '—');
+    console.log(`| ${label(r.size)} | ${r.us.toFixed(1)} | ${r.busbw.toFixed(2)} | ${x(r)} | ${w.us.toFixed(1)} | ${w.busbw.toFixed(2)} | ${x(w)} | ` +
+      `${t ? t.us.toFixed(1) : '—'} | ${t ? t.busbw.toFixed(2) : '—'} |`);
   }
   console.log(`\n## Peer copy, device 0 → 1 (canAccessPeer: ${peer.peers})`);
   console.log('| copy | nodecuda GB/s | torch | torch GB/s |');
@@ -109,7 +160,7 @@ async function main() {
   const tp = torch?.peer ?? [];
   peer.rows.forEach((r, i) => console.log(`| ${r.name} | ${r.gbs.toFixed(1)} | ${tp[i]?.name ?? '—'} | ${tp[i] ? tp[i].gbs.toFixed(1) : '—'} |`));
   const out = arg('--json');
-  if (out) fs.writeFileSync(out, JSON.stringify({ n, ours, peer, torch }, null, 1));
+  if (out) fs.writeFileSync(out, JSON.stringify({ n, ours, perThread, peer, torch }, null, 1));
 }
 
 main().catch((e) => {

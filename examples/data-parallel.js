@@ -27,15 +27,15 @@ function rng(seed) {
   };
 }
 
-/** Rank r's shard: rows [start, end) of the data set, features in [-1, 1), y with a little noise. */
+/** Rank r's shard: rows [start, end) of the data set (each row seeded by its index), features in [-1, 1), y with a little noise. */
 function shard(rank, nranks) {
   const start = Math.floor((SAMPLES * rank) / nranks);
   const end = Math.floor((SAMPLES * (rank + 1)) / nranks);
   const n = end - start;
-  const rand = rng(1234 + rank);
   const X = new Float64Array(n * FEATURES);
   const y = new Float64Array(n);
   for (let i = 0; i < n; i++) {
+    const rand = rng(1234 + 7919 * (start + i)); // row by row: the same data set for any number of ranks
     let t = TRUE_B;
     for (let j = 0; j < FEATURES; j++) {
       const v = rand() * 2 - 1;

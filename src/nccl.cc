@@ -264,20 +264,27 @@ Napi::Value CommState(const Napi::CallbackInfo& info) {
 // at the deadline. A non-blocking communicator answers a call with ncclInProgress while NCCL's
 // thread is still putting the work on the stream (connection setup on first use, a group's
 // launch): until then a stream sync does not cover it, so the synchronous calls wait here as a
-// blocking communicator would. Sleeps grow from 20 us to 1 ms; the JS thread is held.
+// blocking communicator would. It spins (yielding) for the first 2 ms, since a launch usually
+// takes tens of microseconds and a sleep costs ~60 us of timer slack, then sleeps 50 us to 1 ms;
+// the JS thread is held.
 Napi::Value CommWait(const Napi::CallbackInfo& info) {
   const CommPtr& c = CommArg(info[0]);
   const NcclApi& n = Nccl(info.Env());
   double timeout_ms = info[1].IsNumber() ? info[1].As<Napi::Number>().DoubleValue() : 0;
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::microseconds(static_cast<int64_t>(std::min(timeout_ms, 1e12) * 1000));
-  auto nap = std::chrono::microseconds(20);
+  auto spin_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+  auto nap = std::chrono::microseconds(50);
   for (;;) {
     ncclResult_t async = ncclSuccess;
     ncclResult_t r = n.ncclCommGetAsyncError(c->comm, &async);
     int st = r != ncclSuccess ? r : async;
-    if (st != ncclInProgress || std::chrono::steady_clock::now() >= deadline)
-      return Napi::Number::New(info.Env(), st);
+    auto now = std::chrono::steady_clock::now();
+    if (st != ncclInProgress || now >= deadline) return Napi::Number::New(info.Env(), st);
+    if (now < spin_until) {
+      std::this_thread::yield();
+      continue;
+    }
     std::this_thread::sleep_for(nap);
     nap = std::min(nap * 2, std::chrono::microseconds(1000));
   }

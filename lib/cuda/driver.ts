@@ -274,7 +274,7 @@ function deviceExists(d: number, name: string): number {
 /**
  * Whether device `a` can map device `b`'s memory (cuDeviceCanAccessPeer); true for a device and
  * itself. Peer access must still be enabled (Context.enablePeerAccess) before kernels on `a`
- * touch `b`'s memory; copies between devices (`arr.to(n)`) work either way.
+ * touch `b`'s memory; copies between devices (`arr.to(n)`, `copyTo`) enable it themselves.
  * @example
  * driver.canAccessPeer(0, 1);
  */
@@ -366,8 +366,8 @@ export class Context {
    * the peer device's memory pool, since stream-ordered pool allocations (nodecuda's default)
    * ignore context peer access. Idempotent: access already enabled is not an error; a device and
    * itself need nothing. Throws CudaError (e.g. CUDA_ERROR_PEER_ACCESS_UNSUPPORTED) where the two
-   * devices cannot be peers: check `driver.canAccessPeer(a, b)` first. Peer copies (`a.to(n)`)
-   * need none of this.
+   * devices cannot be peers: check `driver.canAccessPeer(a, b)` first. Peer copies (`a.to(n)`,
+   * `copyTo`) call this themselves, both ways, the first time two devices copy.
    * @example
    * if (driver.canAccessPeer(0, 1)) withDevice(0, () => driver.Context.enablePeerAccess(1));
    */
