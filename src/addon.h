@@ -4,6 +4,7 @@
 #include <napi.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -36,6 +37,7 @@ struct AddonData {
   // the collector found dead (memory.cc Reap); live ones go to the back again.
   std::deque<CUdeviceptr> recent;
   int64_t external_pending = 0;  // bytes not yet reported to V8 (memory.cc ReportExternal)
+  std::chrono::steady_clock::time_point external_fall_at;  // the last fall reported to V8
   // Set by an environment cleanup hook: the environment is going away and JS cannot run, so
   // completions (program.cc) settle nothing.
   bool closing = false;

@@ -306,10 +306,12 @@ Napi::Value MakePlan(const Napi::CallbackInfo& info) {
   // null embeds: cuFFT's basic layout (contiguous batches), which lets it pick its fastest
   // kernels; lib/fft passes them where the advanced layout would describe the same thing.
   bool basic = info[2].IsNull() && info[5].IsNull();
-  std::vector<long long> inembed = basic ? std::vector<long long>() : Dims(info[2], "inembed", rank);
+  std::vector<long long> inembed =
+      basic ? std::vector<long long>() : Dims(info[2], "inembed", rank);
   long long istride = static_cast<long long>(SizeArg(info, 3, "istride"));
   long long idist = static_cast<long long>(SizeArg(info, 4, "idist"));
-  std::vector<long long> onembed = basic ? std::vector<long long>() : Dims(info[5], "onembed", rank);
+  std::vector<long long> onembed =
+      basic ? std::vector<long long>() : Dims(info[5], "onembed", rank);
   long long ostride = static_cast<long long>(SizeArg(info, 6, "ostride"));
   long long odist = static_cast<long long>(SizeArg(info, 7, "odist"));
   long long batch = static_cast<long long>(SizeArg(info, 8, "batch"));

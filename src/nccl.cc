@@ -2,17 +2,18 @@
 // the addon loads where NCCL is absent. nccl.h gives the types; the function table below is ours.
 // Communicators are non-blocking (config.blocking = 0). Calls answer ncclSuccess or
 // ncclInProgress; lib/nccl polls ncclCommGetAsyncError with timers (ncclCommState) until the
-// communicator is idle or failed, or, for synchronous calls, waits for it here (ncclCommWait). Every call that may touch the GPU
-// first makes the communicator's context current and drains the launch queue (DrainedCu()), so
-// NCCL's kernels keep their order with nodecuda's queued launches on the same stream.
+// communicator is idle or failed, or, for synchronous calls, waits for it here (ncclCommWait).
+// Every call that may touch the GPU first makes the communicator's context current and drains the
+// launch queue (DrainedCu()), so NCCL's kernels keep their order with nodecuda's queued launches on
+// the same stream.
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <mutex>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "addon.h"
@@ -271,8 +272,9 @@ Napi::Value CommWait(const Napi::CallbackInfo& info) {
   const CommPtr& c = CommArg(info[0]);
   const NcclApi& n = Nccl(info.Env());
   double timeout_ms = info[1].IsNumber() ? info[1].As<Napi::Number>().DoubleValue() : 0;
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::microseconds(static_cast<int64_t>(std::min(timeout_ms, 1e12) * 1000));
+  auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::microseconds(static_cast<int64_t>(std::min(timeout_ms, 1e12) * 1000));
   auto spin_until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
   auto nap = std::chrono::microseconds(50);
   for (;;) {
@@ -458,9 +460,9 @@ Napi::Value Unavailable(const Napi::CallbackInfo& info) {
 void InitNccl(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "ncclSetErrorClass", SetErrorClass);
   NODECUDA_EXPORT(env, exports, "ncclStatus", Status);
-  for (const char* name : {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommState", "ncclCommWait", "ncclErrorOf",
-                           "ncclCommInfo", "ncclCollective", "ncclGroup", "ncclCommFinalize",
-                           "ncclCommRelease", "ncclStreamDoneAsync"})
+  for (const char* name : {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommState", "ncclCommWait",
+                           "ncclErrorOf", "ncclCommInfo", "ncclCollective", "ncclGroup",
+                           "ncclCommFinalize", "ncclCommRelease", "ncclStreamDoneAsync"})
     Export(env, exports, name, Napi::Function::New(env, Guard<Unavailable>, name));
 }
 
