@@ -303,8 +303,9 @@ Napi::Value MakePlan(const Napi::CallbackInfo& info) {
   size_t rank = info[1].As<Napi::Array>().Length();
   if (rank < 1 || rank > 3) ThrowRange("ERR_OUT_OF_RANGE", "cuFFT plans have rank 1 to 3");
   std::vector<long long> n = Dims(info[1], "n", rank);
-  // null embeds: cuFFT's basic layout (contiguous batches), which lets it pick its fastest
-  // kernels; lib/fft passes them where the advanced layout would describe the same thing.
+  // null embeds: cuFFT's basic layout (contiguous batches), which lib/fft passes where the
+  // advanced layout would describe the same thing (the same speed on an H200 for 2^24 C2C/R2C
+  // and 4096^2 C2C; the basic layout is the one cuFFT documents and tunes for).
   bool basic = info[2].IsNull() && info[5].IsNull();
   std::vector<long long> inembed =
       basic ? std::vector<long long>() : Dims(info[2], "inembed", rank);

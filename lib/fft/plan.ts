@@ -46,8 +46,8 @@ const same = (a: readonly number[], b: readonly number[]): boolean => a.length =
 
 /**
  * Whether `g` is cuFFT's basic layout written out (contiguous batches of the natural shapes):
- * such plans are made with null embeds. cuFFT treats any non-null embed as an advanced layout
- * and then may not choose its fastest kernels. @internal
+ * such plans are made with null embeds, the layout cuFFT documents as the common case (measured
+ * at the same speed as the explicit one on an H200). @internal
  */
 export function isBasicLayout(g: PlanGeometry): boolean {
   const half = [...g.n.slice(0, -1), Math.floor(g.n[g.n.length - 1] / 2) + 1];
