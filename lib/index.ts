@@ -58,10 +58,12 @@ export type { ScanKernel, GenericScanOptions, GenericScanCallable } from './kern
 export type { ScanOptions } from './array/scan';
 export type { ReduceOptions, VarOptions, ArgOptions } from './array/reductions';
 export { GPUArray, tidy, keep } from './array/gpuarray';
+export type { TransferOptions } from './array/gpuarray';
+export type { AbortOptions } from './base/abort';
 export { slice, newaxis, ellipsis, Slice } from './base/indexing';
 export type { IndexItem } from './base/indexing';
 export type { Operand, OpOptions } from './array/operators';
-export type { CreateOptions } from './array/creation';
+export type { CreateOptions, CreateAsyncOptions } from './array/creation';
 export { resultType, promoteTypes, canCast } from './base/promote';
 // Types the public API refers to (for TypeScript users and the typedoc reference; no runtime names).
 export type { Device, Context, Stream, Event } from './cuda/driver';

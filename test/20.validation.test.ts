@@ -506,3 +506,49 @@ describe('detached host buffers', () => {
     expect(hostRange(new Float32Array(0), 'dst').byteLength).toBe(0);
   });
 });
+
+describe('{ signal } on GPUArray transfers and Module dispose() (issue 17), before any CUDA call', () => {
+  const rejection = async (p: Promise<unknown>): Promise<Record<string, unknown>> => {
+    try {
+      await p;
+      return { resolved: true };
+    } catch (e) {
+      const x = e as Error & { code?: string };
+      return { name: x.name, code: x.code, cause: x.cause };
+    }
+  };
+
+  test('toGpuAsync: a signal that is not an AbortSignal is a TypeError; an aborted one rejects before allocating', async () => {
+    for (const bad of ['x', {}, { aborted: true }, 1, null]) {
+      expect(await rejection(cuda.gpuarray.toGpuAsync([1, 2], { signal: bad as never }))).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+    }
+    expect(await rejection(cuda.gpuarray.toGpuAsync([1, 2], { signal: AbortSignal.abort('early') })))
+      .toEqual({ name: 'AbortError', code: 'ABORT_ERR', cause: 'early' });
+    // Argument errors still come first, as without a signal.
+    expect(await rejection(cuda.gpuarray.toGpuAsync([1, 2], { dtype: 'float128' as never, signal: AbortSignal.abort() })))
+      .toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' });
+    if (!hasGpu) {
+      // A live signal lets the call through to the driver (none here).
+      expect(await rejection(cuda.gpuarray.toGpuAsync([1, 2], { signal: new AbortController().signal })))
+        .toMatchObject({ name: 'CudaError', code: 'CUDA_DRIVER_NOT_FOUND' });
+    }
+  });
+
+  test('Module.dispose(): idempotent; the module and its functions then throw ERR_USE_AFTER_DISPOSE', () => {
+    // The handles are never used: every check below runs before the driver would see them.
+    const mod = new cuda.Module({} as never);
+    const k = makeFunction({} as never, 'k', null, mod);
+    expect(mod.disposed).toBe(false);
+    mod.dispose();
+    mod.dispose();
+    mod[Symbol.dispose]();
+    expect(mod.disposed).toBe(true);
+    expectCode(() => mod.getFunction('k'), TypeError, 'ERR_USE_AFTER_DISPOSE');
+    expectCode(() => mod.getGlobal('g'), TypeError, 'ERR_USE_AFTER_DISPOSE');
+    expectCode(() => k(cuda.int32(1), { block: [1] }), TypeError, 'ERR_USE_AFTER_DISPOSE');
+    expectCode(() => k.prepare('i').preparedCall([1], [1], 1), TypeError, 'ERR_USE_AFTER_DISPOSE');
+    expectCode(() => k.numRegs, TypeError, 'ERR_USE_AFTER_DISPOSE');
+    expectCode(() => k.setAttribute('MAX_DYNAMIC_SHARED_SIZE_BYTES', 0), TypeError, 'ERR_USE_AFTER_DISPOSE');
+    expect(k.functionName).toBe('k'); // plain JS facts stay readable
+  });
+});

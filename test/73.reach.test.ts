@@ -1,8 +1,9 @@
 /**
  * Layer 73: the habits of issue 17 on a real driver: the driver's CUDA version, cuFuncGetParamInfo
- * against the signature parser, { signal } on syncs and copies, random.Generator dispose(),
- * keep() in tidy(), and diagnose()'s launch check. The CPU side of each runs in test/12 and on
- * the driver double (test/asan/driver-version.asan.ts).
+ * against the signature parser, { signal } on syncs, copies and GPUArray transfers,
+ * random.Generator and Module dispose(), keep() in tidy(), and diagnose()'s launch check. The CPU
+ * side of each runs in test/12 and test/20 and on the driver double
+ * (test/asan/driver-version.asan.ts, test/asan/abort-dispose.asan.ts).
  */
 import * as cuda from '../lib';
 import { SourceModule, driver, gpuarray, random } from '../lib';
@@ -61,6 +62,105 @@ describeGpu('a real driver', () => {
     } finally {
       s.dispose();
       a.free();
+    }
+  });
+
+  test('{ signal } on getAsync/setAsync/toGpuAsync: rejects with AbortError; the copy still lands; nothing leaks', async () => {
+    const n = (1 << 20) + 3;
+    const h = driver.pagelockedEmpty(n, 'float32') as Float32Array;
+    h.forEach((_, i) => { h[i] = i % 4093; });
+    const s = new driver.Stream();
+    const x = gpuarray.zeros(n, 'float32');
+    const base = cuda.memory().liveAllocations;
+    try {
+      const abortError = { name: 'AbortError', code: 'ABORT_ERR' };
+      // Already aborted: nothing is queued, nothing allocated.
+      await expect(gpuarray.toGpuAsync(h, { signal: AbortSignal.abort('early') })).rejects.toMatchObject({ ...abortError, cause: 'early' });
+      await expect(x.setAsync(h, { signal: AbortSignal.abort() })).rejects.toMatchObject(abortError);
+      const untouched = new Float32Array(n).fill(-1);
+      await expect(x.getAsync(untouched, { signal: AbortSignal.abort() })).rejects.toMatchObject(abortError);
+      await expect(x.getAsync(undefined, { signal: 'x' as never })).rejects.toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+      expect(cuda.memory().liveAllocations).toBe(base);
+      expect(Array.from(x.get() as Float32Array).every((v) => v === 0)).toBe(true);
+      // Aborted once queued: the Promise rejects, the copy still runs to its end.
+      let ac = new AbortController();
+      const set = x.setAsync(h, { stream: s, signal: ac.signal });
+      ac.abort();
+      await expect(set).rejects.toMatchObject(abortError);
+      s.synchronize();
+      expect(x.get()).toEqual(h);
+      const back = driver.pagelockedEmpty(n, 'float32') as Float32Array;
+      ac = new AbortController();
+      const get = x.getAsync(back, { stream: s, signal: ac.signal });
+      ac.abort();
+      await expect(get).rejects.toMatchObject(abortError);
+      s.synchronize(); // page-locked: the DMA itself wrote `back`
+      expect(back).toEqual(h);
+      // A strided view reads through a contiguous temporary, disposed at the abort.
+      const odd = new Float32Array((n + 1) / 2);
+      ac = new AbortController();
+      const view = x.index('::2');
+      const getView = view.getAsync(odd, { signal: ac.signal });
+      ac.abort();
+      await expect(getView).rejects.toMatchObject(abortError);
+      expect(cuda.memory().liveAllocations).toBe(base);
+      ac = new AbortController();
+      const made = gpuarray.toGpuAsync(h, { stream: s, signal: ac.signal });
+      ac.abort();
+      await expect(made).rejects.toMatchObject(abortError);
+      expect(cuda.memory().liveAllocations).toBe(base); // the new array was disposed
+      driver.Context.synchronize();
+      // A live signal changes nothing.
+      const y = await gpuarray.toGpuAsync(h, { signal: new AbortController().signal });
+      expect(await y.getAsync(undefined, { signal: AbortSignal.timeout(60000) })).toEqual(h);
+      y.dispose();
+    } finally {
+      x.dispose();
+      s.dispose();
+    }
+  });
+
+  test('Module dispose(): launches queued before it still run; afterwards its functions throw ERR_USE_AFTER_DISPOSE', () => {
+    const src = `__global__ void inc(int *x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] += 1; }
+      __device__ int g[4];`;
+    const n = 1 << 16;
+    const x = gpuarray.zeros(n, 'int32');
+    try {
+      let g: cuda.DeviceAllocation | undefined;
+      {
+        using mod = new SourceModule(src);
+        const inc = mod.getFunction('inc');
+        for (let i = 0; i < 1000; i++) inc(x, n, { block: [256], grid: [n / 256] });
+        [g] = mod.getGlobal('g');
+        mod.dispose(); // idempotent: `using` disposes it again
+        expect(mod.disposed).toBe(true);
+        expect(() => inc(x, n, { block: [256], grid: [n / 256] })).toThrow(expect.objectContaining({ name: 'TypeError', code: 'ERR_USE_AFTER_DISPOSE' }));
+        expect(() => mod.getFunction('inc')).toThrow(expect.objectContaining({ code: 'ERR_USE_AFTER_DISPOSE' }));
+        expect(() => inc.numRegs).toThrow(expect.objectContaining({ code: 'ERR_USE_AFTER_DISPOSE' }));
+      }
+      driver.Context.synchronize();
+      expect(Array.from(x.get() as Int32Array).every((v) => v === 1000)).toBe(true);
+      // The global got before dispose() still holds the module.
+      driver.memcpyHtod(g!, new Int32Array([1, 2, 3, 4]));
+      const back = new Int32Array(4);
+      driver.memcpyDtoh(back, g!);
+      expect(Array.from(back)).toEqual([1, 2, 3, 4]);
+      g!.free();
+      // A new SourceModule of the same source loads again and launches.
+      const again = new SourceModule(src);
+      again.getFunction('inc')(x, n, { block: [256], grid: [n / 256] });
+      expect((x.get() as Int32Array)[n - 1]).toBe(1001);
+      again.dispose();
+      // moduleFromBuffer modules alike.
+      const image = cuda.compiler.compile('extern "C" __global__ void z(int *p) { p[0] = 7; }').image;
+      const m = driver.moduleFromBuffer(image);
+      const z = m.getFunction('z');
+      z(x, { block: [1] });
+      m[Symbol.dispose]();
+      expect(() => z(x, { block: [1] })).toThrow(expect.objectContaining({ code: 'ERR_USE_AFTER_DISPOSE' }));
+      expect((x.get() as Int32Array)[0]).toBe(7);
+    } finally {
+      x.dispose();
     }
   });
 

@@ -3,6 +3,7 @@
  */
 import { DTYPES, DType, DTypeLike, dtype as toDType, float64 } from '../base/dtype';
 import { checkSize, rangeError, typeError, describe } from '../base/errors';
+import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray, arrayArg, fromHost, hostInput, optionsArg } from './gpuarray';
 import { hostRange } from '../cuda/memory';
@@ -49,18 +50,33 @@ export function toGpu(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: C
   }
 }
 
+/** Options of toGpuAsync(). */
+export interface CreateAsyncOptions extends CreateOptions, AbortOptions {}
+
 /**
  * Promise form of toGpu (the copy is queued on `stream`; the event loop is not blocked waiting).
+ * With `signal`, aborting rejects the Promise at once with an AbortError; the new array is
+ * disposed then (its memory goes back once the copy, which still runs to its end, is done).
  * @example
  * const a = await gpuarray.toGpuAsync(data);
+ * const b = await gpuarray.toGpuAsync(data, { dtype: 'float32', signal: AbortSignal.timeout(1000) });
  */
-export async function toGpuAsync(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: CreateOptions = {}): Promise<GPUArray> {
+export async function toGpuAsync(host: ArrayBufferView | ArrayBuffer | NestedArray,
+  opts: CreateAsyncOptions = {}): Promise<GPUArray> {
   opts = optionsArg(opts);
   if (opts.device !== undefined) return onDeviceAsync(opts.device, () => toGpuAsync(host, { ...opts, device: undefined }));
   const { h, shape, dtype, convertTo } = hostInput(host, opts);
+  const signal = throwIfAborted(opts.signal); // before allocating: an aborted call queues nothing
   const a = GPUArray.allocate(shape, dtype, opts.stream);
-  await cu.memcpyHtodAsync(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
-    streamHandle(opts.stream));
+  try {
+    await abortable(() => cu.memcpyHtodAsync(a.ptr, h.buffer, h.byteOffset, h.byteLength,
+      hostRange(h, 'host').pinned, streamHandle(opts.stream)), signal);
+  } catch (e) {
+    // Nobody gets `a`: free it now. The free is queued on the stream `a` was allocated on, the
+    // copy's, so the pool reuses the memory only after a copy that is still running.
+    a.dispose();
+    throw e;
+  }
   if (!convertTo) return a;
   try {
     return a.astype(convertTo, { stream: opts.stream });

@@ -5,6 +5,7 @@
 import { inspect, types } from 'util';
 import { DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
+import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { DEVICE_VIEW, DeviceAllocation, checkAttached, hostRange, useOn } from '../cuda/memory';
 import * as cu from '../cuda/door';
@@ -43,6 +44,12 @@ function cStrides(shape: readonly number[], itemsize: number): readonly number[]
 /** The context an array belongs to (id), so arrays of two devices are not mixed. */
 function currentContextId(): number {
   return currentContext().id;
+}
+
+/** Options of getAsync() and setAsync(). */
+export interface TransferOptions extends AbortOptions {
+  /** Stream the copy is queued on (default: the legacy stream). */
+  stream?: Stream | null;
 }
 
 /**
@@ -201,21 +208,28 @@ export class GPUArray {
   }
 
   /**
-   * Like get(), resolved when the data has arrived; never blocks the event loop.
+   * Like get(), resolved when the data has arrived; never blocks the event loop. With `signal`,
+   * aborting rejects the Promise at once with an AbortError; the copy still runs to its end and
+   * still writes `out`: a page-locked one by DMA, a pageable one on the event loop once the copy
+   * is done (so later than the stream's synchronize()).
    * @example
    * const host = await a.getAsync();
+   * const f = await a.getAsync(new Float32Array(a.size), { signal: AbortSignal.timeout(1000) });
    */
-  getAsync<T extends ArrayBufferView>(out: T, opts?: { stream?: Stream | null }): Promise<T>;
-  getAsync(out?: ArrayBufferView, opts?: { stream?: Stream | null }): Promise<ArrayBufferView>;
-  async getAsync(out?: ArrayBufferView, opts: { stream?: Stream | null } = {}): Promise<ArrayBufferView> {
+  getAsync<T extends ArrayBufferView>(out: T, opts?: TransferOptions): Promise<T>;
+  getAsync(out?: ArrayBufferView, opts?: TransferOptions): Promise<ArrayBufferView>;
+  async getAsync(out?: ArrayBufferView, opts: TransferOptions = {}): Promise<ArrayBufferView> {
     this.check();
     const h = this.#hostOut(out);
+    const signal = throwIfAborted(opts.signal); // before contiguous(): an aborted call queues nothing
     const src = this.contiguous();
     try {
       const stream = streamHandle(opts.stream);
       useOn(src, stream);
-      await cu.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, src.ptr, hostRange(h, 'out').pinned,
-        stream);
+      // An abort settles this before the copy ends: disposing `src` below is still safe, as its
+      // free is stream-ordered after the copy (useOn), and the native copy holds `h` until done.
+      await abortable(() => cu.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, src.ptr,
+        hostRange(h, 'out').pinned, stream), signal);
     } finally {
       if (src !== this) src.dispose();
     }
@@ -272,15 +286,24 @@ export class GPUArray {
     return this;
   }
 
-  /** Promise form of set(). @example await a.setAsync(data); */
-  async setAsync(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: { stream?: Stream | null } = {}): Promise<this> {
+  /**
+   * Promise form of set() for host data. With `signal`, aborting rejects the Promise at once
+   * with an AbortError; the copy still runs to its end and still writes this array. A
+   * non-contiguous array is set synchronously (as set()), so only an already aborted signal
+   * stops it.
+   * @example
+   * await a.setAsync(data);
+   * await a.setAsync(data, { stream: s, signal: AbortSignal.timeout(1000) });
+   */
+  async setAsync(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: TransferOptions = {}): Promise<this> {
     this.check();
     const h = this.#hostIn(host);
+    const signal = throwIfAborted(opts.signal);
     if (!this.flags.cContiguous) return this.set(h);
     const stream = streamHandle(opts.stream);
     useOn(this, stream);
-    await cu.memcpyHtodAsync(this.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned,
-      stream);
+    await abortable(() => cu.memcpyHtodAsync(this.ptr, h.buffer, h.byteOffset, h.byteLength,
+      hostRange(h, 'host').pinned, stream), signal);
     return this;
   }
 

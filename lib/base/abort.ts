@@ -1,8 +1,9 @@
 /**
- * `{ signal }` on Promise APIs that can take long (compileAsync, async copies, synchronizeAsync):
- * an aborted signal rejects the Promise at once with an AbortError, as Node's own APIs do. The
- * work already handed to NVRTC or queued on the GPU cannot be taken back: it finishes in the
- * background, and its result is dropped (what it writes, it still writes).
+ * `{ signal }` on Promise APIs that can take long (compileAsync, async copies, synchronizeAsync,
+ * GPUArray getAsync/setAsync, gpuarray.toGpuAsync): an aborted signal rejects the Promise at once
+ * with an AbortError, as Node's own APIs do. The work already handed to NVRTC or queued on the
+ * GPU cannot be taken back: it finishes in the background, and its result is dropped (what it
+ * writes, it still writes).
  */
 import { describe, typeError } from './errors';
 
@@ -27,6 +28,17 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
     throw typeError('ERR_INVALID_ARG_TYPE', `The "signal" option must be an AbortSignal. Received ${describe(signal)}`);
   }
   return signal;
+}
+
+/**
+ * Checks `signal` and throws its AbortError when it is aborted already: for calls that queue
+ * work of their own (a contiguous copy, an allocation) before the one the Promise waits for, so
+ * an aborted signal queues nothing. Argument errors come first, as without a signal.
+ */
+export function throwIfAborted(signal: unknown): AbortSignal | undefined {
+  const s = checkSignal(signal);
+  if (s?.aborted) throw abortError(s);
+  return s;
 }
 
 /**

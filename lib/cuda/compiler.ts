@@ -420,14 +420,22 @@ export function compileAsync(source: string, opts: CompileOptions = {}): Promise
  * const mod = driver.moduleFromBuffer(image); const fn = mod.getFunction('k');
  */
 export class Module {
-  /** @internal */
-  readonly handle: NativeAddon.ModuleHandle;
+  #handle: NativeAddon.ModuleHandle | null;
   /** @internal */
   protected signatures: Map<string, ParamType[]> | null;
   /** @internal */
   constructor(handle: NativeAddon.ModuleHandle, signatures: Map<string, ParamType[]> | null = null) {
-    this.handle = handle;
+    this.#handle = handle;
     this.signatures = signatures;
+  }
+  /** @internal The native handle; TypeError ERR_USE_AFTER_DISPOSE after dispose(). */
+  get handle(): NativeAddon.ModuleHandle {
+    if (!this.#handle) throw typeError('ERR_USE_AFTER_DISPOSE', `This ${this.constructor.name} was disposed`);
+    return this.#handle;
+  }
+  /** True after dispose(). */
+  get disposed(): boolean {
+    return this.#handle === null;
   }
   /** The kernel `name` (extern "C" name or lowered C++ name); callable. */
   getFunction(name: string): CudaFunction {
@@ -435,11 +443,33 @@ export class Module {
     const h = native.moduleFunction(this.handle, name);
     return makeFunction(h, name, this.signatures?.get(name) ?? null, this);
   }
-  /** A `__device__`/`__constant__` global: [allocation (not owned: free() does nothing), bytes]. */
+  /**
+   * A `__device__`/`__constant__` global: [allocation (not owned: free() does nothing), bytes].
+   * The allocation keeps the module loaded (even after dispose()) until it is freed or collected.
+   */
   getGlobal(name: string): [DeviceAllocation, number] {
     if (typeof name !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `Global name must be a string. Received ${describe(name)}`);
-    const [ptr, bytes] = native.moduleGlobal(this.handle, name);
-    return [new DeviceAllocation(bytes, null, { ptr, owner: this }), bytes];
+    const handle = this.handle;
+    const [ptr, bytes] = native.moduleGlobal(handle, name);
+    // The native handle, not this object: dispose() drops this object's hold, and the global's
+    // memory must stay valid while the allocation may still be passed to copies and kernels.
+    return [new DeviceAllocation(bytes, null, { ptr, owner: handle }), bytes];
+  }
+  /**
+   * Lets go of the module (idempotent). From now on getFunction(), getGlobal() and every function
+   * got from this module throw TypeError ERR_USE_AFTER_DISPOSE. Nothing is unloaded under work in
+   * flight: natively each function handle and each queued launch holds its module, so it is
+   * unloaded (cuModuleUnload) once the last of them is gone: launches queued or running, globals
+   * got from it (until freed), functions got from it (until collected) and, for a SourceModule,
+   * other SourceModules of the same source and options in this context.
+   * @example
+   * { using mod = new SourceModule(src); mod.getFunction('k')(a, { block: [256], grid: [4] }); }
+   */
+  dispose(): void {
+    this.#handle = null;
+  }
+  [Symbol.dispose](): void {
+    this.dispose();
   }
 }
 
@@ -455,22 +485,33 @@ export function moduleFromBuffer(image: ArrayBufferView | ArrayBuffer): Module {
   return new Module(native.moduleLoad(view.buffer as ArrayBuffer, view.byteOffset, view.byteLength));
 }
 
-// Loaded modules per context: context id → generation → key → handle.
-const loaded = new Map<number, { generation: number; modules: Map<string, NativeAddon.ModuleHandle> }>();
+/**
+ * A module loaded in a context, shared by the SourceModules of one key and by generated kernels:
+ * `holders` counts the SourceModules not disposed; `kept` marks one a generated kernel uses (kept
+ * for the process). The last holder's dispose() drops it from the cache, so the module can be
+ * unloaded; the next SourceModule of that key loads it again.
+ */
+interface Loaded { handle: NativeAddon.ModuleHandle; holders: number; kept: boolean }
 
-function loadCached(key: string, image: Uint8Array): NativeAddon.ModuleHandle {
+// Loaded modules per context: context id → generation → key → module.
+const loaded = new Map<number, { generation: number; modules: Map<string, Loaded> }>();
+
+/** The module of `key` in the current context, loaded when needed; `holder`: a SourceModule. */
+function loadCached(key: string, image: Uint8Array, holder: boolean): { modules: Map<string, Loaded>; m: Loaded } {
   const { generation, id } = currentContext();
   let entry = loaded.get(id);
   if (!entry || entry.generation !== generation) {
     entry = { generation, modules: new Map() };
     loaded.set(id, entry);
   }
-  let h = entry.modules.get(key);
-  if (!h) {
-    h = native.moduleLoad(image.buffer as ArrayBuffer, image.byteOffset, image.byteLength);
-    entry.modules.set(key, h);
+  let m = entry.modules.get(key);
+  if (!m) {
+    m = { handle: native.moduleLoad(image.buffer as ArrayBuffer, image.byteOffset, image.byteLength), holders: 0, kept: false };
+    entry.modules.set(key, m);
   }
-  return h;
+  if (holder) m.holders++;
+  else m.kept = true;
+  return { modules: entry.modules, m };
 }
 
 /**
@@ -510,16 +551,30 @@ export class SourceModule extends Module {
   readonly log: string;
   /** Lowered names of `nameExpressions`, by expression. */
   readonly loweredNames: Record<string, string>;
+  /** This module's place in the per-context cache, until dispose(). */
+  #cached: { modules: Map<string, Loaded>; m: Loaded; key: string } | null;
   constructor(source: string, opts: SourceModuleOptions = {}) {
     const pending = asyncCompiled;
     asyncCompiled = null;
     const p = pending?.p ?? prepare(source, opts, true);
     const r = pending?.r ?? compilePrepared(p);
     checkPtxLoadable(p);
-    super(loadCached(moduleKey(p, r), r.image), opts.noExternC ? null : parseKernelSignatures(source));
+    const key = moduleKey(p, r);
+    const c = loadCached(key, r.image, true);
+    super(c.m.handle, opts.noExternC ? null : parseKernelSignatures(source));
+    this.#cached = { ...c, key };
     this.image = r.image;
     this.log = r.log;
     this.loweredNames = publicResult(p, r).loweredNames;
+  }
+  override dispose(): void {
+    const c = this.#cached;
+    this.#cached = null;
+    // The last SourceModule of its key takes the module out of the cache (unless a generated
+    // kernel uses it), so the cache no longer keeps it loaded; after a reset `modules` is an old
+    // map, and deleting from it changes nothing.
+    if (c && --c.m.holders === 0 && !c.m.kept && c.modules.get(c.key) === c.m) c.modules.delete(c.key);
+    super.dispose();
   }
   /**
    * Compiles off the main thread, then loads.
@@ -579,7 +634,7 @@ export function generatedKernel(source: string, name: string, options: readonly 
   const pre = findPrebuilt(pkey, major, minor);
   if (pre) {
     try {
-      return native.moduleFunction(loadCached(`prebuilt:${pre.file}:${pkey}`, pre.image), name);
+      return native.moduleFunction(loadCached(`prebuilt:${pre.file}:${pkey}`, pre.image, false).m.handle, name);
     } catch (e) {
       // An image this driver cannot use (older than the toolkit that built it, …): NVRTC from now
       // on. Anything else (a faulted context, out of memory) would fail NVRTC's image alike.
@@ -589,5 +644,5 @@ export function generatedKernel(source: string, name: string, options: readonly 
   }
   const p = prepare(source, { noExternC: true, options: opts }, true);
   const r = compilePrepared(p);
-  return native.moduleFunction(loadCached(moduleKey(p, r), r.image), name);
+  return native.moduleFunction(loadCached(moduleKey(p, r), r.image, false).m.handle, name);
 }

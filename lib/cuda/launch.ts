@@ -139,7 +139,11 @@ interface FunctionState {
   name: string;
   params: ParamType[] | null; // null: signature unknown
   prepared: ParamType[] | null;
-  module: unknown; // keeps the Module alive
+  /**
+   * The Module it came from, for the disposed check (the native function handle itself holds
+   * the native module, so launches never run on an unloaded one).
+   */
+  module: { readonly disposed: boolean } | null;
   /** This function's own packer: packing may run user code (getters), which may launch too. */
   args: ArgPacker;
   /**
@@ -203,10 +207,10 @@ const methods = {
   get constSizeBytes(): number { return (this as unknown as CudaFunction).getAttribute('CONST_SIZE_BYTES'); },
   get maxThreadsPerBlock(): number { return (this as unknown as CudaFunction).getAttribute('MAX_THREADS_PER_BLOCK'); },
   getAttribute(name: string | number): number {
-    return native.funcAttribute(state(this).handle, attributeNumber(FUNCTION_ATTRIBUTES, name, 'function'));
+    return native.funcAttribute(live(state(this)).handle, attributeNumber(FUNCTION_ATTRIBUTES, name, 'function'));
   },
   setAttribute(name: string | number, value: number): void {
-    const st = state(this);
+    const st = live(state(this));
     native.funcSetAttribute(st.handle, attributeNumber(FUNCTION_ATTRIBUTES, name, 'function'),
       checkSize(value, 'value', 2 ** 31 - 1));
     attributeEpoch++; // the driver checks the next launch of every Function again
@@ -227,15 +231,15 @@ const methods = {
     call(state(this), args, { grid, block, stream }, true);
   },
   maxActiveBlocksPerMultiprocessor(blockSize: number, sharedBytes = 0): number {
-    return native.occupancyMaxActiveBlocks(state(this).handle, checkSize(blockSize, 'blockSize', 1024),
+    return native.occupancyMaxActiveBlocks(live(state(this)).handle, checkSize(blockSize, 'blockSize', 1024),
       checkSize(sharedBytes, 'sharedBytes'));
   },
   paramInfo(): { offset: number; size: number }[] {
-    const flat = native.funcParamInfo(state(this).handle, true)!;
+    const flat = native.funcParamInfo(live(state(this)).handle, true)!;
     return Array.from({ length: flat.length / 2 }, (_, i) => ({ offset: flat[2 * i], size: flat[2 * i + 1] }));
   },
   maxPotentialBlockSize(sharedBytes = 0, blockSizeLimit = 0): [number, number] {
-    return native.occupancyMaxPotentialBlockSize(state(this).handle, checkSize(sharedBytes, 'sharedBytes'),
+    return native.occupancyMaxPotentialBlockSize(live(state(this)).handle, checkSize(sharedBytes, 'sharedBytes'),
       checkSize(blockSizeLimit, 'blockSizeLimit', 1024));
   },
 };
@@ -244,6 +248,15 @@ function state(f: unknown): FunctionState {
   const s = (f as { [FN]?: FunctionState })[FN];
   if (!s) throw typeError('ERR_INVALID_THIS', 'Not a nodecuda kernel function');
   return s;
+}
+
+/**
+ * `st`, unless its module was disposed (TypeError ERR_USE_AFTER_DISPOSE): for what reaches the
+ * driver (launches, attributes); the name and parameters stay readable.
+ */
+function live(st: FunctionState): FunctionState {
+  if (st.module?.disposed) throw typeError('ERR_USE_AFTER_DISPOSE', `${st.name}(): its module was disposed`);
+  return st;
 }
 
 /**
@@ -275,7 +288,7 @@ function crossChecked(handle: NativeAddon.FunctionHandle, name: string, params: 
 
 /** @internal Wraps a native function handle as a callable CudaFunction. */
 export function makeFunction(handle: NativeAddon.FunctionHandle, name: string, parsed: ParamType[] | null,
-  module: unknown): CudaFunction {
+  module: { readonly disposed: boolean } | null): CudaFunction {
   const params = crossChecked(handle, name, parsed);
   const st: FunctionState = {
     handle, name, params, prepared: null, module, args: new ArgPacker(256), ok: [0, 0, 0, 0, 0], okStream: null,
@@ -361,6 +374,7 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
 }
 
 function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared: boolean): void {
+  live(st);
   const expected = prepared ? st.prepared?.length : st.params?.length;
   if (expected !== undefined && args.length !== expected) {
     throw typeError('ERR_INVALID_ARG_COUNT', `${st.name}() takes ${expected} kernel argument(s), got ${args.length}`);
