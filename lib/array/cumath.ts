@@ -1,18 +1,19 @@
 /**
- * cumath (pycuda.cumath + common NumPy ufuncs): elementwise math functions declared as data in
- * one table and expanded by the elementwise template family. Types follow NumPy 2's loops:
+ * cumath (pycuda.cumath + common NumPy ufuncs): elementwise math functions declared as rows of
+ * the ufunc dialect (ufunc.ts; docs/design/ufuncs.md) in one table and run on the same path as the
+ * GPUArray operators (operators.ts elementwise()). Types follow NumPy 2's loops:
  * float32 stays float32 (the `f` functions), float16 computes in float and stores half, integers
  * and bool promote to the smallest float holding them, complex where NumPy has a loop.
  */
-import { DTYPES, DType, Scalar, own } from '../base/dtype';
+import { DTYPES, DType, own } from '../base/dtype';
 import { describe, typeError, rangeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray } from './gpuarray';
-import { ArrayOperand, runElementwise } from '../engine/elementwise';
-import { Operand, OpOptions, assign, elementwise } from './operators';
-import { canCast, promoteTypes, resultType } from '../base/promote';
-import { broadcastShapes, broadcastStrides } from '../base/shape';
-import { ElementwiseSpec } from '../engine/templates/elementwise';
+import { runElementwise } from '../engine/elementwise';
+import { Operand, OpOptions, asOperand, assign, elementwise, operandType, parse, specFor } from './operators';
+import { Operand as OperandType, canCast, promoteTypes, resultType } from '../base/promote';
+import { broadcastShapes } from '../base/shape';
+import { UfuncDef, UfuncPlan, UfuncRow, resolve, ufuncTable } from './ufunc';
 import { checkDevices } from './devices';
 
 /** Options of the cumath functions. */
@@ -28,75 +29,6 @@ export interface SplitOptions {
   stream?: Stream | null;
 }
 
-/**
- * How NumPy picks a function's loop from the (promoted) operand dtype:
- * - inexact: floats and complex (integers/bool → smallest float holding them)
- * - real: floats only (complex is a TypeError)
- * - keepInt: integers and bool keep their dtype (NumPy ≥ 2.1 floor/ceil/trunc), floats; no complex
- * - round: np.round: integers keep their dtype, bool → float16, floats and complex round half to even
- * - sign: integers, floats, complex (z/|z|); bool is a TypeError
- * - test: any dtype → bool
- * - fmod: integers (bool as int8) and floats; no complex
- * - ldexp: float x, integer exponent
- * - split: two outputs from a float input (frexp: [float, int32], modf: [float, float])
- */
-type Loop = 'inexact' | 'real' | 'keepInt' | 'round' | 'sign' | 'test' | 'fmod' | 'ldexp' | 'split';
-
-/** One math function. Expressions read x0 (x1) and give r0; `#` is `f` for float compute, `` for double. */
-export interface MathDef {
-  nin: 1 | 2;
-  loop: Loop;
-  /** Real float compute (float16/float32/float64). A statement when it assigns r0 itself. */
-  real: string;
-  /** Complex compute (x0 is nc_complex<R>). */
-  complex?: string;
-  /** Integer/bool compute. */
-  int?: string;
-  /** fastMath expression for float compute (float16/float32). */
-  fast?: string;
-}
-
-const inexact = (f: string, fast?: string): MathDef =>
-  ({ nin: 1, loop: 'inexact', real: `${f}#(x0)`, complex: `nc_c${f}(x0)`, fast });
-const real = (f: string): MathDef => ({ nin: 1, loop: 'real', real: `${f}#(x0)` });
-const keepInt = (f: string): MathDef => ({ nin: 1, loop: 'keepInt', real: `${f}#(x0)`, int: 'x0' });
-
-/** The functions, by name. */
-export const MATH: Readonly<Record<string, MathDef>> = {
-  fabs: real('fabs'),
-  ceil: keepInt('ceil'),
-  floor: keepInt('floor'),
-  trunc: keepInt('trunc'),
-  round: { nin: 1, loop: 'round', real: 'rint#(x0)', complex: 'nc_crint(x0)', int: 'x0' },
-  sign: { nin: 1, loop: 'sign', real: 'nc_sign(x0)', complex: 'nc_csign(x0)', int: 'nc_sign(x0)' },
-  exp: inexact('exp', '__expf(x0)'),
-  exp2: inexact('exp2'),
-  expm1: inexact('expm1'),
-  log: inexact('log', '__logf(x0)'),
-  log2: inexact('log2', '__log2f(x0)'),
-  log10: inexact('log10', '__log10f(x0)'),
-  log1p: inexact('log1p'),
-  sqrt: inexact('sqrt'),
-  cbrt: real('cbrt'),
-  sin: inexact('sin', '__sinf(x0)'),
-  cos: inexact('cos', '__cosf(x0)'),
-  tan: inexact('tan', '__tanf(x0)'),
-  asin: inexact('asin'),
-  acos: inexact('acos'),
-  atan: inexact('atan'),
-  sinh: inexact('sinh'),
-  cosh: inexact('cosh'),
-  tanh: inexact('tanh'),
-  isnan: { nin: 1, loop: 'test', real: 'isnan(x0)', complex: 'nc_isnan(x0)', int: 'false' },
-  isinf: { nin: 1, loop: 'test', real: 'isinf(x0)', complex: 'isinf(x0.re) || isinf(x0.im)', int: 'false' },
-  isfinite: { nin: 1, loop: 'test', real: 'isfinite(x0)', complex: 'isfinite(x0.re) && isfinite(x0.im)', int: 'true' },
-  fmod: { nin: 2, loop: 'fmod', real: 'fmod#(x0, x1)', int: 'nc_ifmod(x0, x1)' },
-  atan2: { nin: 2, loop: 'real', real: 'atan2#(x0, x1)' },
-  hypot: { nin: 2, loop: 'real', real: 'hypot#(x0, x1)' },
-  ldexp: { nin: 2, loop: 'ldexp', real: 'ldexp#(x0, nc_exponent(x1))' },
-  frexp: { nin: 1, loop: 'split', real: 'r0 = frexp#(x0, &r1);' },
-  modf: { nin: 1, loop: 'split', real: 'r0 = modf#(x0, &r1);' },
-};
 
 /** Device helpers the table's complex and integer expressions use. */
 export const MATH_PREAMBLE = String.raw`
@@ -185,19 +117,6 @@ template <typename R> __device__ __forceinline__ NC_C(R) nc_csign(NC_C(R) z) {
 #undef NC_C
 `;
 
-type Parsed = Parameters<typeof elementwise>[2][number];
-
-function parse(x: unknown, name: string): Parsed {
-  if (x instanceof GPUArray) return { arr: x.check() };
-  if (x instanceof Scalar) return { value: x.value, strong: x.dtype };
-  if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean') return { value: x };
-  if (typeof x === 'object' && x !== null && typeof (x as { re?: unknown }).re === 'number') {
-    return { value: x as { re: number; im: number } };
-  }
-  throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: operands must be GPUArrays or scalars. Received ${describe(x)}`);
-}
-
-const typeOf = (p: Parsed) => (p.arr ? p.arr.dtype : p.strong ?? p.value!);
 
 /** NumPy's float loop for a real dtype: the smallest float that holds it (int8 → float16, int32 → float64). */
 const toFloat = (d: DType): DType => promoteTypes(d, DTYPES.float16);
@@ -206,12 +125,113 @@ function unsupported(name: string, d: DType): never {
   throw typeError('ERR_INVALID_DTYPE', `cumath.${name} is not supported for ${d.name} (NumPy has no such loop)`);
 }
 
-/** A resolved call: compute dtypes per input, result dtypes, C statement. */
-export interface MathPlan {
-  computes: DType[];
-  outs: DType[];
-  body: string;
+type Types = UfuncDef['types'];
+const floating = (p: DType): [DType, DType] => [toFloat(p), toFloat(p)];
+const int = (p: DType) => p.kind === 'i' || p.kind === 'u';
+
+/**
+ * How NumPy picks a function's loop from the (promoted) operand dtype: the rows' `types`.
+ * - inexact: floats and complex (integers/bool → smallest float holding them)
+ * - real: floats only (complex is a TypeError)
+ * - keepInt: integers and bool keep their dtype (NumPy ≥ 2.1 floor/ceil/trunc), floats; no complex
+ * - round: np.round: integers keep their dtype, bool → float16, floats and complex round half to even
+ * - sign: integers, floats, complex (z/|z|); bool is a TypeError
+ * - test: any dtype → bool
+ * - fmod: integers (bool as int8) and floats; no complex
+ * - frexp, modf: two outputs from a float input (frexp: [float, int32], modf: [float, float])
+ */
+const LOOPS = {
+  inexact: (): Types => (p) => (p.kind === 'c' ? [p, p] : floating(p)),
+  real: (name: string): Types => (p) => (p.kind === 'c' ? unsupported(name, p) : floating(p)),
+  keepInt: (name: string): Types => (p) => (p.kind === 'c' ? unsupported(name, p) : int(p) || p.kind === 'b' ? [p, p] : floating(p)),
+  round: (): Types => (p) => (p.kind === 'c' || int(p) ? [p, p] : floating(p)),
+  sign: (name: string): Types => (p) => (p.kind === 'b' ? unsupported(name, p) : p.kind === 'c' || int(p) ? [p, p] : floating(p)),
+  test: (): Types => (p) => [p, DTYPES.bool],
+  fmod: (name: string): Types => (p) => (p.kind === 'c' ? unsupported(name, p)
+    : p.kind === 'b' ? [DTYPES.int8, DTYPES.int8] : int(p) ? [p, p] : floating(p)),
+  split: (name: string, second?: DType): Types => (p) => {
+    const [f] = p.kind === 'c' ? unsupported(name, p) : floating(p);
+    return [f, f, second ?? f];
+  },
+};
+
+/**
+ * A math row from its expressions, which read x0 (x1) and give r0 (a statement when it assigns r0
+ * itself); `#` is `f` for float compute, `` for double. `real`: float compute (float16/float32/
+ * float64); `complex`: complex compute (x0 is nc_complex<R>); `int`: integer/bool compute; `fast`:
+ * the fastMath expression for float16/float32 compute.
+ */
+function math(nin: 1 | 2, types: Types, real: string, more: { complex?: string; int?: string; fast?: string } = {}): UfuncRow {
+  const { complex, int: integer, fast } = more;
+  const stmt = (e: string): string => (/\br0 =/.test(e) ? e : `r0 = ${e};`);
+  return {
+    nin, types, fast,
+    body: (d, fastMath = false) => stmt(d.kind === 'c' ? complex!
+      : d.kind === 'f' ? (fastMath && fast && d.name !== 'float64' ? fast : real).replace(/#/g, d.name === 'float64' ? '' : 'f')
+      : integer!),
+  };
 }
+
+const inexact = (f: string, fast?: string): UfuncRow => math(1, LOOPS.inexact(), `${f}#(x0)`, { complex: `nc_c${f}(x0)`, fast });
+const real = (f: string, nin: 1 | 2 = 1): UfuncRow => math(nin, LOOPS.real(f), nin === 1 ? `${f}#(x0)` : `${f}#(x0, x1)`);
+const keepInt = (f: string): UfuncRow => math(1, LOOPS.keepInt(f), `${f}#(x0)`, { int: 'x0' });
+const test = (real: string, complex: string, int: string): UfuncRow => math(1, LOOPS.test(), real, { complex, int });
+
+/** ldexp's exponent: an integer (array or scalar) computed as int32 or int64. */
+function exponent(t: OperandType): DType {
+  if (typeof t === 'number' || typeof t === 'bigint' || typeof t === 'boolean') {
+    if (typeof t === 'number' && !Number.isInteger(t)) {
+      throw typeError('ERR_INVALID_DTYPE', 'cumath.ldexp: the exponent must be an integer (NumPy has no float exponent loop)');
+    }
+    return DTYPES.int64;
+  }
+  const d = resultType(t);
+  if (d.kind === 'f' || d.kind === 'c' || d.name === 'uint64') {
+    throw typeError('ERR_INVALID_DTYPE', `cumath.ldexp: the exponent must be an integer type that fits int64, not ${d.name}`);
+  }
+  return d.bytes === 8 || d.name === 'uint32' ? DTYPES.int64 : DTYPES.int32;
+}
+
+/** The functions, by name: rows of the ufunc dialect (ufunc.ts), kernels `cumath_<name>`. */
+export const MATH: Readonly<Record<string, UfuncDef>> = ufuncTable({
+  fabs: real('fabs'),
+  ceil: keepInt('ceil'),
+  floor: keepInt('floor'),
+  trunc: keepInt('trunc'),
+  round: math(1, LOOPS.round(), 'rint#(x0)', { complex: 'nc_crint(x0)', int: 'x0' }),
+  sign: math(1, LOOPS.sign('sign'), 'nc_sign(x0)', { complex: 'nc_csign(x0)', int: 'nc_sign(x0)' }),
+  exp: inexact('exp', '__expf(x0)'),
+  exp2: inexact('exp2'),
+  expm1: inexact('expm1'),
+  log: inexact('log', '__logf(x0)'),
+  log2: inexact('log2', '__log2f(x0)'),
+  log10: inexact('log10', '__log10f(x0)'),
+  log1p: inexact('log1p'),
+  sqrt: inexact('sqrt'),
+  cbrt: real('cbrt'),
+  sin: inexact('sin', '__sinf(x0)'),
+  cos: inexact('cos', '__cosf(x0)'),
+  tan: inexact('tan', '__tanf(x0)'),
+  asin: inexact('asin'),
+  acos: inexact('acos'),
+  atan: inexact('atan'),
+  sinh: inexact('sinh'),
+  cosh: inexact('cosh'),
+  tanh: inexact('tanh'),
+  isnan: test('isnan(x0)', 'nc_isnan(x0)', 'false'),
+  isinf: test('isinf(x0)', 'isinf(x0.re) || isinf(x0.im)', 'false'),
+  isfinite: test('isfinite(x0)', 'isfinite(x0.re) && isfinite(x0.im)', 'true'),
+  fmod: math(2, LOOPS.fmod('fmod'), 'fmod#(x0, x1)', { int: 'nc_ifmod(x0, x1)' }),
+  atan2: real('atan2', 2),
+  hypot: real('hypot', 2),
+  // The exponent stays out of promotion: float x, integer e.
+  ldexp: { ...math(2, LOOPS.real('ldexp'), 'ldexp#(x0, nc_exponent(x1))'), aside: { 1: exponent } },
+  frexp: { ...math(1, LOOPS.split('frexp', DTYPES.int32), 'r0 = frexp#(x0, &r1);'), nout: 2 },
+  modf: { ...math(1, LOOPS.split('modf'), 'r0 = modf#(x0, &r1);'), nout: 2 },
+}, MATH_PREAMBLE, 'cumath_', { vectors64: 2 });
+
+/** A resolved call: compute dtypes per input, result dtypes, C statement. */
+export type MathPlan = UfuncPlan;
 
 /**
  * Resolves function `name` for operands of dtypes `types` (weak scalars as JS values), as NumPy 2
@@ -219,96 +239,10 @@ export interface MathPlan {
  * @example
  * mathPlan('sin', [DTYPES.int16]).outs[0].name === 'float32';
  */
-export function mathPlan(name: string, types: Parameters<typeof resultType>, fastMath = false): MathPlan {
+export function mathPlan(name: string, types: OperandType[], fastMath = false): MathPlan {
   const def = own(MATH, name);
   if (!def) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown cumath function ${describe(name)}`);
-  const fexpr = (d: DType, e: string): string => e.replace(/#/g, d.name === 'float64' ? '' : 'f');
-  const stmt = (e: string): string => (/\br0 =/.test(e) ? e : `r0 = ${e};`);
-  if (def.loop === 'ldexp') return ldexpPlan(def, types, fexpr);
-  const p = resultType(...types);
-  const c = p.kind === 'c', i = p.kind === 'i' || p.kind === 'u', b = p.kind === 'b';
-  let compute: DType, outs: DType[], expr: string;
-  const floating = (): void => {
-    compute = toFloat(p);
-    outs = [compute];
-    expr = fexpr(compute, fastMath && def.fast && compute.name !== 'float64' ? def.fast : def.real);
-  };
-  switch (def.loop) {
-    case 'inexact':
-      if (c) [compute, outs, expr] = [p, [p], def.complex!]; else floating();
-      break;
-    case 'real': case 'split':
-      if (c) unsupported(name, p);
-      floating();
-      if (def.loop === 'split') outs!.push(name === 'frexp' ? DTYPES.int32 : compute!);
-      break;
-    case 'keepInt':
-      if (c) unsupported(name, p);
-      if (i || b) [compute, outs, expr] = [p, [p], def.int!]; else floating();
-      break;
-    case 'round':
-      if (c) [compute, outs, expr] = [p, [p], def.complex!];
-      else if (i) [compute, outs, expr] = [p, [p], def.int!];
-      else floating();
-      break;
-    case 'sign':
-      if (b) unsupported(name, p);
-      if (c) [compute, outs, expr] = [p, [p], def.complex!];
-      else if (i) [compute, outs, expr] = [p, [p], def.int!];
-      else floating();
-      break;
-    case 'test':
-      compute = p;
-      outs = [DTYPES.bool];
-      expr = c ? def.complex! : i || b ? def.int! : fexpr(p, def.real);
-      break;
-    case 'fmod':
-      if (c) unsupported(name, p);
-      if (i || b) [compute, outs, expr] = [b ? DTYPES.int8 : p, [b ? DTYPES.int8 : p], def.int!]; else floating();
-      break;
-  }
-  return { computes: types.map(() => compute!), outs: outs!, body: stmt(expr!) };
-}
-
-function ldexpPlan(def: MathDef, types: Parameters<typeof resultType>, fexpr: (d: DType, e: string) => string): MathPlan {
-  const [xt, et] = types;
-  const x = resultType(xt);
-  if (x.kind === 'c') unsupported('ldexp', x);
-  const fl = toFloat(x);
-  let e: DType;
-  if (typeof et === 'number' || typeof et === 'bigint' || typeof et === 'boolean') {
-    if (typeof et === 'number' && !Number.isInteger(et)) {
-      throw typeError('ERR_INVALID_DTYPE', 'cumath.ldexp: the exponent must be an integer (NumPy has no float exponent loop)');
-    }
-    e = DTYPES.int64;
-  } else {
-    const d = resultType(et);
-    if (d.kind === 'f' || d.kind === 'c' || d.name === 'uint64') {
-      throw typeError('ERR_INVALID_DTYPE', `cumath.ldexp: the exponent must be an integer type that fits int64, not ${d.name}`);
-    }
-    e = d.bytes === 8 || d.name === 'uint32' ? DTYPES.int64 : DTYPES.int32;
-  }
-  return { computes: [fl, e], outs: [fl], body: `r0 = ${fexpr(fl, def.real)};` };
-}
-
-// Specs by a key of the function, body, operand dtypes and result dtypes (compiled kernels hang off them).
-const specs = new Map<string, ElementwiseSpec>();
-
-function specFor(name: string, plan: MathPlan, parsed: Parsed[], stored: DType[]): ElementwiseSpec {
-  let key = `${name}|${plan.body}|${stored.map((d) => d.name).join(',')}|${plan.outs.map((d) => d.name).join(',')}`;
-  parsed.forEach((p, i) => { key += `|${p.arr ? p.arr.dtype.name : 's'}:${plan.computes[i].name}`; });
-  let spec = specs.get(key);
-  if (!spec) {
-    spec = {
-      name: `cumath_${name}`, body: plan.body, preamble: MATH_PREAMBLE,
-      inputs: parsed.map((p, i) => ({ dtype: p.arr ? p.arr.dtype : plan.computes[i], compute: plan.computes[i], scalar: !p.arr })),
-      outputs: stored.map((d, i) => ({ dtype: d, compute: plan.outs[i] })),
-    };
-    // float64 math: two vectors per thread (H200, exp float64 2^28: 3.81 → 4.22 TB/s; copy 4.23).
-    if (plan.computes.some((d) => d.name === 'float64')) spec.vectors = 2;
-    specs.set(key, spec);
-  }
-  return spec;
+  return resolve(def, types, fastMath);
 }
 
 function checkOpts(name: string, opts: unknown, pair = false): void {
@@ -332,29 +266,20 @@ function checkOpts(name: string, opts: unknown, pair = false): void {
  */
 export function apply(name: string, operands: unknown[], opts: MathOptions = {}): GPUArray {
   const def = own(MATH, name);
-  if (!def || def.loop === 'split') throw typeError('ERR_INVALID_ARG_VALUE', `Unknown single-result cumath function ${describe(name)}`);
+  if (!def || def.nout !== 1) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown single-result cumath function ${describe(name)}`);
   if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `cumath.${name} takes ${def.nin} operand(s)`);
   checkOpts(name, opts);
-  const parsed = operands.map((x) => parse(x, name));
+  const parsed = operands.map((x) => parse(x, `cumath.${name}`));
   if (!parsed.some((p) => p.arr)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: ${def.nin === 1 ? 'the operand' : 'at least one operand'} must be a GPUArray`);
   }
-  const plan = mathPlan(name, parsed.map(typeOf), opts.fastMath === true);
+  const plan = mathPlan(name, parsed.map(operandType), opts.fastMath === true);
   const e = parsed[1];
-  if (def.loop === 'ldexp' && !e.arr && !e.strong) {
+  if (name === 'ldexp' && !e.arr && !e.strong) {
     // A weak exponent travels as int64: clamp it first (the kernel clamps to ±100000 anyway).
     e.value = Math.max(-100000, Math.min(100000, Number(e.value as number | bigint | boolean)));
   }
-  // The engine reuses a spec given for the out dtype: ours carries the math preamble.
-  const stored = opts.out instanceof GPUArray ? opts.out.dtype : plan.outs[0];
-  const cache = new Map([[stored.name, specFor(name, plan, parsed, [stored])]]);
-  return elementwise(`cumath_${name}`, plan.body, parsed, plan.computes, plan.outs[0], plan.outs[0], opts, cache);
-}
-
-function operand(a: GPUArray, shape: readonly number[]): ArrayOperand {
-  const same = a.shape.length === shape.length && a.shape.every((n, i) => n === shape[i]);
-  const strides = same ? a.strides : broadcastStrides(a.shape, a.strides, shape);
-  return { dtype: a.dtype, shape, strides, ptr: a.address, align16: a.align16, mem: a.alloc };
+  return elementwise(def, plan.body, parsed, plan.computes, plan.outs[0], plan.outs[0], opts);
 }
 
 /** Two results from one kernel (frexp, modf); `out` may alias the input. */
@@ -387,8 +312,8 @@ function split(name: 'frexp' | 'modf', x: unknown, opts: SplitOptions = {}): [GP
   const writes = results.map((r, i) => (r.alloc === a.alloc || (i === 1 && r.alloc === results[0].alloc)
     ? GPUArray.allocate(shape, r.dtype, stream) : r));
   try {
-    const spec = specFor(name, plan, [{ arr: a }], writes.map((w) => w.dtype));
-    runElementwise(spec, shape, writes.map((w) => operand(w, shape)), [operand(a, shape)], streamHandle(stream));
+    const spec = specFor(MATH[name], plan.body, [{ arr: a }], plan.computes, writes.map((w) => w.dtype), plan.outs);
+    runElementwise(spec, shape, writes.map((w) => asOperand(w, shape)), [asOperand(a, shape)], streamHandle(stream));
     writes.forEach((w, i) => { if (w !== results[i]) assign(results[i], w, stream); });
   } finally {
     writes.forEach((w, i) => { if (w !== results[i]) w.dispose(); });
@@ -493,7 +418,7 @@ const binary = (name: string): Binary => (x, y, opts) => apply(name, [x, y], opt
 
 /** Every cumath function by name. */
 export const cumathFunctions: CumathFunctions = {
-  ...(Object.fromEntries(Object.entries(MATH).filter(([, d]) => d.loop !== 'split')
+  ...(Object.fromEntries(Object.entries(MATH).filter(([, d]) => d.nout === 1)
     .map(([n, d]) => [n, d.nin === 1 ? unary(n) : binary(n)])) as Omit<CumathFunctions, 'frexp' | 'modf'>),
   frexp,
   modf,

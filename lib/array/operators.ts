@@ -1,6 +1,7 @@
 /**
  * GPUArray operators: NumPy broadcasting and promotion over the elementwise engine, with
- * `{ out, stream }` (aliasing-safe), scalar operands and reverse forms.
+ * `{ out, stream }` (aliasing-safe), scalar operands and reverse forms. Also the one path from a
+ * ufunc row (ufunc.ts, cumath.ts) to a kernel: specFor() and elementwise().
  */
 import { Complex, DTYPES, DType, Scalar, checkStorable } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
@@ -8,10 +9,10 @@ import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { ArrayOperand, ScalarOperand, runElementwise } from '../engine/elementwise';
-import { canCast, resultType } from '../base/promote';
+import { Operand as OperandType, canCast, resultType } from '../base/promote';
 import { broadcastShapes, broadcastStrides } from '../base/shape';
 import { ElementwiseSpec, InputSpec } from '../engine/templates/elementwise';
-import { UFUNC_PREAMBLE, ufunc } from './ufunc';
+import { UFUNC_PREAMBLE, UfuncDef, resolve, ufunc } from './ufunc';
 import { checkDevices } from './devices';
 
 /** An operand: an array, a JS scalar (weak, like a Python scalar) or a typed Scalar. */
@@ -25,13 +26,15 @@ export interface OpOptions {
   stream?: Stream | null;
 }
 
-interface Parsed {
+/** An operand as the elementwise path takes it. @internal */
+export interface Parsed {
   arr?: GPUArray;
   value?: number | bigint | boolean | Complex;
   strong?: DType; // typed Scalar
 }
 
-function parse(x: unknown, name: string): Parsed {
+/** Reads an operand (`name` prefixes the TypeError). @internal */
+export function parse(x: unknown, name: string): Parsed {
   if (x instanceof GPUArray) return { arr: x.check() };
   if (x instanceof Scalar) return { value: x.value, strong: x.dtype };
   if (typeof x === 'number' || typeof x === 'bigint' || typeof x === 'boolean') return { value: x };
@@ -39,7 +42,8 @@ function parse(x: unknown, name: string): Parsed {
   throw typeError('ERR_INVALID_ARG_TYPE', `${name}: operands must be GPUArrays or scalars. Received ${describe(x)}`);
 }
 
-function operandType(p: Parsed): DType | number | bigint | boolean | Complex {
+/** The operand's dtype, or a weak scalar's value, for promotion. @internal */
+export function operandType(p: Parsed): DType | number | bigint | boolean | Complex {
   return p.arr ? p.arr.dtype : p.strong ?? p.value!;
 }
 
@@ -72,23 +76,38 @@ function sameShape(a: readonly number[], b: readonly number[]): boolean {
   return true;
 }
 
-function asOperand(a: GPUArray, shape: readonly number[]): ArrayOperand {
+/** An array as the engine's operand over `shape` (strides broadcast). @internal */
+export function asOperand(a: GPUArray, shape: readonly number[]): ArrayOperand {
   const strides = sameShape(a.shape, shape) ? a.strides : broadcastStrides(a.shape, a.strides, shape);
   return { dtype: a.dtype, shape, strides, ptr: a.address, align16: a.align16, mem: a.alloc };
 }
 
+/** The kernel of a call: a ufunc row (its kernel name, preamble, vectors), or the name of an internal one (UFUNC_PREAMBLE). */
+export type KernelOf = Pick<UfuncDef, 'kernel' | 'preamble' | 'vectors64'> | string;
+
 // Specs are reused (the engine caches compiled kernels per spec object).
 const specs = new Map<string, ElementwiseSpec>();
 
-function specFor(name: string, body: string, inputs: Parsed[], computes: DType[], out: DType, outCompute: DType): ElementwiseSpec {
-  let key = `${name}|${body}|${out.name}|${outCompute.name}`;
+/**
+ * The one spec builder of the elementwise operations: inputs (arrays or scalars) with their compute
+ * dtypes, outputs stored as `stored` and computed as `outs`. @internal
+ */
+export function specFor(k: KernelOf, body: string, inputs: Parsed[], computes: DType[], stored: DType[], outs: DType[]): ElementwiseSpec {
+  const name = typeof k === 'string' ? k : k.kernel;
+  let key = `${name}|${body}`;
+  for (const d of stored) key += `|${d.name}`;
+  for (const d of outs) key += `|${d.name}`;
   for (let i = 0; i < inputs.length; i++) key += `|${inputs[i].arr ? inputs[i].arr!.dtype.name : 's'}:${computes[i].name}`;
   let spec = specs.get(key);
   if (!spec) {
     spec = {
-      name, body, preamble: UFUNC_PREAMBLE, outputs: [{ dtype: out, compute: outCompute }],
+      name, body, preamble: typeof k === 'string' ? UFUNC_PREAMBLE : k.preamble,
       inputs: inputs.map((p, i): InputSpec => ({ dtype: p.arr ? p.arr.dtype : computes[i], compute: computes[i], scalar: !p.arr })),
+      outputs: stored.map((d, i) => ({ dtype: d, compute: outs[i] })),
     };
+    const vectors = typeof k === 'string' ? undefined : k.vectors64;
+    // e.g. float64 math: two vectors per thread (H200, exp float64 2^28: 3.81 → 4.22 TB/s; copy 4.23).
+    if (vectors && computes.some((d) => d.name === 'float64')) spec.vectors = vectors;
     specs.set(key, spec);
   }
   return spec;
@@ -99,8 +118,9 @@ function specFor(name: string, body: string, inputs: Parsed[], computes: DType[]
  * of `outDtype`/`outCompute` over the broadcast shape. Handles `out` (checks and aliasing).
  * @internal
  */
-export function elementwise(name: string, body: string, inputs: Parsed[], computes: DType[], outCompute: DType,
+export function elementwise(k: KernelOf, body: string, inputs: Parsed[], computes: DType[], outCompute: DType,
   outDtype: DType, opts: OpOptions = {}, cache?: Map<string, ElementwiseSpec>): GPUArray {
+  const name = typeof k === 'string' ? k : k.kernel;
   // Plain loops (no closures): this is the path of every small operator call.
   const arrays: GPUArray[] = [];
   for (const p of inputs) if (p.arr) arrays.push(p.arr);
@@ -133,7 +153,7 @@ export function elementwise(name: string, body: string, inputs: Parsed[], comput
   }
   let spec = cache?.get(out.dtype.name);
   if (!spec) {
-    spec = specFor(name, body, inputs, computes, out.dtype, outCompute);
+    spec = specFor(k, body, inputs, computes, [out.dtype], [outCompute]);
     cache?.set(out.dtype.name, spec);
   }
   const ins: Array<ArrayOperand | ScalarOperand> = [];
@@ -152,15 +172,16 @@ const COMPARISONS = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
  * NumPy 2 promotion; for comparisons a weak integer outside the array's integer range does not
  * raise (NumPy 2 answers such comparisons exactly): they are done in int64, uint64 or float64.
  */
-function promoteFor(name: string, parsed: Parsed[]): DType {
+function promoteFor(name: string, types: OperandType[]): DType {
   try {
-    return resultType(...parsed.map(operandType));
+    return resultType(...types);
   } catch (e) {
     if (!COMPARISONS.has(name) || (e as { code?: string }).code !== 'ERR_OUT_OF_RANGE') throw e;
-    const ints = parsed.filter((p) => !p.arr && !p.strong).map((p) => BigInt(p.value as number | bigint));
+    const weak = (t: OperandType) => typeof t !== 'object' || 're' in t; // a JS value, not a dtype
+    const ints = types.filter(weak).map((t) => BigInt(t as number | bigint));
     const fits = (lo: bigint, hi: bigint) => ints.every((v) => v >= lo && v <= hi);
     const wide = fits(-(2n ** 63n), 2n ** 63n - 1n) ? DTYPES.int64 : fits(0n, 2n ** 64n - 1n) ? DTYPES.uint64 : DTYPES.float64;
-    return resultType(...parsed.map((p) => (p.arr ? p.arr.dtype : p.strong ?? wide)));
+    return resultType(...types.map((t) => (weak(t) ? wide : t)));
   }
 }
 
@@ -202,24 +223,11 @@ function plan(name: string, parsed: Parsed[], uncached = false): Plan {
   const node = uncached ? undefined : planNode(name, parsed);
   let pl = node?.plan;
   if (!pl) {
-    const def = ufunc(name);
-    let computes: DType[], outDt: DType, body: string, promoted: DType;
-    if (name === 'where') {
-      promoted = resultType(operandType(parsed[1]), operandType(parsed[2]));
-      computes = [DTYPES.bool, promoted, promoted];
-      outDt = promoted;
-      body = def.body(promoted);
-    } else {
-      promoted = promoteFor(name, parsed);
-      const [compute, out] = def.types(promoted);
-      computes = parsed.map(() => compute);
-      outDt = out;
-      body = def.body(compute);
-    }
+    const { body, computes, outs, promoted } = resolve(ufunc(name), parsed.map(operandType), false, (ts) => promoteFor(name, ts));
     const checkRange = (promoted.kind === 'i' || promoted.kind === 'u') && parsed.some((p) => signature(p) === '~i');
-    pl = { body, computes, outDt, checkRange, specs: new Map() };
+    pl = { body, computes, outDt: outs[0], checkRange, specs: new Map() };
     if (node) node.plan = pl;
-  } else if (pl.checkRange && promoteFor(name, parsed) !== pl.computes[pl.computes.length - 1]) {
+  } else if (pl.checkRange && promoteFor(name, parsed.map(operandType)) !== pl.computes[pl.computes.length - 1]) {
     return plan(name, parsed, true); // this weak integer needs another type: no cache
   }
   return pl;
@@ -236,7 +244,7 @@ export function apply(name: string, operands: unknown[], opts: OpOptions = {}): 
   const parsed = operands.map((x) => parse(x, name));
   if (!parsed.some((p) => p.arr)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: at least one operand must be a GPUArray`);
   const pl = plan(name, parsed);
-  return elementwise(name, pl.body, parsed, pl.computes, pl.outDt, pl.outDt, opts, pl.specs);
+  return elementwise(def, pl.body, parsed, pl.computes, pl.outDt, pl.outDt, opts, pl.specs);
 }
 
 /** Copies `src` into `dst` (broadcasting src), converting dtype. @internal */
@@ -245,7 +253,7 @@ export function assign(dst: GPUArray, src: GPUArray, stream?: Stream | null): vo
   if (shape.length !== dst.shape.length || shape.some((n, i) => n !== dst.shape[i])) {
     throw rangeError('ERR_SHAPE_MISMATCH', `cannot assign shape (${src.shape.join(',')}) to shape (${dst.shape.join(',')})`);
   }
-  const spec = specFor('assign', 'r0 = x0;', [{ arr: src }], [src.dtype], dst.dtype, src.dtype);
+  const spec = specFor('assign', 'r0 = x0;', [{ arr: src }], [src.dtype], [dst.dtype], [src.dtype]);
   runElementwise(spec, shape, [asOperand(dst, shape)], [asOperand(src, shape)], streamHandle(stream));
 }
 

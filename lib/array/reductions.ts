@@ -114,17 +114,25 @@ interface Kind {
   preamble?: string;
 }
 
-type ReductionDef = (d: DType, acc: DType, name: string) => Kind;
+/**
+ * One reduction, declared like a ufunc row (ufunc.ts): `types` gives its [accumulator, result]
+ * dtypes from the input dtype and the `dtype` option, `kernel` the kernel parts for them.
+ */
+interface ReductionDef {
+  types(d: DType, requested: DTypeLike | undefined): [DType, DType];
+  kernel(d: DType, acc: DType, name: string): Kind;
+}
+type KindOf = ReductionDef['kernel'];
 
 const hasNaN = (d: DType) => d.kind === 'f' || d.kind === 'c';
 
-const sumProd = (op: 'sum' | 'prod'): ReductionDef => (d, acc) => ({
+const sumProd = (op: 'sum' | 'prod'): KindOf => (d, acc) => ({
   map: (xs) => xs.length === 2 ? `${toAcc(acc, xs[0])} * ${toAcc(acc, xs[1])}` : toAcc(acc, xs[0]),
   acc: accC(acc), accBytes: acc.accBytes, neutral: `(${accC(acc)})${op === 'sum' ? 0 : 1}`,
   reduce: op === 'sum' ? 'a + b' : 'a * b', post: 'nc_acc',
 });
 
-const extremum = (op: 'max' | 'min'): ReductionDef => (d) => {
+const extremum = (op: 'max' | 'min'): KindOf => (d) => {
   const cmp = op === 'max' ? '>' : '<';
   const [lo, hi] = limits(d);
   return {
@@ -134,12 +142,12 @@ const extremum = (op: 'max' | 'min'): ReductionDef => (d) => {
   };
 };
 
-const truth = (op: 'any' | 'all'): ReductionDef => () => ({
+const truth = (op: 'any' | 'all'): KindOf => () => ({
   map: (xs) => `(nc_nonzero(${xs[0]}) ? 1 : 0)`, acc: 'int', accBytes: 4, neutral: op === 'any' ? '0' : '1',
   reduce: op === 'any' ? 'a | b' : 'a & b', post: 'nc_acc',
 });
 
-const meanDef: ReductionDef = (d, acc) => {
+const meanDef: KindOf = (d, acc) => {
   const c = acc.accC;
   return {
     map: (xs) => `NC_TO(${c}, ${xs[0]})`, acc: c, accBytes: acc.accBytes, neutral: `(${c})0`, reduce: 'a + b',
@@ -147,7 +155,7 @@ const meanDef: ReductionDef = (d, acc) => {
   };
 };
 
-const varianceDef = (op: 'var' | 'std'): ReductionDef => (d, acc) => {
+const varianceDef = (op: 'var' | 'std'): KindOf => (d, acc) => {
   // acc: the mean's dtype (complex stays complex for the difference); the sum is real.
   const c = acc.accC;
   const r = realOf(acc).accC;
@@ -158,7 +166,7 @@ const varianceDef = (op: 'var' | 'std'): ReductionDef => (d, acc) => {
   };
 };
 
-const argExtremum = (op: 'argmax' | 'argmin'): ReductionDef => (d, acc, name) => {
+const argExtremum = (op: 'argmax' | 'argmin'): KindOf => (d, acc, name) => {
   const cmp = op === 'argmax' ? '>' : '<';
   const [lo, hi] = limits(d);
   const v = d.accC;
@@ -175,20 +183,57 @@ const argExtremum = (op: 'argmax' | 'argmin'): ReductionDef => (d, acc, name) =>
   };
 };
 
-/**
- * The reductions as data: for input dtype d and accumulator dtype acc, the per-element map, the
- * accumulator and its neutral value, the combining expression and the result (templates/reduction.ts).
- */
-const REDUCTIONS: Readonly<Record<string, ReductionDef>> = {
-  sum: sumProd('sum'), prod: sumProd('prod'), max: extremum('max'), min: extremum('min'), any: truth('any'),
-  all: truth('all'), mean: meanDef, var: varianceDef('var'), std: varianceDef('std'), argmax: argExtremum('argmax'),
-  argmin: argExtremum('argmin'),
+const withDtype = (requested: DTypeLike | undefined, fallback: DType): DType => (requested === undefined ? fallback : toDType(requested));
+const halfToFloat = (d: DType): DType => (d.name === 'float16' ? DTYPES.float32 : d);
+
+/** sum, prod: the `dtype` option or NumPy's (small ints and bool → int64, unsigned → uint64). */
+const sumTypes: ReductionDef['types'] = (d, requested) => {
+  const acc = withDtype(requested, sumDtype(d));
+  return [acc, acc];
 };
 
-function kindOf(op: string, d: DType, acc: DType, name: string): Kind {
+/** min, max: the input dtype (no `dtype` option). */
+const ownTypes = (op: string): ReductionDef['types'] => (d, requested) => {
+  if (requested !== undefined) throw typeError('ERR_INVALID_ARG_VALUE', `${op} does not take a dtype`);
+  return [d, d];
+};
+
+/** mean: float64 for integers, float16 accumulates in float32. */
+const meanTypes: ReductionDef['types'] = (d, requested) => {
+  const out = withDtype(requested, meanDtype(d));
+  return isInt(out) ? [DTYPES.float64, DTYPES.float64] : [halfToFloat(out), out];
+};
+
+/** var, std: accumulate (and take the mean) like mean; the result is real (float16 in, float16 out). */
+const varianceTypes: ReductionDef['types'] = (d, requested) => {
+  const m = withDtype(requested, meanDtype(d));
+  const acc = isInt(m) ? DTYPES.float64 : halfToFloat(m);
+  return [acc, realOf(requested === undefined && d.name === 'float16' ? DTYPES.float16 : acc)];
+};
+
+/**
+ * The reductions as data: their dtypes (`types`) and, for input dtype d and accumulator dtype acc,
+ * the per-element map, the accumulator and its neutral value, the combining expression and the
+ * result (templates/reduction.ts).
+ */
+const REDUCTIONS: Readonly<Record<string, ReductionDef>> = {
+  sum: { types: sumTypes, kernel: sumProd('sum') },
+  prod: { types: sumTypes, kernel: sumProd('prod') },
+  max: { types: ownTypes('max'), kernel: extremum('max') },
+  min: { types: ownTypes('min'), kernel: extremum('min') },
+  any: { types: () => [DTYPES.bool, DTYPES.bool], kernel: truth('any') },
+  all: { types: () => [DTYPES.bool, DTYPES.bool], kernel: truth('all') },
+  mean: { types: meanTypes, kernel: meanDef },
+  var: { types: varianceTypes, kernel: varianceDef('var') },
+  std: { types: varianceTypes, kernel: varianceDef('std') },
+  argmax: { types: (d) => [d, DTYPES.int64], kernel: argExtremum('argmax') },
+  argmin: { types: (d) => [d, DTYPES.int64], kernel: argExtremum('argmin') },
+};
+
+function reduction(op: string): ReductionDef {
   const def = own(REDUCTIONS, op);
   if (!def) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown reduction ${op}`);
-  return def(d, acc, name);
+  return def;
 }
 
 /** The spec of a built-in reduction over `inputs` (dtypes), values read directly or through indices. @internal */
@@ -197,7 +242,7 @@ export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType,
     const tag = (d: DType) => d.name.replace('complex', 'c').replace('float', 'f').replace('uint', 'u').replace('int', 'i');
     const name = `nc_${op}_${inputs.map(tag).join('')}_${tag(acc)}_${tag(out)}${idx ? `_x${tag(idx)}` : ''}`;
     const d = inputs[0];
-    const k = kindOf(op, d, acc, name);
+    const k = reduction(op).kernel(d, acc, name);
     accBytesOf.set(name, k.accBytes);
     const arrays = inputs.map((x, j) => `const ${x.storageC} *__restrict__ in${j}`);
     const extra = op === 'var' || op === 'std' ? [`const ${acc.storageC} *__restrict__ mean_`, 'const double ddof'] : [];
@@ -330,25 +375,11 @@ function checked(a: unknown, what: string): GPUArray {
   return a.check();
 }
 
-function withDtype(opts: ReduceOptions, fallback: DType): DType {
-  return opts.dtype === undefined ? fallback : toDType(opts.dtype);
-}
-
 function simple(op: 'sum' | 'prod' | 'min' | 'max' | 'any' | 'all' | 'mean') {
   return (a: GPUArray, opts: ReduceOptions = {}): GPUArray => {
     const x = checked(a, op);
     const axes = axesOf(opts.axis, x.ndim);
-    let acc: DType, out: DType;
-    if (op === 'sum' || op === 'prod') acc = out = withDtype(opts, sumDtype(x.dtype));
-    else if (op === 'mean') {
-      out = withDtype(opts, meanDtype(x.dtype));
-      acc = out.name === 'float16' ? DTYPES.float32 : out;
-      if (isInt(acc)) acc = out = DTYPES.float64;
-    } else if (op === 'any' || op === 'all') acc = out = DTYPES.bool;
-    else {
-      if (opts.dtype !== undefined) throw typeError('ERR_INVALID_ARG_VALUE', `${op} does not take a dtype`);
-      acc = out = x.dtype;
-    }
+    const [acc, out] = reduction(op).types(x.dtype, opts.dtype);
     return execute({ op, arrays: [x], acc, out, opts, axes });
   };
 }
@@ -367,10 +398,7 @@ function variance(op: 'var' | 'std') {
     const axes = axesOf(opts.axis, x.ndim);
     const ddof = opts.ddof ?? 0;
     if (typeof ddof !== 'number' || !Number.isFinite(ddof)) throw typeError('ERR_INVALID_ARG_TYPE', `${op}: ddof must be a number`);
-    let acc = withDtype(opts, meanDtype(x.dtype));
-    if (isInt(acc)) acc = DTYPES.float64;
-    if (acc.name === 'float16') acc = DTYPES.float32;
-    const out = realOf(opts.dtype === undefined && x.dtype.name === 'float16' ? DTYPES.float16 : acc);
+    const [acc, out] = reduction(op).types(x.dtype, opts.dtype);
     const mu = execute({ op: 'mean', arrays: [x], acc, out: acc, opts: { axis: opts.axis, stream: opts.stream }, axes });
     try {
       return execute({ op, arrays: [x], acc, out, opts, axes, extra: [{ ptr: mu.address }, { dtype: DTYPES.float64, value: ddof }] });
@@ -390,7 +418,8 @@ function arg(op: 'argmin' | 'argmax') {
       throw typeError('ERR_INVALID_ARG_TYPE', `${op}: axis must be an integer or null`);
     }
     const axes = axesOf(opts.axis, x.ndim);
-    return execute({ op, arrays: [x], acc: x.dtype, out: DTYPES.int64, opts, axes });
+    const [acc, out] = reduction(op).types(x.dtype, undefined);
+    return execute({ op, arrays: [x], acc, out, opts, axes });
   };
 }
 
@@ -449,7 +478,7 @@ function subset(op: 'sum' | 'min' | 'max' | 'dot') {
         const p = resultType(flat[0].dtype, flat[1].dtype);
         arrays = flat.map((v) => (v.dtype === p ? v : (temps.push(v.astype(p)), temps[temps.length - 1])));
         if (flat[0].size !== flat[1].size) throw rangeError('ERR_SHAPE_MISMATCH', 'subsetDot: arrays differ in size');
-      } else if (op === 'sum') acc = out = withDtype(opts, sumDtype(flat[0].dtype));
+      } else if (op === 'sum') [acc, out] = reduction('sum').types(flat[0].dtype, opts.dtype);
       else acc = out = flat[0].dtype;
       if ((op === 'min' || op === 'max') && idx.size === 0) {
         throw rangeError('ERR_EMPTY_REDUCTION', `zero-size array to reduction operation ${op} which has no identity`);

@@ -1,22 +1,73 @@
 /**
- * Elementwise operators declared as data: each entry says how its result and compute dtypes follow
- * from the (promoted) input dtypes and gives one C statement per compute dtype. operators.ts
- * (`apply`, which GPUArray's operator methods call) looks them up here and runs them on the elementwise
- * engine (engine/elementwise.ts, template engine/templates/elementwise.ts).
+ * The one ufunc dialect: every elementwise operation nodecuda generates from a declaration (the
+ * GPUArray operators here, the cumath functions in cumath.ts) is a `UfuncDef` row: how its compute
+ * and result dtypes follow from the promoted operand dtype (`types`) and its C statement per
+ * compute dtype (`body`). `resolve()` turns a row and the operand types into a plan, and
+ * operators.ts `elementwise()` runs every plan on the elementwise engine (engine/elementwise.ts,
+ * template engine/templates/elementwise.ts). Reductions are declared the same way in reductions.ts.
  */
 import { DTYPES, DType, own } from '../base/dtype';
 import { describe, typeError } from '../base/errors';
+import { Operand as OperandType, resultType } from '../base/promote';
 
 /** Compute-type categories an op's C code is written for. */
 type Cat = 'b' | 'i' | 'u' | 'f' | 'c';
 
+/** One elementwise operation (an operator or a math function). */
 export interface UfuncDef {
   name: string;
+  /** Kernel name of its specs: the operator name, `cumath_<name>` for the math functions. */
+  kernel: string;
   nin: 1 | 2 | 3;
-  /** Given the promoted input dtype, [compute dtype, output dtype]; throws for unsupported types. */
-  types(promoted: DType): [DType, DType];
-  /** Statement computing r0 from x0.. (compute-typed) for a compute dtype. */
-  body(compute: DType): string;
+  nout: 1 | 2;
+  /**
+   * Given the promoted dtype of its operands, [compute dtype, output dtype(s)]; throws a TypeError
+   * (ERR_INVALID_DTYPE) for a dtype it has no loop for.
+   */
+  types(promoted: DType): [DType, DType] | [DType, DType, DType];
+  /** Statement computing r0 (r1) from x0.. (compute-typed) for a compute dtype; `fast`: fastMath asked for. */
+  body(compute: DType, fast?: boolean): string;
+  /** Device code the body relies on (the kernel's preamble). */
+  preamble: string;
+  /** Operands left out of promotion, each with its own compute dtype (where's condition, ldexp's exponent). */
+  aside?: Readonly<Record<number, (t: OperandType) => DType>>;
+  /** The fastMath expression (float16/float32 compute), where the row has one. */
+  fast?: string;
+  /** Vectors per thread when an operand computes in float64 (the engine's default otherwise). */
+  vectors64?: number;
+}
+
+/** A row as a table declares it: its name (the key), kernel name and preamble come from the table. */
+export type UfuncRow = Omit<UfuncDef, 'name' | 'kernel' | 'nout' | 'preamble'> & { nout?: 1 | 2 };
+
+/** Builds a table: each row gets its name, `prefix + name` as its kernel name, the table's preamble and `extra`. */
+export function ufuncTable(rows: Readonly<Record<string, UfuncRow>>, preamble: string, prefix = '',
+  extra: Pick<UfuncDef, 'vectors64'> = {}): Readonly<Record<string, UfuncDef>> {
+  return Object.freeze(Object.fromEntries(Object.entries(rows).map(([name, r]) =>
+    [name, Object.freeze({ nout: 1, ...extra, ...r, name, kernel: prefix + name, preamble })])));
+}
+
+/** A resolved call: compute dtypes per input, result dtypes, C statement, the promoted dtype. */
+export interface UfuncPlan {
+  computes: DType[];
+  outs: DType[];
+  body: string;
+  promoted: DType;
+}
+
+/**
+ * Resolves row `def` for operands of dtypes `types` (weak scalars as JS values): the operands not
+ * `aside` are promoted (`promote`, NumPy 2's result type unless given), `types()` picks the loop.
+ * @example
+ * resolve(UFUNCS.add, [DTYPES.int8, 1]).outs[0].name === 'int8';
+ */
+export function resolve(def: UfuncDef, types: readonly OperandType[], fast = false,
+  promote: (types: OperandType[]) => DType = (ts) => resultType(...ts)): UfuncPlan {
+  const aside = def.aside;
+  const promoted = promote(aside ? types.filter((_, i) => !aside[i]) : types.slice());
+  const [compute, ...outs] = def.types(promoted);
+  const computes = types.map((t, i) => (aside?.[i] ? aside[i](t) : compute));
+  return { computes, outs, body: def.body(compute, fast), promoted };
 }
 
 function cat(d: DType): Cat {
@@ -100,89 +151,89 @@ function fsuffix(d: DType): string {
 }
 
 /** The operators, by name. */
-export const UFUNCS: Record<string, UfuncDef> = {
-  add: { name: 'add', nin: 2, types: same(NUMERIC, 'add'), body: (d) => d.kind === 'b' ? 'r0 = x0 || x1;' : wrap(d, '+') },
+export const UFUNCS: Readonly<Record<string, UfuncDef>> = ufuncTable({
+  add: { nin: 2, types: same(NUMERIC, 'add'), body: (d) => d.kind === 'b' ? 'r0 = x0 || x1;' : wrap(d, '+') },
   sub: {
-    name: 'sub', nin: 2,
+    nin: 2,
     types: (p) => {
       if (p.kind === 'b') throw typeError('ERR_INVALID_DTYPE', 'sub is not supported for bool (use logicalXor)');
       return [p, p];
     },
     body: (d) => wrap(d, '-'),
   },
-  mul: { name: 'mul', nin: 2, types: same(NUMERIC, 'mul'), body: (d) => d.kind === 'b' ? 'r0 = x0 && x1;' : wrap(d, '*') },
-  div: { name: 'div', nin: 2, types: trueDivide, body: () => 'r0 = x0 / x1;' },
+  mul: { nin: 2, types: same(NUMERIC, 'mul'), body: (d) => d.kind === 'b' ? 'r0 = x0 && x1;' : wrap(d, '*') },
+  div: { nin: 2, types: trueDivide, body: () => 'r0 = x0 / x1;' },
   floorDiv: {
-    name: 'floorDiv', nin: 2, types: boolAsInt8(['i', 'u', 'f'], 'floorDiv'),
+    nin: 2, types: boolAsInt8(['i', 'u', 'f'], 'floorDiv'),
     body: (d) => d.kind === 'f' ? 'r0 = nc_floordiv_py(x0, x1);'
       : d.kind === 'u' ? 'r0 = x1 == 0 ? 0 : x0 / x1;'
       : `if (x1 == 0) r0 = 0; else if (x1 == -1) r0 = (${d.ctype})(0u - (${d.twinC})x0); else { r0 = x0 / x1; if ((x0 % x1 != 0) && ((x0 < 0) != (x1 < 0))) r0 -= 1; }`,
   },
   mod: {
-    name: 'mod', nin: 2, types: boolAsInt8(['i', 'u', 'f'], 'mod'),
+    nin: 2, types: boolAsInt8(['i', 'u', 'f'], 'mod'),
     body: (d) => d.kind === 'f' ? 'r0 = nc_fmod_py(x0, x1);'
       : d.kind === 'u' ? 'r0 = x1 == 0 ? 0 : x0 % x1;'
       : 'if (x1 == 0 || x1 == -1) r0 = 0; else { r0 = x0 % x1; if (r0 != 0 && ((r0 < 0) != (x1 < 0))) r0 += x1; }',
   },
   pow: {
-    name: 'pow', nin: 2, types: boolAsInt8(['i', 'u', 'f', 'c'], 'pow'),
+    nin: 2, types: boolAsInt8(['i', 'u', 'f', 'c'], 'pow'),
     body: (d) => d.kind === 'f' ? `r0 = pow${fsuffix(d)}(x0, x1);`
       : d.kind === 'c' ? 'r0 = nc_cpow(x0, x1);'
       : 'r0 = nc_ipow(x0, x1);',
   },
   maximum: {
-    name: 'maximum', nin: 2, types: same(NUMERIC, 'maximum'),
+    nin: 2, types: same(NUMERIC, 'maximum'),
     body: (d) => d.kind === 'f' || d.kind === 'c'
       ? 'r0 = nc_isnan(x0) ? x0 : (nc_isnan(x1) ? x1 : (x0 >= x1 ? x0 : x1));'
       : 'r0 = x0 >= x1 ? x0 : x1;',
   },
   minimum: {
-    name: 'minimum', nin: 2, types: same(NUMERIC, 'minimum'),
+    nin: 2, types: same(NUMERIC, 'minimum'),
     body: (d) => d.kind === 'f' || d.kind === 'c'
       ? 'r0 = nc_isnan(x0) ? x0 : (nc_isnan(x1) ? x1 : (x0 <= x1 ? x0 : x1));'
       : 'r0 = x0 <= x1 ? x0 : x1;',
   },
-  eq: { name: 'eq', nin: 2, types: toBool, body: () => 'r0 = x0 == x1;' },
-  ne: { name: 'ne', nin: 2, types: toBool, body: () => 'r0 = x0 != x1;' },
-  lt: { name: 'lt', nin: 2, types: toBool, body: () => 'r0 = x0 < x1;' },
-  le: { name: 'le', nin: 2, types: toBool, body: () => 'r0 = x0 <= x1;' },
-  gt: { name: 'gt', nin: 2, types: toBool, body: () => 'r0 = x0 > x1;' },
-  ge: { name: 'ge', nin: 2, types: toBool, body: () => 'r0 = x0 >= x1;' },
-  and: { name: 'and', nin: 2, types: same(INTEGER, 'and (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = x0 && x1;' : 'r0 = x0 & x1;' },
-  or: { name: 'or', nin: 2, types: same(INTEGER, 'or (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = x0 || x1;' : 'r0 = x0 | x1;' },
-  xor: { name: 'xor', nin: 2, types: same(INTEGER, 'xor (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = x0 != x1;' : 'r0 = x0 ^ x1;' },
+  eq: { nin: 2, types: toBool, body: () => 'r0 = x0 == x1;' },
+  ne: { nin: 2, types: toBool, body: () => 'r0 = x0 != x1;' },
+  lt: { nin: 2, types: toBool, body: () => 'r0 = x0 < x1;' },
+  le: { nin: 2, types: toBool, body: () => 'r0 = x0 <= x1;' },
+  gt: { nin: 2, types: toBool, body: () => 'r0 = x0 > x1;' },
+  ge: { nin: 2, types: toBool, body: () => 'r0 = x0 >= x1;' },
+  and: { nin: 2, types: same(INTEGER, 'and (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = x0 && x1;' : 'r0 = x0 & x1;' },
+  or: { nin: 2, types: same(INTEGER, 'or (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = x0 || x1;' : 'r0 = x0 | x1;' },
+  xor: { nin: 2, types: same(INTEGER, 'xor (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = x0 != x1;' : 'r0 = x0 ^ x1;' },
   shl: {
-    name: 'shl', nin: 2, types: boolAsInt8(['i', 'u'], 'shl'),
+    nin: 2, types: boolAsInt8(['i', 'u'], 'shl'),
     body: (d) => `r0 = ((unsigned long long)x1 < ${d.bytes * 8}) ? (${d.ctype})((${d.twinC || d.ctype})x0 << x1) : 0;`,
   },
   shr: {
-    name: 'shr', nin: 2, types: boolAsInt8(['i', 'u'], 'shr'),
+    nin: 2, types: boolAsInt8(['i', 'u'], 'shr'),
     body: (d) => `r0 = ((unsigned long long)x1 < ${d.bytes * 8}) ? (${d.ctype})(x0 >> x1) : (x0 < 0 ? (${d.ctype})-1 : 0);`,
   },
-  logicalAnd: { name: 'logicalAnd', nin: 2, types: toBool, body: () => 'r0 = nc_nonzero(x0) && nc_nonzero(x1);' },
-  logicalOr: { name: 'logicalOr', nin: 2, types: toBool, body: () => 'r0 = nc_nonzero(x0) || nc_nonzero(x1);' },
-  logicalXor: { name: 'logicalXor', nin: 2, types: toBool, body: () => 'r0 = nc_nonzero(x0) != nc_nonzero(x1);' },
-  logicalNot: { name: 'logicalNot', nin: 1, types: toBool, body: () => 'r0 = !nc_nonzero(x0);' },
+  logicalAnd: { nin: 2, types: toBool, body: () => 'r0 = nc_nonzero(x0) && nc_nonzero(x1);' },
+  logicalOr: { nin: 2, types: toBool, body: () => 'r0 = nc_nonzero(x0) || nc_nonzero(x1);' },
+  logicalXor: { nin: 2, types: toBool, body: () => 'r0 = nc_nonzero(x0) != nc_nonzero(x1);' },
+  logicalNot: { nin: 1, types: toBool, body: () => 'r0 = !nc_nonzero(x0);' },
   neg: {
-    name: 'neg', nin: 1,
+    nin: 1,
     types: (p) => {
       if (p.kind === 'b') throw typeError('ERR_INVALID_DTYPE', 'neg is not supported for bool (use logicalNot)');
       return [p, p];
     },
     body: (d) => d.twinC ? `r0 = (${d.ctype})(0u - (${d.twinC})x0);` : d.kind === 'u' ? `r0 = (${d.ctype})(0u - x0);` : 'r0 = -x0;',
   },
-  not: { name: 'not', nin: 1, types: same(INTEGER, 'not (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = !x0;' : `r0 = (${d.ctype})~x0;` },
+  not: { nin: 1, types: same(INTEGER, 'not (bitwise)'), body: (d) => d.kind === 'b' ? 'r0 = !x0;' : `r0 = (${d.ctype})~x0;` },
   abs: {
-    name: 'abs', nin: 1,
+    nin: 1,
     types: (p) => [p, p.name === 'complex64' ? DTYPES.float32 : p.name === 'complex128' ? DTYPES.float64 : p],
     body: (d) => d.kind === 'c' ? 'r0 = hypot(x0.re, x0.im);'
       : d.kind === 'f' ? `r0 = fabs${fsuffix(d)}(x0);`
       : d.kind === 'i' ? `r0 = x0 < 0 ? (${d.ctype})(0u - (${d.twinC})x0) : x0;`
       : 'r0 = x0;',
   },
-  copy: { name: 'copy', nin: 1, types: (p) => [p, p], body: () => 'r0 = x0;' },
-  where: { name: 'where', nin: 3, types: (p) => [p, p], body: () => 'r0 = x0 ? x1 : x2;' },
-};
+  copy: { nin: 1, types: (p) => [p, p], body: () => 'r0 = x0;' },
+  where: { nin: 3, types: (p) => [p, p], body: () => 'r0 = x0 ? x1 : x2;', aside: { 0: () => DTYPES.bool } },
+}, UFUNC_PREAMBLE);
 
 /** Looks an operator up by name. */
 export function ufunc(name: string): UfuncDef {
