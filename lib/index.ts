@@ -59,7 +59,7 @@ export type { ScanOptions } from './array/scan';
 export type { ReduceOptions, VarOptions, ArgOptions } from './array/reductions';
 export { GPUArray, tidy, keep } from './array/gpuarray';
 export type { TransferOptions } from './array/gpuarray';
-export type { AbortOptions } from './base/abort';
+export type { AbortOptions, AbortSignalLike } from './base/abort';
 export { slice, newaxis, ellipsis, Slice } from './base/indexing';
 export type { IndexItem } from './base/indexing';
 export type { Operand, OpOptions } from './array/operators';

@@ -7,14 +7,26 @@
  */
 import { describe, typeError } from './errors';
 
+/**
+ * An AbortSignal, as nodecuda's declarations spell it: the members nodecuda uses, so that its
+ * types compile without the DOM lib or @types/node (a consumer's `types: []`). Pass a real
+ * AbortSignal (`AbortController#signal`, `AbortSignal.timeout(ms)`); anything else is a TypeError.
+ */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** Options of a Promise API that can be aborted. */
 export interface AbortOptions {
   /** Rejects the Promise with an AbortError when aborted (the work itself still finishes). */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 }
 
 /** The rejection of an aborted call: name 'AbortError', code 'ABORT_ERR', cause the signal's reason. */
-export function abortError(signal: AbortSignal): Error {
+export function abortError(signal: AbortSignalLike): Error {
   const e = new Error('The operation was aborted', { cause: signal.reason }) as Error & { code: string };
   e.name = 'AbortError';
   e.code = 'ABORT_ERR';
@@ -22,7 +34,7 @@ export function abortError(signal: AbortSignal): Error {
 }
 
 /** Checks `signal` (undefined is fine); TypeError ERR_INVALID_ARG_TYPE otherwise. */
-export function checkSignal(signal: unknown): AbortSignal | undefined {
+export function checkSignal(signal: unknown): AbortSignalLike | undefined {
   if (signal === undefined) return undefined;
   if (!(signal instanceof AbortSignal)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `The "signal" option must be an AbortSignal. Received ${describe(signal)}`);
@@ -35,7 +47,7 @@ export function checkSignal(signal: unknown): AbortSignal | undefined {
  * work of their own (a contiguous copy, an allocation) before the one the Promise waits for, so
  * an aborted signal queues nothing. Argument errors come first, as without a signal.
  */
-export function throwIfAborted(signal: unknown): AbortSignal | undefined {
+export function throwIfAborted(signal: unknown): AbortSignalLike | undefined {
   const s = checkSignal(signal);
   if (s?.aborted) throw abortError(s);
   return s;

@@ -19,7 +19,7 @@ import { native } from './native';
 import { contextDevice, cudaVersionString, currentContext } from './driver';
 import { syncDevice } from './scope';
 import { debug, kernelNames } from '../base/debug';
-import { abortable } from '../base/abort';
+import { AbortSignalLike, abortable } from '../base/abort';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const PACKAGE_VERSION: string = require('../../package.json').version;
@@ -44,7 +44,7 @@ export interface CompileOptions {
    * compileAsync only: rejects with an AbortError when aborted. NVRTC, once started, finishes in
    * the background (and its result still goes to the cache).
    */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
 }
 
 /** Result of compiler.compile(). */
