@@ -106,23 +106,36 @@ export const gpuarray = Object.freeze({
   where: ops.where,
   ifPositive: ops.ifPositive,
   apply: ops.apply,
+  /** Sum over `axis` (all axes by default): a 0-d GPUArray unless `axis` is given. */
   sum: red.sum,
+  /** Product over `axis` (all axes by default). */
   prod: red.prod,
+  /** Minimum over `axis` (NaN propagates). */
   min: red.min,
+  /** Maximum over `axis` (NaN propagates). */
   max: red.max,
+  /** Arithmetic mean over `axis`. */
   mean: red.mean,
+  /** Variance over `axis` (`ddof` as NumPy). */
   var: red.var_,
+  /** Standard deviation over `axis` (`ddof` as NumPy). */
   std: red.std,
+  /** Whether any element over `axis` is nonzero (bool). */
   any: red.any,
+  /** Whether every element over `axis` is nonzero (bool). */
   all: red.all,
+  /** Index (int64) of the minimum (first on ties) over `axis` or the flattened array. */
   argmin: red.argmin,
+  /** Index (int64) of the maximum (first on ties) over `axis` or the flattened array. */
   argmax: red.argmax,
   dot: red.dot,
   subsetSum: red.subsetSum,
   subsetDot: red.subsetDot,
   subsetMin: red.subsetMin,
   subsetMax: red.subsetMax,
+  /** Cumulative sum (NumPy): flattened without `axis`; ints accumulate in 64 bits. */
   cumsum: scans.cumsum,
+  /** Cumulative product (flattened, or along `axis`). */
   cumprod: scans.cumprod,
   matmul: linalgNs.matmul,
   inner: linalgNs.inner,
@@ -272,6 +285,7 @@ const PACKAGE_VERSION: string = require('../package.json').version;
 
 /** Versions of the pieces. */
 export interface Versions {
+  /** This package's version, e.g. '0.1.0'. */
   nodecuda: string;
   /** CUDA version the driver supports, e.g. '13.0'; null without a driver. */
   driver: string | null;
@@ -312,7 +326,16 @@ export function version(): Versions {
  * const before = cuda.memory().liveBytes;
  */
 export function memory(): {
-  liveArrays: number; liveAllocations: number; liveBytes: number; poolReservedBytes: number; poolUsedBytes: number;
+  /** Live GPUArray owners (views share their owner's allocation); equals liveAllocations. */
+  liveArrays: number;
+  /** Live device allocations made by this thread's nodecuda (workspaces not counted). */
+  liveAllocations: number;
+  /** Bytes of those allocations. */
+  liveBytes: number;
+  /** Bytes the driver's memory pool holds reserved (0 without a driver). */
+  poolReservedBytes: number;
+  /** Bytes of the pool in use (0 without a driver). */
+  poolUsedBytes: number;
 } {
   let [liveAllocations, liveBytes] = cu.memLive();
   for (const w of memoryNs.workspaceAllocations) {

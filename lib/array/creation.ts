@@ -15,8 +15,14 @@ import { DeviceId, onDevice, onDeviceAsync } from './devices';
 
 /** Options of creation functions. */
 export interface CreateOptions {
+  /**
+   * Shape of the new array: the host data's element count must match (RangeError
+   * `ERR_INVALID_RESHAPE` otherwise). Default: 1-d for flat data, inferred for nested arrays.
+   */
   shape?: number | readonly number[];
+  /** dtype of the new array (converts or reinterprets the host data; see toGpu). */
   dtype?: DTypeLike;
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
   /** Device to create the array on (ordinal or driver.Device; default: the current device). */
   device?: DeviceId;
@@ -24,6 +30,7 @@ export interface CreateOptions {
 
 /** Options of the creation functions that take no host data. */
 export interface PlaceOptions {
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
   /** Device to create the array on (ordinal or driver.Device; default: the current device). */
   device?: DeviceId;

@@ -26,6 +26,7 @@ export interface MathOptions extends OpOptions {
 export interface SplitOptions {
   /** Write the two results here (shapes must match; dtypes castable 'same_kind'). */
   out?: [GPUArray, GPUArray];
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
 

@@ -59,9 +59,11 @@ export interface TransferOptions extends AbortOptions {
  * console.log(a.mul(2).get()); // Float32Array [2, 4, 6]
  */
 export class GPUArray {
+  /** Dimensions, outermost first (`[]` for a 0-d array). */
   readonly shape: readonly number[];
   /** Byte strides. */
   readonly strides: readonly number[];
+  /** Element type. */
   readonly dtype: DType;
   /** Byte offset of element 0 within the allocation. */
   readonly offset: number;
@@ -112,13 +114,23 @@ export class GPUArray {
     return new GPUArray(CREATE, this.alloc, shape, strides, dt, offset, this.base ?? this, this.context);
   }
 
+  /** Number of dimensions. */
   get ndim(): number { return this.shape.length; }
+  /** Number of elements. */
   get size(): number { return sizeOf(this.shape); }
+  /** Bytes per element. */
   get itemsize(): number { return this.dtype.bytes; }
+  /** Bytes of the elements (size × itemsize). */
   get nbytes(): number { return this.size * this.dtype.bytes; }
   /** Device address of element 0. */
   get ptr(): bigint { this.check(); return this.address; }
-  get flags(): { cContiguous: boolean; fContiguous: boolean } {
+  /** Memory layout, computed from shape and strides. */
+  get flags(): {
+    /** Row-major (C) contiguous. */
+    cContiguous: boolean;
+    /** Column-major (Fortran) contiguous. */
+    fContiguous: boolean;
+  } {
     return {
       cContiguous: isCContiguous(this.shape, this.strides, this.dtype.bytes),
       fContiguous: isFContiguous(this.shape, this.strides, this.dtype.bytes),
@@ -166,6 +178,7 @@ export class GPUArray {
     this.#heldBy = views.length ? new Set(views) : null;
     for (const v of views) v.#holds = this;
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void { this.dispose(); }
 
   // ---- host transfers ---------------------------------------------------------------------
@@ -517,6 +530,7 @@ export class GPUArray {
 
   // ---- printing -----------------------------------------------------------------------------
 
+  /** The elements as text (copies them to the host, synchronously). */
   toString(): string {
     if (this.disposed) return 'GPUArray(<disposed>)';
     const h = this.get() as HostArray;

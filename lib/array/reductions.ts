@@ -28,19 +28,25 @@ export interface ReduceOptions {
   dtype?: DTypeLike;
   /** Write the result here (shape of the result; dtype castable 'same_kind'). */
   out?: GPUArray;
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
 
 /** var/std: delta degrees of freedom (divide by n - ddof). */
 export interface VarOptions extends ReduceOptions {
+  /** Delta degrees of freedom: the sum of squares is divided by n - ddof (default 0). */
   ddof?: number;
 }
 
 /** argmin/argmax take one axis (or none: the flattened index). */
 export interface ArgOptions {
+  /** The one axis to search along (negative counts from the end); the flattened index when null/undefined. */
   axis?: number | null;
+  /** Keep the reduced dim as size 1. */
   keepdims?: boolean;
+  /** Write the indices here (shape of the result). */
   out?: GPUArray;
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
 

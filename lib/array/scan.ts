@@ -21,6 +21,7 @@ export interface ScanOptions {
   dtype?: DTypeLike;
   /** Write the result here (same shape; dtype castable 'same_kind'). */
   out?: GPUArray;
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
 

@@ -18,6 +18,7 @@ export type TypedArrayConstructor =
 
 /** One row of the dtype table. */
 export interface DType {
+  /** The dtype's name, e.g. `'float32'`. */
   readonly name: DTypeName;
   /** C type used in generated kernels. */
   readonly ctype: string;
@@ -181,7 +182,12 @@ export function dtypeOfArray(a: ArrayBufferView): DType | undefined {
 // ---- typed scalars ---------------------------------------------------------------------------
 
 /** A complex value. */
-export interface Complex { re: number; im: number }
+export interface Complex {
+  /** Real part. */
+  re: number;
+  /** Imaginary part. */
+  im: number;
+}
 
 /**
  * A value with a C type, like a NumPy scalar; used as a kernel argument.
@@ -189,9 +195,15 @@ export interface Complex { re: number; im: number }
  * fn(arr, cuda.int32(n), cuda.float32(0.5), { block: [256], grid: [4] });
  */
 export class Scalar {
-  constructor(readonly dtype: DType, readonly value: number | bigint | Complex) {}
+  constructor(
+    /** The scalar's dtype. */
+    readonly dtype: DType,
+    /** The value, already converted to the dtype (bigint for 64-bit integers, {re, im} for complex). */
+    readonly value: number | bigint | Complex,
+  ) {}
   /** The value as a JS number (bigint for 64-bit integers, {re, im} for complex). */
   valueOf(): number | bigint | Complex { return this.value; }
+  /** `dtype(value)`, e.g. `float32(0.5)` or `complex64(1+2j)`. */
   toString(): string {
     const v = this.value;
     return `${this.dtype.name}(${typeof v === 'object' ? `${v.re}${v.im < 0 || Object.is(v.im, -0) ? '-' : '+'}${Math.abs(v.im)}j` : String(v)})`;
@@ -201,6 +213,7 @@ export class Scalar {
 /** `cuda.float32(x)` and friends: make a Scalar; `.dtype` lets them stand for their dtype. */
 export interface ScalarFactory {
   (value: number | bigint | boolean | Complex): Scalar;
+  /** The dtype this factory makes scalars of. */
   readonly dtype: DType;
 }
 
@@ -390,18 +403,32 @@ function factory(name: DTypeName): ScalarFactory {
   return f as ScalarFactory;
 }
 
-/** Typed scalar factories, like NumPy's (`cuda.int32(5)`); also usable as dtypes. */
+// Typed scalar factories, like NumPy's (`cuda.int32(5)`); also usable as dtypes.
+/** Makes a bool (C `bool`, 1 byte) Scalar, like NumPy's `bool(x)`; also stands for the dtype. */
 export const bool = factory('bool');
+/** Makes a int8 (C `signed char`) Scalar, like NumPy's `int8(x)`; also stands for the dtype. */
 export const int8 = factory('int8');
+/** Makes a uint8 (C `unsigned char`) Scalar, like NumPy's `uint8(x)`; also stands for the dtype. */
 export const uint8 = factory('uint8');
+/** Makes a int16 (C `short`) Scalar, like NumPy's `int16(x)`; also stands for the dtype. */
 export const int16 = factory('int16');
+/** Makes a uint16 (C `unsigned short`) Scalar, like NumPy's `uint16(x)`; also stands for the dtype. */
 export const uint16 = factory('uint16');
+/** Makes a int32 (C `int`) Scalar, like NumPy's `int32(x)`; also stands for the dtype. */
 export const int32 = factory('int32');
+/** Makes a uint32 (C `unsigned int`) Scalar, like NumPy's `uint32(x)`; also stands for the dtype. */
 export const uint32 = factory('uint32');
+/** Makes a int64 (C `long long`; takes an integer or a bigint) Scalar, like NumPy's `int64(x)`; also stands for the dtype. */
 export const int64 = factory('int64');
+/** Makes a uint64 (C `unsigned long long`; takes an integer or a bigint) Scalar, like NumPy's `uint64(x)`; also stands for the dtype. */
 export const uint64 = factory('uint64');
+/** Makes a float16 (C `__half`) Scalar, like NumPy's `float16(x)`; also stands for the dtype. */
 export const float16 = factory('float16');
+/** Makes a float32 (C `float`) Scalar, like NumPy's `float32(x)`; also stands for the dtype. */
 export const float32 = factory('float32');
+/** Makes a float64 (C `double`) Scalar, like NumPy's `float64(x)`; also stands for the dtype. */
 export const float64 = factory('float64');
+/** Makes a complex64 (`{ re, im }` of float32s) Scalar, like NumPy's `complex64(x)`; also stands for the dtype. */
 export const complex64 = factory('complex64');
+/** Makes a complex128 (`{ re, im }` of float64s) Scalar, like NumPy's `complex128(x)`; also stands for the dtype. */
 export const complex128 = factory('complex128');

@@ -15,6 +15,7 @@ export interface CudaErrorInfo {
   poisoned?: boolean;
   /** For out-of-memory errors: bytes requested and bytes free at the time. */
   requestedBytes?: number;
+  /** For out-of-memory errors: bytes free at the time. */
   freeBytes?: number;
 }
 
@@ -26,9 +27,13 @@ export interface CudaErrorInfo {
  * }
  */
 export class CudaError extends Error {
+  /** `CUDA_ERROR_*` name, or `CUDA_DRIVER_NOT_FOUND` when no driver could be loaded. */
   readonly code: string;
+  /** Numeric CUresult (negative for nodecuda's own codes). */
   readonly status: number;
+  /** The driver function that failed, e.g. `cuMemAlloc`. */
   readonly call: string;
+  /** True when the context is unusable until `device.reset()`. */
   readonly poisoned: boolean;
   // `declare`: no own property unless set (ES2022 class fields would define each as undefined,
   // and every CudaError would print `requestedBytes: undefined, freeBytes: undefined`).
@@ -67,8 +72,11 @@ export interface CublasErrorInfo {
  * }
  */
 export class CublasError extends Error {
+  /** `CUBLAS_STATUS_*` name, or `CUBLAS_NOT_FOUND` when libcublas could not be loaded. */
   readonly code: string;
+  /** Numeric cublasStatus_t (-1 for `CUBLAS_NOT_FOUND`). */
   readonly status: number;
+  /** The cuBLAS function that failed, e.g. `cublasGemmStridedBatchedEx`. */
   readonly call: string;
   constructor(message: string, info: CublasErrorInfo) {
     super(message);
@@ -81,11 +89,17 @@ export class CublasError extends Error {
 
 /** Extra fields an NvrtcError carries. */
 export interface NvrtcErrorInfo {
+  /** `NVRTC_ERROR_*` name, or `NVRTC_NOT_FOUND` when NVRTC could not be loaded. */
   code: string;
+  /** Numeric nvrtcResult (negative for nodecuda's own codes). */
   status: number;
+  /** The NVRTC function that failed, e.g. `nvrtcCompileProgram`. */
   call: string;
+  /** The compiler log ('' when there is none). */
   log: string;
+  /** The source as compiled (after wrapping), when known. */
   source?: string;
+  /** The NVRTC options used, when known. */
   options?: string[];
 }
 
@@ -98,8 +112,11 @@ export interface NvrtcErrorInfo {
  * }
  */
 export class NvrtcError extends Error {
+  /** `NVRTC_ERROR_*` name, or `NVRTC_NOT_FOUND` when NVRTC could not be loaded. */
   readonly code: string;
+  /** Numeric nvrtcResult (negative for nodecuda's own codes). */
   readonly status: number;
+  /** The NVRTC function that failed, e.g. `nvrtcCompileProgram`. */
   readonly call: string;
   /** The compiler log. */
   readonly log: string;
@@ -145,9 +162,13 @@ export interface NcclErrorInfo {
  * }
  */
 export class NcclError extends Error {
+  /** `NCCL_*` name of the ncclResult_t, or one of nodecuda's codes (see {@link NcclErrorInfo.code}). */
   readonly code: string;
+  /** Numeric ncclResult_t (negative for nodecuda's own codes). */
   readonly status: number;
+  /** The NCCL function that failed, e.g. `ncclAllReduce`. */
   readonly call: string;
+  /** ncclGetLastError's text ('' when NCCL had none). */
   readonly lastError: string;
   constructor(message: string, info: NcclErrorInfo) {
     super(message);
@@ -166,8 +187,11 @@ export class NcclError extends Error {
  * try { fft.fft(x); } catch (e) { if (e instanceof CufftError) console.log(e.code); }
  */
 export class CufftError extends Error {
+  /** `CUFFT_*` cufftResult name, or `CUFFT_NOT_FOUND` when libcufft could not be loaded. */
   readonly code: string;
+  /** Numeric cufftResult. */
   readonly status: number;
+  /** The cuFFT function that failed, e.g. `cufftExecC2C`. */
   readonly call: string;
   constructor(message: string, info: { code: string; status: number; call: string }) {
     super(message);

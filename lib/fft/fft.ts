@@ -37,6 +37,7 @@ export interface FftNOptions {
   /** Axes to transform (fft2: [-2, -1]; fftn: the last `s.length`, or all). */
   axes?: readonly number[] | null;
   norm?: FftNorm | null;
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
 

@@ -14,6 +14,7 @@ import { assign } from '../array/operators';
 export interface FreqOptions {
   /** float64 (default) or float32. */
   dtype?: DTypeLike;
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
 
@@ -82,6 +83,7 @@ export function rfftfreq(n: number, d = 1, opts?: FreqOptions): GPUArray {
 export interface ShiftOptions {
   /** Axes to shift (default: all). */
   axes?: number | readonly number[] | null;
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
 

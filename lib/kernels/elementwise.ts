@@ -35,6 +35,7 @@ export interface ElementwiseCallOptions {
   range?: RangeLike;
   /** Like `range`, resolved against n as Python's `slice.indices(n)` (negative values count from the end). */
   slice?: RangeLike;
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
 
@@ -294,6 +295,7 @@ export interface GenericKernelOptions {
 
 /** Call options of a CuPy-form kernel. */
 export interface GenericCallOptions {
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
   /** Number of elements when no non-raw array gives the shape (as CuPy's `size=`). */
   size?: number;

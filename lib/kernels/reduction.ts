@@ -32,6 +32,7 @@ export interface ReductionCallOptions {
   axis?: number | readonly number[] | null;
   keepdims?: boolean;
   out?: GPUArray;
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
 

@@ -22,6 +22,7 @@ export interface NormOptions {
   axis?: number | readonly [number, number] | null;
   /** Keep the reduced axes as length 1. */
   keepdims?: boolean;
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
 

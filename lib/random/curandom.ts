@@ -142,7 +142,10 @@ export interface GeneratorLayout {
 }
 
 /** Options of the fill and gen methods. */
-export interface CurandOptions { stream?: Stream | null }
+export interface CurandOptions {
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
 
 abstract class CurandGenerator {
   /** Threads (generators) per block. */

@@ -56,6 +56,7 @@ export interface RandomState {
 
 /** Options shared by every draw. */
 export interface DrawOptions {
+  /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
   /**
    * Device of a new array (ordinal or driver.Device; default: the current device). The fill forms
