@@ -208,26 +208,6 @@ class Torch:
 
         return batch, None, None
 
-    def allreduce(self, case):
-        # torch.distributed with the NCCL backend, world size 1 (bench/cases/70.nccl.js).
-        t, n, iters = self.torch, case["n"], case["iters"]
-        dist = t.distributed
-        if not dist.is_initialized():
-            import socket
-
-            with socket.socket() as s:  # a free port for the tcp:// rendezvous
-                s.bind(("127.0.0.1", 0))
-                port = s.getsockname()[1]
-            t.cuda.set_device(0)
-            dist.init_process_group("nccl", init_method=f"tcp://127.0.0.1:{port}", world_size=1, rank=0)
-        x = t.ones(n, dtype=t.float32, device="cuda")
-
-        def batch():
-            for _ in range(iters):
-                dist.all_reduce(x)
-
-        return batch, None, t.cuda.empty_cache
-
 
 class Cupy:
     def __init__(self):
@@ -383,23 +363,6 @@ class Cupy:
                 op()
 
         return batch, None, None
-
-    def allreduce(self, case):
-        # cupy.cuda.nccl, one rank (bench/cases/70.nccl.js).
-        from cupy.cuda import nccl
-
-        cp, n, iters = self.cp, case["n"], case["iters"]
-        if not hasattr(self, "_nccl_comm"):
-            self._nccl_comm = nccl.NcclCommunicator(1, nccl.get_unique_id(), 0)
-        comm = self._nccl_comm
-        x = cp.ones(n, dtype=cp.float32)
-        ptr, stream = x.data.ptr, cp.cuda.get_current_stream().ptr
-
-        def batch():
-            for _ in range(iters):
-                comm.allReduce(ptr, ptr, n, nccl.NCCL_FLOAT32, nccl.NCCL_SUM, stream)
-
-        return batch, None, self.free_pools
 
 
 def run_framework(cls, request):

@@ -292,7 +292,7 @@ Napi::Value SetErrorClass(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// cufftPlan(type, n[], inembed[]|null, istride, idist, onembed[]|null, ostride, odist, batch)
+// cufftPlan(type, n[], inembed[], istride, idist, onembed[], ostride, odist, batch)
 //   -> [plan, workBytes]; made in the calling thread's context.
 Napi::Value MakePlan(const Napi::CallbackInfo& info) {
   const Cufft& c = Lib();
@@ -303,16 +303,10 @@ Napi::Value MakePlan(const Napi::CallbackInfo& info) {
   size_t rank = info[1].As<Napi::Array>().Length();
   if (rank < 1 || rank > 3) ThrowRange("ERR_OUT_OF_RANGE", "cuFFT plans have rank 1 to 3");
   std::vector<long long> n = Dims(info[1], "n", rank);
-  // null embeds: cuFFT's basic layout (contiguous batches), which lib/fft passes where the
-  // advanced layout would describe the same thing (the same speed on an H200 for 2^24 C2C/R2C
-  // and 4096^2 C2C; the basic layout is the one cuFFT documents and tunes for).
-  bool basic = info[2].IsNull() && info[5].IsNull();
-  std::vector<long long> inembed =
-      basic ? std::vector<long long>() : Dims(info[2], "inembed", rank);
+  std::vector<long long> inembed = Dims(info[2], "inembed", rank);
   long long istride = static_cast<long long>(SizeArg(info, 3, "istride"));
   long long idist = static_cast<long long>(SizeArg(info, 4, "idist"));
-  std::vector<long long> onembed =
-      basic ? std::vector<long long>() : Dims(info[5], "onembed", rank);
+  std::vector<long long> onembed = Dims(info[5], "onembed", rank);
   long long ostride = static_cast<long long>(SizeArg(info, 6, "ostride"));
   long long odist = static_cast<long long>(SizeArg(info, 7, "odist"));
   long long batch = static_cast<long long>(SizeArg(info, 8, "batch"));
@@ -326,9 +320,8 @@ Napi::Value MakePlan(const Napi::CallbackInfo& info) {
   plan->live = true;  // from here the destructor destroys it, also when a call below throws
   Check(c.set_auto_allocation(plan->handle, 0), "cufftSetAutoAllocation");
   size_t work = 0;
-  Check(c.make_plan_many(plan->handle, static_cast<int>(rank), n.data(),
-                         basic ? nullptr : inembed.data(), istride, idist,
-                         basic ? nullptr : onembed.data(), ostride, odist, type, batch, &work),
+  Check(c.make_plan_many(plan->handle, static_cast<int>(rank), n.data(), inembed.data(), istride,
+                         idist, onembed.data(), ostride, odist, type, batch, &work),
         "cufftMakePlanMany64");
   Napi::Env env = info.Env();
   auto* box = new std::shared_ptr<Plan>(std::move(plan));

@@ -14,7 +14,6 @@ import type { DTypeName } from '../lib';
 import { fftfreqHost, rfftfreqHost } from '../lib/fft/freq';
 import { Exec, layouts, resolve, workDtype } from '../lib/fft/fft';
 import { CUFFT_TYPE } from '../lib/cuda/cufft';
-import { isBasicLayout } from '../lib/fft/plan';
 import { DTYPES } from '../lib/base/dtype';
 import { describeGpu, expectCode } from './helpers';
 
@@ -333,18 +332,6 @@ describe('fft without a GPU', () => {
     expect(layouts(CUFFT_TYPE.C2C, [3, 5, 4], [3, 5, 4], 1, 1)).toHaveLength(3);
     expect(layouts(CUFFT_TYPE.C2C, [50, 7, 3], [50, 7, 3], 1, 1)).toHaveLength(3); // complex offsets 0, 1, 2 are fine
     expect(layouts(CUFFT_TYPE.R2C, [3, 7, 50], [3, 4, 50], 1, 1)?.map((e) => e.ioff)).toEqual([0, 350, 700]);
-  });
-
-  test('contiguous batches are planned with cuFFT\'s basic layout (null embeds), strided ones with the advanced', () => {
-    const basic = (type: number, S: number[], D: number[], d0: number, k: number): boolean[] =>
-      layouts(type, S, D, d0, k)!.map((e) => isBasicLayout(e.g));
-    expect(basic(CUFFT_TYPE.C2C, [1 << 24], [1 << 24], 0, 1)).toEqual([true]);
-    expect(basic(CUFFT_TYPE.R2C, [8, 101], [8, 51], 1, 1)).toEqual([true]);
-    expect(basic(CUFFT_TYPE.C2R, [8, 51], [8, 101], 1, 1)).toEqual([true]);
-    expect(basic(CUFFT_TYPE.Z2Z, [3, 64, 64], [3, 64, 64], 1, 2)).toEqual([true]);
-    expect(basic(CUFFT_TYPE.D2Z, [4, 6, 10], [4, 6, 6], 0, 3)).toEqual([true]);
-    expect(basic(CUFFT_TYPE.C2C, [3, 5, 4], [3, 5, 4], 1, 1)).toEqual([false, false, false]);
-    expect(basic(CUFFT_TYPE.R2C, [3, 7, 50], [3, 4, 50], 1, 1)).toEqual([false, false, false]);
   });
 
   test('argument errors that need no array', () => {

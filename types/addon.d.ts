@@ -249,9 +249,8 @@ declare namespace NativeAddon {
      * cufftMakePlanMany64 in the calling thread's context, auto-allocation off → [plan, work area
      * bytes]. type: cufftType (0x29 C2C, 0x2a R2C, 0x2c C2R, 0x69 Z2Z, 0x6a D2Z, 0x6c Z2D).
      */
-    /** inembed and onembed both null: cuFFT's basic layout (strides and distances then ignored). */
-    cufftPlan(type: number, n: number[], inembed: number[] | null, istride: number, idist: number,
-      onembed: number[] | null, ostride: number, odist: number, batch: number): [CufftPlanHandle, number];
+    cufftPlan(type: number, n: number[], inembed: number[], istride: number, idist: number,
+      onembed: number[], ostride: number, odist: number, batch: number): [CufftPlanHandle, number];
     /** Binds `stream` and the work area (0n: none), then executes (in place when input === output). */
     cufftExec(plan: CufftPlanHandle, stream: StreamHandle | null, input: bigint, output: bigint, work: bigint,
       inverse: boolean): void;

@@ -37,12 +37,11 @@ module.exports = nranks() < 2 ? [] : SIZES.map((size) => {
   // Enough ops per batch that launch costs are timed over at least ~128 MiB moved.
   const iters = Math.max(1, Math.min(2000, Math.floor(2 ** 27 / size)));
   return {
-    op: n === 1 ? 'NCCL allReduce f32 sum, 1 rank (algbw)' : `NCCL allReduce f32 sum, ${n} ranks (busbw)`,
+    op: `NCCL allReduce f32 sum, ${n} ranks (busbw)`,
     size: label(size),
     unit: 'GBs',
     iters,
-    bytes: (n === 1 ? size : (size * 2 * (n - 1)) / n) * iters,
-    peer: n === 1 ? { kind: 'allreduce', n: size / 4, iters } : undefined,
+    bytes: ((size * 2 * (n - 1)) / n) * iters,
     setup: () => {
       const cs = communicators();
       const xs = cs.map((c) => {
@@ -53,11 +52,7 @@ module.exports = nranks() < 2 ? [] : SIZES.map((size) => {
       return { cs, xs };
     },
     run: ({ cs, xs }) => {
-      if (cs.length === 1) { // one rank: no group, as the peers call it
-        for (let i = 0; i < iters; i++) cs[0].allReduce(xs[0]);
-      } else {
-        for (let i = 0; i < iters; i++) nccl.group(() => cs.forEach((c, r) => c.allReduce(xs[r])));
-      }
+      for (let i = 0; i < iters; i++) nccl.group(() => cs.forEach((c, r) => c.allReduce(xs[r])));
       // run.js synchronizes device 0's context; wait for the others here.
       for (let r = 1; r < cs.length; r++) {
         driver.useDevice(r);

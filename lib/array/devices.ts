@@ -132,9 +132,13 @@ function linkPeers(a: number, b: number): void {
   if (peerLinks.has(key)) return;
   let on = false;
   if (canAccessPeer(a, b) && canAccessPeer(b, a)) {
-    runPinned(a, () => Context.enablePeerAccess(b));
-    runPinned(b, () => Context.enablePeerAccess(a));
-    on = true;
+    try {
+      runPinned(a, () => Context.enablePeerAccess(b));
+      runPinned(b, () => Context.enablePeerAccess(a));
+      on = true;
+    } catch {
+      // CUDA_ERROR_TOO_MANY_PEERS and the like: the staged copy still works, as it did before.
+    }
   }
   peerLinks.set(key, on);
 }

@@ -25,8 +25,8 @@ export function cufftVersion(): [number, string] {
 }
 
 /** A plan in the current context → [plan, work area bytes] (cufftMakePlanMany64). */
-export function cufftPlan(type: number, n: number[], inembed: number[] | null, istride: number, idist: number,
-  onembed: number[] | null, ostride: number, odist: number, batch: number): [NativeAddon.CufftPlanHandle, number] {
+export function cufftPlan(type: number, n: number[], inembed: number[], istride: number, idist: number,
+  onembed: number[], ostride: number, odist: number, batch: number): [NativeAddon.CufftPlanHandle, number] {
   return lib().cufftPlan(type, n, inembed, istride, idist, onembed, ostride, odist, batch);
 }
 

@@ -40,22 +40,6 @@ function evict(): void {
   }
 }
 
-const R2C = new Set([0x2a, 0x6a]), C2R = new Set([0x2c, 0x6c]); // R2C, D2Z; C2R, Z2D
-const prodOf = (xs: readonly number[]): number => xs.reduce((p, x) => p * x, 1);
-const same = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
-
-/**
- * Whether `g` is cuFFT's basic layout written out (contiguous batches of the natural shapes):
- * such plans are made with null embeds, the layout cuFFT documents as the common case (measured
- * at the same speed as the explicit one on an H200). @internal
- */
-export function isBasicLayout(g: PlanGeometry): boolean {
-  const half = [...g.n.slice(0, -1), Math.floor(g.n[g.n.length - 1] / 2) + 1];
-  const wantIn = C2R.has(g.type) ? half : g.n, wantOut = R2C.has(g.type) ? half : g.n;
-  return g.istride === 1 && g.ostride === 1 && same(g.inembed, wantIn) && same(g.onembed, wantOut) &&
-    g.idist === prodOf(wantIn) && g.odist === prodOf(wantOut);
-}
-
 /** The cached plan for `g` in the current context, made on a miss. @internal */
 export function planFor(g: PlanGeometry): CachedPlan {
   const key = keyOf(g, currentContext());
@@ -63,9 +47,7 @@ export function planFor(g: PlanGeometry): CachedPlan {
   if (plan) {
     cache.delete(key); // most recently used goes last
   } else {
-    const basic = isBasicLayout(g);
-    const [handle, work] = cufftPlan(g.type, g.n, basic ? null : g.inembed, g.istride, g.idist, basic ? null : g.onembed,
-      g.ostride, g.odist, g.batch);
+    const [handle, work] = cufftPlan(g.type, g.n, g.inembed, g.istride, g.idist, g.onembed, g.ostride, g.odist, g.batch);
     plan = { handle, work };
   }
   cache.set(key, plan);
