@@ -2,7 +2,7 @@
 // Several GPUs: NCCL allReduce bus bandwidth (float32 sum, in place, 8 B to 1 GiB) and peer copy
 // GB/s, nodecuda next to PyTorch in the same run (bench/multigpu.py: torch.distributed with the
 // NCCL backend, one process a GPU; torch.Tensor.to / copy_ for peer copies).
-//   node bench/multigpu.js [--gpus N] [--json file]
+//   node bench/multigpu.js [--gpus N] [--json file] [--allreduce-only]
 // nodecuda drives every GPU from one thread (nccl.initAll, a group per step, as nccl-tests' -g N),
 // and again with one rank per worker_thread (as torch's process per GPU);
 // each size runs `iters` steps after 5 warm-ups and is timed by the wall clock after every device
@@ -133,6 +133,11 @@ async function main() {
   }
   const ours = await allReduceRows(n);
   const perThread = await workerRows(n);
+  if (process.argv.includes('--allreduce-only')) { // e.g. to compare NCCL_COMM_BLOCKING=1 runs
+    console.log(`| size | one thread µs | busbw GB/s | thread/GPU µs | busbw GB/s |  (NCCL_COMM_BLOCKING=${process.env.NCCL_COMM_BLOCKING ?? 'unset'})`);
+    ours.forEach((r, i) => console.log(`| ${label(r.size)} | ${r.us.toFixed(1)} | ${r.busbw.toFixed(2)} | ${perThread[i].us.toFixed(1)} | ${perThread[i].busbw.toFixed(2)} |`));
+    return;
+  }
   const peer = peerRows();
   const py = spawnSync('python3', [path.join(__dirname, 'multigpu.py'), String(n), JSON.stringify(SIZES.map((b) => [b, itersFor(b)]))],
     { encoding: 'utf8', env: { ...process.env, NCCL_NVLS_ENABLE: '0', TORCH_SYMM_MEM_DISABLE_MULTICAST: '1' }, timeout: 400_000 });

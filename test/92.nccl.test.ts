@@ -138,10 +138,13 @@ describe('nccl without a GPU', () => {
   const handle = { fake: true } as unknown as NativeAddon.NcclCommHandle;
   let state: number;
   let releases: boolean[];
+  let splits: number[];
   beforeEach(() => {
     state = 7;
     releases = [];
+    splits = [];
     jest.spyOn(native, 'ncclCommInitRank').mockReturnValue(handle);
+    jest.spyOn(native, 'ncclCommSplitWork').mockImplementation((_h, rank) => { splits.push(rank); return 0; });
     jest.spyOn(native, 'ncclCommState').mockImplementation(() => state);
     jest.spyOn(native, 'ncclCommRelease').mockImplementation((_h, abort) => { releases.push(abort); });
     jest.spyOn(native, 'ncclErrorOf').mockImplementation((_h, status, call) =>
@@ -164,6 +167,27 @@ describe('nccl without a GPU', () => {
     expectCode(() => c.isIdle(), NcclError, 'NCCL_TIMEOUT');
     c.dispose(); // no-op after the abort
     expect(releases).toEqual([true]);
+  });
+
+  test('after the init, ready waits for the split into the blocking communicator (NCCL_TIMEOUT if it never ends)', async () => {
+    const c = new nccl.Communicator(3, new Uint8Array(128), 2, { device: 0, timeoutMs: 400 });
+    let settled = false;
+    c.ready.then(() => (settled = true), () => (settled = true));
+    (native.ncclCommSplitWork as jest.Mock).mockImplementation((_h, rank) => { splits.push(rank); state = 7; return 7; });
+    await new Promise((r) => setTimeout(r, 30));
+    state = 0; // the init is done: the split starts, NCCL's thread works on it
+    await new Promise((r) => setTimeout(r, 60));
+    expect(splits).toEqual([2]);
+    expect(settled).toBe(false);
+    expect(c.isIdle()).toBe(false); // a call before ready is refused or waited for, never sent to the parent
+    await expect(c.ready).rejects.toMatchObject({ code: 'NCCL_TIMEOUT', call: 'ncclCommSplit' });
+    expect(releases).toEqual([true]);
+    state = 0;
+    const d = new nccl.Communicator(1, new Uint8Array(128), 0, { device: 0, blocking: false });
+    await expect(d.ready).resolves.toBe(d);
+    expect(splits).toEqual([2]); // blocking: false keeps the non-blocking communicator for its calls
+    expect(d.isIdle()).toBe(true);
+    expectCode(() => new nccl.Communicator(1, new Uint8Array(128), 0, { blocking: 1 as unknown as boolean }), TypeError, 'ERR_INVALID_ARG_TYPE');
   });
 
   test('init that finishes: ready resolves with the communicator', async () => {
@@ -390,7 +414,7 @@ describeGpu('nccl on one GPU', () => {
   });
 
   test('a launch NCCL never finishes: NCCL_TIMEOUT after timeoutMs, the communicator aborted', async () => {
-    const c = await new nccl.Communicator(1, nccl.getUniqueId(), 0, { timeoutMs: 200 }).ready;
+    const c = await new nccl.Communicator(1, nccl.getUniqueId(), 0, { timeoutMs: 200, blocking: false }).ready;
     const real = native.ncclCollective.bind(native);
     jest.spyOn(native, 'ncclCollective').mockImplementation((...a) => { real(...a); return 7; });
     jest.spyOn(native, 'ncclCommWait').mockReturnValue(7);
@@ -419,6 +443,22 @@ describeGpu('nccl on one GPU', () => {
     expectSame(download(x), [1n, -2n], 0, 'int64');
     await c.disposeAsync();
     expect(c.usable).toBe(false);
+  });
+
+  test('{ blocking: false } and initAll({ blocking: false }): the non-blocking communicator gives the same results', async () => {
+    const c = await new nccl.Communicator(1, nccl.getUniqueId(), 0, { blocking: false }).ready;
+    const x = upload('float64', [1.5, NaN, -Infinity]);
+    c.allReduce(x, { op: 'max' });
+    expectSame(download(x), [1.5, NaN, -Infinity], 0, 'float64');
+    const recv = poisoned('int32', 2);
+    nccl.group(() => { c.send(upload('int32', [4, 5]), 0); c.recv(recv, 0); });
+    expectSame(download(recv), [4, 5], 0, 'int32');
+    await c.disposeAsync();
+    const [g] = await nccl.initAllAsync([0], { blocking: false });
+    const y = upload('float32', [2, 3]);
+    await g.allReduceAsync(y, { op: 'prod' });
+    expectSame(download(y), [2, 3], 0, 'float32');
+    await g.disposeAsync();
   });
 
   test('dispose, abort, Symbol.dispose: later calls fail with typed errors, repeats are no-ops', async () => {

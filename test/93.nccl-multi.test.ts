@@ -143,12 +143,12 @@ describeMulti(`NCCL on ${N} GPUs, one thread (nccl.initAll)${why ? ` [skipped: $
 describeMulti(`NCCL on ${N} GPUs, one rank per worker_thread and per process${why ? ` [skipped: ${why}]` : ''}`, () => {
   // Each rank: allReduce sum (synchronous form: its first use of the peers waits for NCCL's
   // launch) and max (Async form) of int32, float32 and float64, then a ring send/recv in a group.
-  const rankScript = (idExpr: string, rankExpr: string, done: string): string => `
+  const rankScript = (idExpr: string, rankExpr: string, done: string, blocking = true): string => `
     const { nccl, gpuarray, driver } = require(${JSON.stringify(DIST)});
     (async () => {
       const id = ${idExpr}, rank = ${rankExpr}, n = ${N};
       driver.useDevice(rank);
-      const comm = await new nccl.Communicator(n, id, rank, { device: rank, timeoutMs: 60000 }).ready;
+      const comm = await new nccl.Communicator(n, id, rank, { device: rank, timeoutMs: 60000, blocking: ${blocking} }).ready;
       const out = {};
       for (const [dt, T] of [['int32', Int32Array], ['float32', Float32Array], ['float64', Float64Array]]) {
         const x = gpuarray.toGpu(T.from([1, -2, dt === 'int32' ? 3 : 3.5, 1e6].map((v) => v * (rank + 1))));
@@ -175,10 +175,10 @@ describeMulti(`NCCL on ${N} GPUs, one rank per worker_thread and per process${wh
     return out;
   };
 
-  test('worker_threads: one rank each, ids through postMessage', async () => {
+  test.each([true, false])('worker_threads: one rank each, ids through postMessage (blocking: %s)', async (blocking) => {
     const id = nccl.getUniqueId();
     const body = rankScript('require("worker_threads").workerData.id', 'require("worker_threads").workerData.rank',
-      'require("worker_threads").parentPort.postMessage(out);');
+      'require("worker_threads").parentPort.postMessage(out);', blocking);
     const replies = await Promise.all(Array.from({ length: N }, (_, rank) => new Promise((resolve, reject) => {
       const w = new Worker(body, { eval: true, workerData: { id, rank } });
       w.once('message', (m) => { resolve(m); void w.terminate(); });
