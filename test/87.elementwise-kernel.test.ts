@@ -79,6 +79,35 @@ describeGpu('ElementwiseKernel (PyCUDA form)', () => {
     }
   });
 
+  test('whole-array calls run the unrolled __restrict__ loop only when the arrays do not overlap and the code uses no loop locals', () => {
+    const modes = (k: ElementwiseKernel): string[] => [...(k as unknown as { loaded: Map<string, unknown> }).loaded.keys()];
+    const axpy = new ElementwiseKernel('float a, float *x, float *y, float *z', 'z[i] = a*x[i] + y[i]', 'axpy_modes');
+    expect(axpy.generatedSource('unrolled').source).toContain('float *__restrict__ z');
+    for (const n of [1, 255, 1023, 1024, 1025, 4099, 2 ** 18 + 5]) {
+      const xs = Array.from({ length: n }, (_, i) => (i % 97) - 40.25), ys = Array.from({ length: n }, (_, i) => (i % 13) * 0.5);
+      const want = xs.map((v, i) => Math.fround(Math.fround(2 * v) + ys[i]));
+      const x = upload('float32', xs), y = upload('float32', ys), z = gpuarray.zeros([n], 'float32');
+      axpy(2, x, y, z);
+      expectSame(download(z), want, 0, 'float32', `unrolled, n=${n}`);
+      axpy(2, x, y, y); // in place: y is read and written, the plain loop
+      expectSame(download(y), want, 0, 'float32', `in place, n=${n}`);
+    }
+    expect(modes(axpy).sort()).toEqual(['narrow', 'unrolled']);
+    // Overlapping views of one buffer (z = x shifted by one element) take the plain loop. Which
+    // value most elements get is a race in any elementwise kernel; the last reads an unwritten one.
+    const shift = new ElementwiseKernel('float *x, float *z', 'z[i] = x[i] * 2', 'shift_modes');
+    const buf = upload('float32', Array.from({ length: 2049 }, (_, i) => i));
+    shift(buf.index(slice(1, 2049)), buf.index(slice(0, 2048)));
+    expect(modes(shift)).toEqual(['narrow']);
+    expect((download(buf) as number[])[2047]).toBe(4096);
+    // Code naming a loop local keeps PyCUDA's loop (one element a thread, its locals defined).
+    const locals = new ElementwiseKernel('int *z', 'z[i] = (int)(total_threads > 0)', 'locals_modes');
+    const zi = gpuarray.zeros([3000], 'int32');
+    locals(zi);
+    expect(modes(locals)).toEqual(['narrow']);
+    expect((download(zi) as number[]).every((v) => v === 1)).toBe(true);
+  });
+
   test('range and slice (PyCUDA semantics), negative steps, out of range', () => {
     const k = new ElementwiseKernel('float *x, float *z', 'z[i] = x[i] + 1', 'plus1');
     const n = 1000;

@@ -20,7 +20,7 @@ import { canCast } from '../base/promote';
 import { broadcastShapes, broadcastStrides } from '../base/shape';
 import { ElementwiseSpec, InputSpec, OutputSpec } from '../engine/templates/elementwise';
 import {
-  CArg, IDENT, LoopMode, ResolvedParam, cTypeDType, genericBody, helpers, loopKernelSource, parseCArgs,
+  CArg, IDENT, LoopMode, ResolvedParam, UNROLL, cTypeDType, genericBody, helpers, loopKernelSource, parseCArgs, unrollable,
 } from '../engine/templates/elementwise_kernel';
 import { checkContext, checkDevices } from '../array/devices';
 import { ArgPacker } from '../cuda/args';
@@ -149,6 +149,7 @@ export class ElementwiseKernel {
   /** @internal */ declare readonly opts: ElementwiseKernelOptions & { options: string[] };
   /** @internal */ declare readonly loaded: Map<LoopMode, Loaded>;
   /** @internal */ declare readonly packer: ArgPacker;
+  /** @internal True when the unrolled loop may run it (see `unrollable`). */ declare readonly unrollable: boolean;
 
   constructor(args: string, operation: string, name?: string, options: ElementwiseKernelOptions = {}) {
     if (!isPlainObject(options)) throw typeError('ERR_INVALID_ARG_TYPE', `ElementwiseKernel: options must be an object. Received ${describe(options)}`);
@@ -165,6 +166,7 @@ export class ElementwiseKernel {
     Object.defineProperties(fn, {
       name: { value: k, configurable: true }, args: ro(Object.freeze(parsed)), kernel: ro(k), operation: ro(op),
       opts: ro(opts), loaded: ro(new Map()), packer: ro(new ArgPacker(64 + parsed.length * 16)),
+      unrollable: ro(unrollable(op, opts)),
     });
     return fn as unknown as ElementwiseKernel;
   }
@@ -176,13 +178,16 @@ export class ElementwiseKernel {
 
   /**
    * The CUDA source generated for a loop mode ('narrow': 32-bit index, 'wide': 64-bit, 'range',
-   * 'rangeWide'); what PyCUDA's `keep` was for.
+   * 'rangeWide', and 'unrolled'/'unrolledWide': several elements a thread with `__restrict__`
+   * pointers, what a whole-array call runs when its arrays do not overlap and the code does not
+   * use the loop's locals); what PyCUDA's `keep` was for.
    * @example
    * console.log(k.generatedSource());
    */
   generatedSource(mode: LoopMode = 'narrow'): { source: string; name: string } {
-    if (!['narrow', 'wide', 'range', 'rangeWide'].includes(mode)) {
-      throw typeError('ERR_INVALID_ARG_VALUE', `mode must be 'narrow', 'wide', 'range' or 'rangeWide'. Received ${describe(mode)}`);
+    if (!['narrow', 'wide', 'range', 'rangeWide', 'unrolled', 'unrolledWide'].includes(mode)) {
+      throw typeError('ERR_INVALID_ARG_VALUE',
+        `mode must be 'narrow', 'wide', 'range', 'rangeWide', 'unrolled' or 'unrolledWide'. Received ${describe(mode)}`);
     }
     return loopKernelSource(this.args as CArg[], this.operation, this.kernel, this.opts, mode);
   }
@@ -226,6 +231,7 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
   }
   let n = -1;
   let ctx: number | undefined;
+  const arrays: Array<[GPUArray, boolean]> = []; // (array, declared const)
   const P = k.packer.reset();
   a.forEach((v, j) => {
     const p = args[j];
@@ -239,6 +245,7 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
       if (v.size !== n) throw rangeError('ERR_SHAPE_MISMATCH', `${where} has ${v.size} elements; the first array has ${n}`);
       if (v.context !== ctx) throw typeError('ERR_DEVICE_MISMATCH', `${where} lives on another device/context`);
       P.ptr(v.address);
+      arrays.push([v, p.isConst]);
       return;
     }
     if (v instanceof GPUArray) throw typeError('ERR_INVALID_ARG_TYPE', `${where} is a ${p.dtype.name} scalar; got a GPUArray`);
@@ -269,18 +276,37 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
     } else {
       P.i64(start).i64(stop).i64(step).u64(BigInt(count)).u64(BigInt(n));
     }
-  } else if (n < INT31) {
-    mode = 'narrow';
-    P.u32(n);
   } else {
-    mode = 'wide';
-    P.u64(BigInt(n));
+    const unroll = k.unrollable && disjoint(arrays);
+    mode = n < INT31 ? (unroll ? 'unrolled' : 'narrow') : unroll ? 'unrolledWide' : 'wide';
+    if (n < INT31) P.u32(n);
+    else P.u64(BigInt(n));
   }
   const stream = streamHandle(opts.stream);
   if (count === 0) return;
   for (const v of a) if (v instanceof GPUArray && v.alloc.stream_ !== stream) useOn(v, stream);
   const fn = loopKernel(k, mode);
-  P.launch(fn, stream, gridFor(fn, count), 1, 1, BLOCK, 1, 1, 0, true); // 256 threads: always launchable
+  const per = mode === 'unrolled' || mode === 'unrolledWide' ? UNROLL : 1;
+  P.launch(fn, stream, gridFor(fn, Math.ceil(count / per)), 1, 1, BLOCK, 1, 1, 0, true); // 256 threads: always launchable
+}
+
+/**
+ * True when no array that may be written (not declared const) overlaps another array argument:
+ * then `__restrict__` pointers are safe. The same array passed twice, or views of one buffer,
+ * take the plain loop.
+ */
+function disjoint(arrays: Array<[GPUArray, boolean]>): boolean {
+  for (let x = 0; x < arrays.length; x++) {
+    const [a, ca] = arrays[x];
+    const a0 = a.address, a1 = a0 + BigInt(a.nbytes);
+    for (let y = x + 1; y < arrays.length; y++) {
+      const [b, cb] = arrays[y];
+      if (ca && cb) continue;
+      const b0 = b.address;
+      if (a0 < b0 + BigInt(b.nbytes) && b0 < a1) return false;
+    }
+  }
+  return true;
 }
 
 // ---- CuPy form --------------------------------------------------------------------------------
