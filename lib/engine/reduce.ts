@@ -40,8 +40,10 @@ export interface ReduceRun {
 const COUNTERS = 65536;
 // Blocks launched per resident block slot (tuning: NODECUDA_RED_WAVES, NODECUDA_RED_COLS_WAVES).
 // Measured on an H200 (float32, GB/s): sum of 2^28 4122 with 1 wave, 4164 with 2; sum over axis 0
-// of 16384² 3671 with 1, 3876 with 2, 3910 with 4.
-const WAVES = envNumber('NODECUDA_RED_WAVES', 2, { min: 0.125, max: 64, integer: false });
+// of 16384² 3671 with 1, 3876 with 2, 3910 with 4. A later sweep (bench/sweep.js, H200,
+// 2026-11-27; batch GB/s, waves 1/2/3/4): sum 3746/3845/4022/3573, max 4021/3577/3997/3679, dot
+// 3940/3945/4238/4176: three waves, which leave less of a ragged last wave.
+const WAVES = envNumber('NODECUDA_RED_WAVES', 3, { min: 0.125, max: 64, integer: false });
 const COLS_WAVES = envNumber('NODECUDA_RED_COLS_WAVES', 2, { min: 0.125, max: 64, integer: false });
 const INT32_MAX = 2 ** 31 - 1;
 const kernelCache = new WeakMap<ReduceSpec, Map<number, Kernel>>();
