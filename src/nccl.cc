@@ -191,10 +191,11 @@ Napi::Value WrapComm(Napi::Env env, ncclComm_t comm, ContextPtr ctx) {
   res->ctx = std::move(ctx);
   // A handle dropped while its communicator lives keeps CommRes (NCCL's split thread may still
   // write `pending`): the communicator leaks until exit, as documented.
-  auto ext = Napi::External<CommPtr>::New(env, new CommPtr(std::move(res)), [](Napi::Env, CommPtr* b) {
-    if (*b && (*b)->comm) (void)new CommPtr(std::move(*b));
-    delete b;
-  });
+  auto ext =
+      Napi::External<CommPtr>::New(env, new CommPtr(std::move(res)), [](Napi::Env, CommPtr* b) {
+        if (*b && (*b)->comm) (void)new CommPtr(std::move(*b));
+        delete b;
+      });
   ext.TypeTag(&kCommTag);
   return ext;
 }
@@ -532,10 +533,10 @@ Napi::Value Unavailable(const Napi::CallbackInfo& info) {
 void InitNccl(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "ncclSetErrorClass", SetErrorClass);
   NODECUDA_EXPORT(env, exports, "ncclStatus", Status);
-  for (const char* name : {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommState", "ncclCommWait",
-                           "ncclCommSplitWork", "ncclCommSplitDone",
-                           "ncclErrorOf", "ncclCommInfo", "ncclCollective", "ncclGroup",
-                           "ncclCommFinalize", "ncclCommRelease", "ncclStreamDoneAsync"})
+  for (const char* name :
+       {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommState", "ncclCommWait", "ncclCommSplitWork",
+        "ncclCommSplitDone", "ncclErrorOf", "ncclCommInfo", "ncclCollective", "ncclGroup",
+        "ncclCommFinalize", "ncclCommRelease", "ncclStreamDoneAsync"})
     Export(env, exports, name, Napi::Function::New(env, Guard<Unavailable>, name));
 }
 

@@ -596,7 +596,8 @@ export function initAll(devices: number[], options: Pick<CommunicatorOptions, 't
 }
 
 /** initAll, resolving when every communicator is ready. */
-export async function initAllAsync(devices: number[], options: Pick<CommunicatorOptions, 'timeoutMs' | 'blocking'> = {}): Promise<Communicator[]> {
+export async function initAllAsync(devices: number[],
+  options: Pick<CommunicatorOptions, 'timeoutMs' | 'blocking'> = {}): Promise<Communicator[]> {
   const comms = initAll(devices, options);
   return Promise.all(comms.map((c) => c.ready));
 }
