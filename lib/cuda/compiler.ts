@@ -468,6 +468,7 @@ export class Module {
   dispose(): void {
     this.#handle = null;
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
@@ -534,7 +535,13 @@ function checkPtxLoadable(p: Prepared): void {
 let asyncCompiled: { p: Prepared; r: RawResult } | null = null;
 
 /** Options of SourceModule. */
-export type SourceModuleOptions = Omit<CompileOptions, 'target'> & { target?: 'cubin' | 'ptx' };
+export type SourceModuleOptions = Omit<CompileOptions, 'target'> & {
+  /**
+   * 'cubin' (default) or 'ptx' (the driver JIT-compiles it when loading). Without `arch`, a device
+   * newer than NVRTC knows gets PTX either way.
+   */
+  target?: 'cubin' | 'ptx';
+};
 
 /**
  * CUDA C++ compiled with NVRTC for the current device and loaded (pycuda.compiler.SourceModule).

@@ -10,6 +10,7 @@ native.cublasInit(CublasError);
 
 /** Where libcublas was found and its version, or why it could not be used. */
 export interface CublasStatus {
+  /** Whether a libcublas with every entry point nodecuda uses was opened. */
   found: boolean;
   /** The file opened ('' when not found). */
   path: string;

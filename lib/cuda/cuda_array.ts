@@ -12,17 +12,61 @@ import type { GPUArray } from '../array/gpuarray';
 
 /** CUarray_format values (pycuda.driver.array_format). */
 export const arrayFormat = Object.freeze({
-  UNSIGNED_INT8: 0x01, UNSIGNED_INT16: 0x02, UNSIGNED_INT32: 0x03,
-  SIGNED_INT8: 0x08, SIGNED_INT16: 0x09, SIGNED_INT32: 0x0a, HALF: 0x10, FLOAT: 0x20,
+  /** CU_AD_FORMAT_UNSIGNED_INT8: uint8 channels. */
+  UNSIGNED_INT8: 0x01,
+  /** CU_AD_FORMAT_UNSIGNED_INT16: uint16 channels. */
+  UNSIGNED_INT16: 0x02,
+  /** CU_AD_FORMAT_UNSIGNED_INT32: uint32 channels. */
+  UNSIGNED_INT32: 0x03,
+  /** CU_AD_FORMAT_SIGNED_INT8: int8 channels. */
+  SIGNED_INT8: 0x08,
+  /** CU_AD_FORMAT_SIGNED_INT16: int16 channels. */
+  SIGNED_INT16: 0x09,
+  /** CU_AD_FORMAT_SIGNED_INT32: int32 channels. */
+  SIGNED_INT32: 0x0a,
+  /** CU_AD_FORMAT_HALF: float16 channels. */
+  HALF: 0x10,
+  /** CU_AD_FORMAT_FLOAT: float32 channels. */
+  FLOAT: 0x20,
 });
 /** CUDA_ARRAY3D_* flags (pycuda.driver.array3d_flags). */
-export const arrayFlags = Object.freeze({ LAYERED: 0x01, SURFACE_LDST: 0x02, CUBEMAP: 0x04, TEXTURE_GATHER: 0x08 });
+export const arrayFlags = Object.freeze({
+  /** CUDA_ARRAY3D_LAYERED: an array of layers; `depth` is the number of layers. */
+  LAYERED: 0x01,
+  /** CUDA_ARRAY3D_SURFACE_LDST: surface objects may read and write the array (SurfaceObject requires it). */
+  SURFACE_LDST: 0x02,
+  /** CUDA_ARRAY3D_CUBEMAP: a cube map; width equals height, depth is 6 (a multiple of 6 with LAYERED). */
+  CUBEMAP: 0x04,
+  /** CUDA_ARRAY3D_TEXTURE_GATHER: a 2-D array that texture gather (tex2Dgather) may read. */
+  TEXTURE_GATHER: 0x08,
+});
 /** CUaddress_mode values. */
-export const addressMode = Object.freeze({ WRAP: 0, CLAMP: 1, MIRROR: 2, BORDER: 3 });
+export const addressMode = Object.freeze({
+  /** CU_TR_ADDRESS_MODE_WRAP: coordinates wrap around (normalized coordinates only). */
+  WRAP: 0,
+  /** CU_TR_ADDRESS_MODE_CLAMP: coordinates are clamped to the edge. */
+  CLAMP: 1,
+  /** CU_TR_ADDRESS_MODE_MIRROR: coordinates are mirrored at the edges (normalized coordinates only). */
+  MIRROR: 2,
+  /** CU_TR_ADDRESS_MODE_BORDER: reads outside the texture return the border colour. */
+  BORDER: 3,
+});
 /** CUfilter_mode values. */
-export const filterMode = Object.freeze({ POINT: 0, LINEAR: 1 });
+export const filterMode = Object.freeze({
+  /** CU_TR_FILTER_MODE_POINT: the nearest element. */
+  POINT: 0,
+  /** CU_TR_FILTER_MODE_LINEAR: linear interpolation between neighbouring elements (float results only). */
+  LINEAR: 1,
+});
 /** CU_TRSF_* texture flags (pycuda.driver.TRSF_*). */
-export const textureFlags = Object.freeze({ READ_AS_INTEGER: 0x01, NORMALIZED_COORDINATES: 0x02, SRGB: 0x10 });
+export const textureFlags = Object.freeze({
+  /** CU_TRSF_READ_AS_INTEGER: integer formats read as integers, not converted to normalized floats. */
+  READ_AS_INTEGER: 0x01,
+  /** CU_TRSF_NORMALIZED_COORDINATES: coordinates in [0, 1) instead of [0, size). */
+  NORMALIZED_COORDINATES: 0x02,
+  /** CU_TRSF_SRGB: sRGB to linear conversion on reads. */
+  SRGB: 0x10,
+});
 
 const FORMAT_DTYPE: Record<number, DType['name']> = {
   0x01: 'uint8', 0x02: 'uint16', 0x03: 'uint32', 0x08: 'int8', 0x09: 'int16', 0x0a: 'int32', 0x10: 'float16', 0x20: 'float32',
@@ -68,8 +112,11 @@ export interface ArrayDescriptor {
   format: ArrayFormatLike;
   /** Channels per element: 1, 2 or 4 (default 1). */
   numChannels?: 1 | 2 | 4;
+  /** Width in elements (CUDA_ARRAY3D_DESCRIPTOR.Width); at least 1. */
   width: number;
+  /** Height in elements (Height); 0 or absent for a 1-D array. */
   height?: number;
+  /** Depth in elements (Depth); 0 or absent for a 1-D or 2-D array. A depth needs a height of at least 1. */
   depth?: number;
   /** `driver.arrayFlags` bits; `SURFACE_LDST` lets surface objects read and write it. */
   flags?: number;
@@ -77,11 +124,17 @@ export interface ArrayDescriptor {
 
 /** An ArrayDescriptor as the driver reports it. */
 export interface ArrayDescriptorInfo {
+  /** CUarray_format of each channel (CUDA_ARRAY3D_DESCRIPTOR.Format), a `driver.arrayFormat` value. */
   format: number;
+  /** Channels per element (NumChannels). */
   numChannels: 1 | 2 | 4;
+  /** Width in elements (Width). */
   width: number;
+  /** Height in elements (Height); 0 for a 1-D array. */
   height: number;
+  /** Depth in elements (Depth); 0 for a 1-D or 2-D array. */
   depth: number;
+  /** `driver.arrayFlags` bits (Flags). */
   flags: number;
   /** dtype of one channel. */
   dtype: DType;
@@ -157,6 +210,7 @@ export class CudaArray {
     this.invalidate_('was freed');
   }
 
+  /** free(), for `using`. */
   [Symbol.dispose](): void {
     this.free();
   }
@@ -224,28 +278,48 @@ export type CopyEnd = ArrayBuffer | ArrayBufferView | DeviceLike | CudaArray;
 
 /** A 2-D copy (cuMemcpy2D): `widthInBytes` × `height` bytes; x offsets are in bytes. */
 export interface Memcpy2DOptions {
+  /** Where the copy reads: a host buffer, device memory or a CudaArray. */
   src: CopyEnd;
+  /** Where the copy writes: a host buffer, device memory or a CudaArray. */
   dst: CopyEnd;
   /** Bytes per row copied (default: the array's row, else the source pitch). */
   widthInBytes?: number;
   /** Rows copied (default: the array's height, else 1). */
   height?: number;
-  /** Bytes between rows of a host/device end (default: memAllocPitch's pitch, else widthInBytes). */
+  /**
+   * Bytes between rows of a host/device source (CUDA_MEMCPY3D.srcPitch); default: memAllocPitch's
+   * pitch, else widthInBytes. Unused for a CudaArray.
+   */
   srcPitch?: number;
+  /**
+   * Bytes between rows of a host/device destination (dstPitch); default: memAllocPitch's pitch,
+   * else widthInBytes. Unused for a CudaArray.
+   */
   dstPitch?: number;
+  /** Byte offset in each source row where the copy starts (srcXInBytes); default 0. */
   srcXInBytes?: number;
+  /** First source row copied (srcY); default 0. */
   srcY?: number;
+  /** Byte offset in each destination row where the copy starts (dstXInBytes); default 0. */
   dstXInBytes?: number;
+  /** First destination row written (dstY); default 0. */
   dstY?: number;
 }
 
 /** A 3-D copy (cuMemcpy3D): `depth` slices of `height` rows. */
 export interface Memcpy3DOptions extends Memcpy2DOptions {
+  /** Slices copied (CUDA_MEMCPY3D.Depth); default: the array's depth, else 1. */
   depth?: number;
-  /** Rows per slice of a host/device end (default: y + height, the rows the copy reaches). */
+  /**
+   * Rows per slice of a host/device source (srcHeight); default srcY + height, the rows the copy
+   * reaches. Unused for a CudaArray.
+   */
   srcHeight?: number;
+  /** Rows per slice of a host/device destination (dstHeight); default dstY + height. Unused for a CudaArray. */
   dstHeight?: number;
+  /** First source slice copied (srcZ); default 0. */
   srcZ?: number;
+  /** First destination slice written (dstZ); default 0. */
   dstZ?: number;
 }
 
@@ -382,21 +456,37 @@ export function memcpy3DAsync(opts: Memcpy3DOptions, stream?: Stream | null): Pr
  * c.widthInBytes = 64 * 4; c.height = 32; c.call();
  */
 export class Memcpy2D {
+  /** Where the copy reads (set by setSrcHost/Device/Array); required before call(). */
   src?: CopyEnd;
+  /** Where the copy writes (set by setDstHost/Device/Array); required before call(). */
   dst?: CopyEnd;
+  /** Bytes per row copied (WidthInBytes); default: the array's row, else the source pitch. */
   widthInBytes?: number;
+  /** Rows copied (Height); default: the array's height, else 1. */
   height?: number;
+  /** Bytes between rows of a host/device source (srcPitch); default: memAllocPitch's pitch, else widthInBytes. */
   srcPitch?: number;
+  /** Bytes between rows of a host/device destination (dstPitch); default: memAllocPitch's pitch, else widthInBytes. */
   dstPitch?: number;
+  /** Byte offset in each source row where the copy starts (srcXInBytes); default 0. */
   srcXInBytes?: number;
+  /** First source row copied (srcY); default 0. */
   srcY?: number;
+  /** Byte offset in each destination row where the copy starts (dstXInBytes); default 0. */
   dstXInBytes?: number;
+  /** First destination row written (dstY); default 0. */
   dstY?: number;
+  /** Reads from host memory (pycuda's set_src_host). */
   setSrcHost(h: ArrayBuffer | ArrayBufferView): void { this.src = h; }
+  /** Reads from device memory (set_src_device). */
   setSrcDevice(d: DeviceLike): void { this.src = d; }
+  /** Reads from a CUDA array (set_src_array). */
   setSrcArray(a: CudaArray): void { this.src = a; }
+  /** Writes to host memory (set_dst_host). */
   setDstHost(h: ArrayBuffer | ArrayBufferView): void { this.dst = h; }
+  /** Writes to device memory (set_dst_device). */
   setDstDevice(d: DeviceLike): void { this.dst = d; }
+  /** Writes to a CUDA array (set_dst_array). */
   setDstArray(a: CudaArray): void { this.dst = a; }
   /** Copies now (returns when done). */
   call(): void { copy(this.options_(), this instanceof Memcpy3D, null, false); }
@@ -419,10 +509,15 @@ export class Memcpy2D {
  * const c = new driver.Memcpy3D(); c.setSrcHost(vol); c.setDstArray(arr3d); c.call();
  */
 export class Memcpy3D extends Memcpy2D {
+  /** Slices copied (Depth); default: the array's depth, else 1. */
   depth?: number;
+  /** Rows per slice of a host/device source (srcHeight); default srcY + height. */
   srcHeight?: number;
+  /** Rows per slice of a host/device destination (dstHeight); default dstY + height. */
   dstHeight?: number;
+  /** First source slice copied (srcZ); default 0. */
   srcZ?: number;
+  /** First destination slice written (dstZ); default 0. */
   dstZ?: number;
 }
 

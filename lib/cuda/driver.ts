@@ -150,6 +150,7 @@ function ordinalArg(n: unknown): number {
  * console.log(dev.name(), dev.computeCapability(), dev.getAttribute('multiprocessorCount'));
  */
 export class Device {
+  /** The device's ordinal: 0 to Device.count() - 1, among the devices CUDA_VISIBLE_DEVICES leaves visible. */
   readonly ordinal: number;
   constructor(ordinal = 0) {
     this.ordinal = ordinalArg(ordinal);
@@ -397,9 +398,26 @@ export function memGetInfo(): [number, number] {
 }
 
 /** Flags for Stream (CU_STREAM_*). */
-export const streamFlags = Object.freeze({ DEFAULT: 0, NON_BLOCKING: 1 });
+export const streamFlags = Object.freeze({
+  /** CU_STREAM_DEFAULT: work on the stream synchronizes with the legacy default stream. */
+  DEFAULT: 0,
+  /** CU_STREAM_NON_BLOCKING: no implicit synchronization with the legacy default stream. */
+  NON_BLOCKING: 1,
+});
 /** Flags for Event (CU_EVENT_*). */
-export const eventFlags = Object.freeze({ DEFAULT: 0, BLOCKING_SYNC: 1, DISABLE_TIMING: 2, INTERPROCESS: 4 });
+export const eventFlags = Object.freeze({
+  /** CU_EVENT_DEFAULT: an event that records timestamps (for timeSince/timeTill). */
+  DEFAULT: 0,
+  /** CU_EVENT_BLOCKING_SYNC: synchronize() puts the thread to sleep until the event completes, instead of spin-waiting. */
+  BLOCKING_SYNC: 1,
+  /** CU_EVENT_DISABLE_TIMING: no timestamps (best for cross-stream waits and queries); timeSince/timeTill then throw. */
+  DISABLE_TIMING: 2,
+  /**
+   * CU_EVENT_INTERPROCESS: the event may be shared between processes (CUDA requires DISABLE_TIMING
+   * with it); nodecuda has no call that exports it.
+   */
+  INTERPROCESS: 4,
+});
 
 /**
  * A CUDA stream: work queued on it runs in order; different streams may overlap.
@@ -440,6 +458,7 @@ export class Stream {
     if (this.#handle) native.streamDestroy(this.#handle);
     this.#handle = null;
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
@@ -509,6 +528,7 @@ export class Event {
     if (this.#handle) native.eventDestroy(this.#handle);
     this.#handle = null;
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }

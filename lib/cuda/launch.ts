@@ -15,9 +15,28 @@ import { debug } from '../base/debug';
 
 /** A kernel parameter: a pointer, a scalar of known dtype, or a type we cannot pack from a number. */
 export type ParamType =
-  | { kind: 'ptr'; name: string }
-  | { kind: 'scalar'; dtype: DType; name: string }
-  | { kind: 'unknown'; ctype: string; name: string };
+  | {
+    /** A pointer: takes device memory, In/Out/InOut, null or a bigint address. */
+    kind: 'ptr';
+    /** The parameter's name, or `#i` (its index) when it has none. */
+    name: string;
+  }
+  | {
+    /** A scalar of a C type nodecuda knows: a plain number is converted to `dtype`. */
+    kind: 'scalar';
+    /** The dtype of the parameter's C type. */
+    dtype: DType;
+    /** The parameter's name, or `#i` (its index) when it has none. */
+    name: string;
+  }
+  | {
+    /** A type nodecuda cannot pack from a plain number: pass a typed Scalar (cuda.int32(n), …) or a bigint. */
+    kind: 'unknown';
+    /** The C type as written, or what differs from the compiled kernel ("float32 (8 bytes in the kernel)"). */
+    ctype: string;
+    /** The parameter's name, or `#i` (its index) when it has none. */
+    name: string;
+  };
 
 // Texture and surface objects (cuda/texture.ts) are 64-bit handles: parameters of that type take a uint64.
 const HANDLE_TYPES = new Set(['cudaTextureObject_t', 'cudaSurfaceObject_t', 'CUtexObject', 'CUsurfObject']);
@@ -95,7 +114,14 @@ export class HostArg {
    * own property can override, so later reads could disagree (native copies re-check the range).
    */
   readonly range: HostRange;
-  constructor(readonly array: ArrayBufferView | ArrayBuffer, readonly copyIn: boolean, readonly copyOut: boolean) {
+  constructor(
+    /** The host buffer. */
+    readonly array: ArrayBufferView | ArrayBuffer,
+    /** Copied to a temporary device buffer before the launch. */
+    readonly copyIn: boolean,
+    /** Copied back from the device buffer after the launch. */
+    readonly copyOut: boolean,
+  ) {
     this.range = Object.freeze(hostRange(array, 'array'));
   }
 }
@@ -108,9 +134,13 @@ export function InOut(a: ArrayBufferView | ArrayBuffer): HostArg { return new Ho
 
 /** Launch options: the last argument of a call. */
 export interface LaunchOptions {
+  /** Threads per block, [x, y?, z?] (missing ones 1): x and y up to 1024, z up to 64, at most 1024 in all. */
   block: number[] | readonly number[];
+  /** Blocks in the grid, [x, y?, z?] (missing ones 1; default [1]): x up to 2^31 - 1, y and z up to 65535. */
   grid?: number[] | readonly number[];
+  /** Dynamic shared memory per block in bytes (sharedMemBytes of cuLaunchKernel); default 0. */
   shared?: number;
+  /** Stream to launch on; default (or null): the legacy default stream. */
   stream?: Stream | null;
 }
 
@@ -175,16 +205,34 @@ export interface CudaFunction {
   readonly functionName: string;
   /** Parameters parsed from the source, or null when unknown. */
   readonly params: readonly ParamType[] | null;
+  /** Registers per thread (CU_FUNC_ATTRIBUTE_NUM_REGS). */
   readonly numRegs: number;
+  /** Bytes of statically allocated shared memory per block (SHARED_SIZE_BYTES); dynamic shared memory not included. */
   readonly sharedSizeBytes: number;
+  /** Bytes of local memory per thread (LOCAL_SIZE_BYTES). */
   readonly localSizeBytes: number;
+  /** Bytes of user-allocated constant memory (CONST_SIZE_BYTES). */
   readonly constSizeBytes: number;
+  /** The most threads per block a launch of this kernel can have on its device (MAX_THREADS_PER_BLOCK). */
   readonly maxThreadsPerBlock: number;
+  /**
+   * One attribute (cuFuncGetAttribute), by name ('NUM_REGS', 'numRegs' or 'CU_FUNC_ATTRIBUTE_NUM_REGS')
+   * or CUfunction_attribute number. TypeError ERR_INVALID_ARG_VALUE for an unknown name.
+   */
   getAttribute(name: string | number): number;
+  /**
+   * Sets an attribute (cuFuncSetAttribute), e.g. 'MAX_DYNAMIC_SHARED_SIZE_BYTES', named as for
+   * getAttribute; `value` is an integer in [0, 2^31 - 1].
+   */
   setAttribute(name: string | number, value: number): void;
   /** Declares argument types with PyCUDA letters ('PiF'); returns this. */
   prepare(letters: string): CudaFunction;
+  /**
+   * Launches with the argument types given to prepare() (pycuda's prepared_call) on the legacy
+   * default stream. Arguments need prepare() first (TypeError ERR_INVALID_STATE otherwise).
+   */
   preparedCall(grid: number[], block: number[], ...args: unknown[]): void;
+  /** preparedCall on `stream` (null: the legacy default stream); pycuda's prepared_async_call. */
   preparedAsyncCall(grid: number[], block: number[], stream: Stream | null, ...args: unknown[]): void;
   /** Blocks per SM at `blockSize` threads (cuOccupancyMaxActiveBlocksPerMultiprocessor). */
   maxActiveBlocksPerMultiprocessor(blockSize: number, sharedBytes?: number): number;
@@ -195,7 +243,12 @@ export interface CudaFunction {
    * (cuFuncGetParamInfo). Needs a driver for CUDA 12.4 or newer: CudaError CUDA_ERROR_NOT_SUPPORTED
    * otherwise.
    */
-  paramInfo(): { offset: number; size: number }[];
+  paramInfo(): {
+    /** Byte offset of the parameter in the kernel's parameter buffer. */
+    offset: number;
+    /** Size of the parameter in bytes. */
+    size: number;
+  }[];
 }
 
 const methods = {

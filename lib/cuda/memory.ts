@@ -70,6 +70,7 @@ export class DeviceAllocation {
     if (this.#owning) native.memFree(this.ptr, streamHandle(stream));
     this.#owner = undefined;
   }
+  /** free(), for `using`. */
   [Symbol.dispose](): void {
     this.free();
   }
@@ -115,7 +116,13 @@ export const DEVICE_VIEW: unique symbol = Symbol('nodecuda.deviceView');
 
 /** Device memory owned by nodecuda other than a DeviceAllocation (GPUArray). */
 export interface DeviceView {
-  [DEVICE_VIEW](): { ptr: bigint; bytes: number };
+  /** The view's device memory, for copies, launches and textures; a disposed view throws. */
+  [DEVICE_VIEW](): {
+    /** Device address of the view's first byte. */
+    ptr: bigint;
+    /** Bytes from `ptr` to the end of the allocation: the most a copy or a texture may use. */
+    bytes: number;
+  };
 }
 
 /** A device argument: a DeviceAllocation, a nodecuda device view (GPUArray) or a raw bigint address. */

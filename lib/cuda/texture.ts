@@ -28,13 +28,20 @@ export interface TextureDesc {
   sRGB?: boolean;
   /** Colour returned outside the texture with addressMode 'border'. */
   borderColor?: readonly [number, number, number, number];
+  /** Maximum anisotropy ratio (CUDA_TEXTURE_DESC.maxAnisotropy): an integer from 0 to 16; default 0. */
   maxAnisotropy?: number;
 }
 
 /** Linear device memory read through a 1-D texture (`tex1Dfetch`). */
 export interface LinearResource {
+  /**
+   * The memory read (CUDA_RESOURCE_DESC res.linear.devPtr): a DeviceAllocation, a GPUArray, or a
+   * bigint address (which needs `sizeInBytes`).
+   */
   linear: DeviceLike;
+  /** Format of one channel (res.linear.format): a CUarray_format or a dtype ('float32'). */
   format: ArrayFormatLike;
+  /** Channels per element: 1, 2 or 4 (default 1). */
   numChannels?: 1 | 2 | 4;
   /** Bytes of the texture (default: the whole allocation). */
   sizeInBytes?: number;
@@ -42,11 +49,20 @@ export interface LinearResource {
 
 /** Pitched device memory (memAllocPitch) read through a 2-D texture. */
 export interface Pitch2DResource {
+  /** The memory read (res.pitch2D.devPtr), e.g. from memAllocPitch: a DeviceAllocation, a GPUArray or a bigint address. */
   pitch2D: DeviceLike;
+  /** Format of one channel (res.pitch2D.format): a CUarray_format or a dtype ('float32'). */
   format: ArrayFormatLike;
+  /** Channels per element: 1, 2 or 4 (default 1). */
   numChannels?: 1 | 2 | 4;
+  /** Width in elements (res.pitch2D.width); a row of them must fit in `pitchInBytes`. */
   width: number;
+  /** Rows (res.pitch2D.height); `pitchInBytes × height` must fit in the memory. */
   height: number;
+  /**
+   * Bytes between rows (res.pitch2D.pitchInBytes), e.g. memAllocPitch's pitch; the driver refuses a
+   * pitch not aligned to the device's texture pitch alignment.
+   */
   pitchInBytes: number;
 }
 
@@ -100,6 +116,7 @@ abstract class ObjectHandle {
   readonly #value: bigint;
   #disposed = false;
   #source: unknown;
+  /** The native handle that owns the CUDA object; destroy_() destroys it. */
   protected readonly native_: NativeAddon.TexObjectHandle | NativeAddon.SurfObjectHandle;
   protected constructor(made: [NativeAddon.TexObjectHandle | NativeAddon.SurfObjectHandle, bigint], source: unknown) {
     this.native_ = made[0];
@@ -112,6 +129,7 @@ abstract class ObjectHandle {
     if (this.#disposed) throw typeError('ERR_USE_AFTER_DISPOSE', `This ${this.constructor.name} was disposed (or its array was freed or unmapped)`);
     return this.#value;
   }
+  /** True after dispose(), which freeing or unmapping its array also runs. */
   get disposed(): boolean {
     return this.#disposed;
   }
@@ -126,9 +144,11 @@ abstract class ObjectHandle {
     if (this.#source instanceof CudaArray) this.#source.removeDependent_(this);
     this.#source = undefined;
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
+  /** Destroys the CUDA object; dispose() calls it once. */
   protected abstract destroy_(): void;
 }
 
@@ -172,6 +192,7 @@ export class TextureObject extends ObjectHandle {
     }
     super(made, source);
   }
+  /** Destroys the texture object (cuTexObjectDestroy); dispose() calls it once. */
   protected destroy_(): void {
     native.texObjectDestroy(this.native_ as NativeAddon.TexObjectHandle);
   }
@@ -196,6 +217,7 @@ export class SurfaceObject extends ObjectHandle {
     }
     super(native.surfObjectCreate(array.handle_), array);
   }
+  /** Destroys the surface object (cuSurfObjectDestroy); dispose() calls it once. */
   protected destroy_(): void {
     native.surfObjectDestroy(this.native_ as NativeAddon.SurfObjectHandle);
   }
