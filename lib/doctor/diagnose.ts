@@ -18,15 +18,19 @@ const PACKAGE_VERSION: string = require('../../package.json').version;
 
 /** One GPU as the driver describes it. */
 export interface DeviceDiagnosis {
+  /** The CUDA device ordinal. */
   ordinal: number;
+  /** The device's name (cuDeviceGetName). */
   name: string;
   /** [major, minor] */
   computeCapability: [number, number];
+  /** Total device memory in bytes (cuDeviceTotalMem). */
   totalMemoryBytes: number;
 }
 
 /** A part that is there or not, with where it was found or why not. */
 export interface PartDiagnosis {
+  /** Whether the library was found and answered. */
   ok: boolean;
   /** The library file used, null when none was found. */
   path: string | null;
@@ -38,6 +42,7 @@ export interface PartDiagnosis {
 
 /** A feature checked by using it. */
 export interface FeatureDiagnosis {
+  /** Whether it worked (false also when it was not tried). */
   ok: boolean;
   /** What was done (and how long it took), or why it failed or was not tried. */
   message: string;
@@ -45,19 +50,54 @@ export interface FeatureDiagnosis {
 
 /** What {@link diagnose} returns. */
 export interface Diagnosis {
+  /** nodecuda's version (its package.json). */
   nodecuda: string;
+  /** The Node.js version (process.version), e.g. 'v22.11.0'. */
   node: string;
   /** e.g. 'linux-x64' */
   platform: string;
   /** The native binary in use, and each candidate tried before it with why it did not load. */
-  binary: { path: string; skipped: string[] };
+  binary: {
+    /** The file the native addon was loaded from. */
+    path: string;
+    /** Each candidate tried before it: its path and why it did not load. */
+    skipped: string[];
+  };
+  /** The CUDA driver: whether it works, its version, or why not (what cuda.availability() returns). */
   driver: Availability;
+  /** Every GPU the driver reports; empty when the driver is not usable. */
   devices: DeviceDiagnosis[];
-  nvrtc: PartDiagnosis & { supportedArchs: string[] };
+  /** NVRTC, the runtime compiler: its library, its version (major.minor), and the architectures it compiles for. */
+  nvrtc: PartDiagnosis & {
+    /** The architectures NVRTC compiles for, e.g. 'sm_90' (nvrtcGetSupportedArchs); empty when NVRTC is missing. */
+    supportedArchs: string[];
+  };
+  /** cuRAND (libcurand): its library and version (major.minor.patch). */
   curand: PartDiagnosis;
   /** The disk cache of compiled kernels (NODECUDA_CACHE_DIR, else ~/.cache/nodecuda). */
-  cache: { dir: string; enabled: boolean; exists: boolean; writable: boolean; files: number; bytes: number };
-  features: { compile: FeatureDiagnosis; launch: FeatureDiagnosis; gl: FeatureDiagnosis };
+  cache: {
+    /** The cache directory. */
+    dir: string;
+    /** false when NODECUDA_CACHE=0 turns the cache off. */
+    enabled: boolean;
+    /** Whether the directory exists (the first compile creates it). */
+    exists: boolean;
+    /** Whether the directory, or before it exists its nearest existing parent, is writable. */
+    writable: boolean;
+    /** Number of files in it. */
+    files: number;
+    /** Their total size in bytes. */
+    bytes: number;
+  };
+  /** Features checked by using them. */
+  features: {
+    /** Compiling a small kernel with NVRTC (for GPU 0's architecture, else sm_90 or the newest NVRTC supports). */
+    compile: FeatureDiagnosis;
+    /** Loading that kernel on device 0, launching it and reading its result back. */
+    launch: FeatureDiagnosis;
+    /** OpenGL interop: EGL opens and an EGL device is a working CUDA device (gl.availability().interop). */
+    gl: FeatureDiagnosis;
+  };
 }
 
 const message = (e: unknown): string => String((e as Error)?.message ?? e).split('\n')[0];

@@ -36,6 +36,7 @@ export interface FftNOptions {
   s?: readonly number[] | null;
   /** Axes to transform (fft2: [-2, -1]; fftn: the last `s.length`, or all). */
   axes?: readonly number[] | null;
+  /** Default 'backward': forward unscaled, inverse scaled by 1/n (n: the product of the transformed sizes). */
   norm?: FftNorm | null;
   /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
@@ -287,7 +288,9 @@ function nOf(opts: FftOptions): number[] | null {
   return opts.n === undefined || opts.n === null ? null : [opts.n];
 }
 
+/** A 1-D transform: `a` transformed along `opts.axis`, as a new array. */
 type Fn1 = (a: GPUArray, opts?: FftOptions) => GPUArray;
+/** A 2-D or N-D transform: `a` transformed along `opts.axes`, as a new array. */
 type FnN = (a: GPUArray, opts?: FftNOptions) => GPUArray;
 
 function oneD(name: string, kind: Kind, inverse: boolean): Fn1 {

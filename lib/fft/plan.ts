@@ -86,7 +86,12 @@ export function clearPlanCache(): void {
  * @example
  * fft.planCacheInfo(); // { size: 3, limit: 16 }
  */
-export function planCacheInfo(): { size: number; limit: number } {
+export function planCacheInfo(): {
+  /** Plans cached now. */
+  size: number;
+  /** The most plans the cache keeps (setPlanCacheLimit; default 16). */
+  limit: number;
+} {
   return { size: cache.size, limit };
 }
 

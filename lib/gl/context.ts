@@ -13,14 +13,78 @@ import { GlError } from './errors';
 
 /** GL enums the helpers take (a subset of GL's; any valid GLenum number works too). */
 export const GL = Object.freeze({
-  ARRAY_BUFFER: 0x8892, ELEMENT_ARRAY_BUFFER: 0x8893, PIXEL_PACK_BUFFER: 0x88eb, PIXEL_UNPACK_BUFFER: 0x88ec,
-  STREAM_DRAW: 0x88e0, STATIC_DRAW: 0x88e4, DYNAMIC_DRAW: 0x88e8, DYNAMIC_COPY: 0x88ea,
-  TEXTURE_2D: 0x0de1, RENDERBUFFER: 0x8d41,
-  RED: 0x1903, RG: 0x8227, RGB: 0x1907, RGBA: 0x1908, BGRA: 0x80e1, RED_INTEGER: 0x8d94, RGBA_INTEGER: 0x8d99,
-  R8: 0x8229, RG8: 0x822b, RGBA8: 0x8058, R32F: 0x822e, RG32F: 0x8230, RGBA32F: 0x8814, R16F: 0x822d, RGBA16F: 0x881a,
-  R32UI: 0x8236, RGBA32UI: 0x8d70, R32I: 0x8235,
-  BYTE: 0x1400, UNSIGNED_BYTE: 0x1401, SHORT: 0x1402, UNSIGNED_SHORT: 0x1403, INT: 0x1404, UNSIGNED_INT: 0x1405,
-  FLOAT: 0x1406, HALF_FLOAT: 0x140b,
+  /** Buffer target GL_ARRAY_BUFFER (vertex attributes); the buffer helpers' default. */
+  ARRAY_BUFFER: 0x8892,
+  /** Buffer target GL_ELEMENT_ARRAY_BUFFER (vertex indices). */
+  ELEMENT_ARRAY_BUFFER: 0x8893,
+  /** Buffer target GL_PIXEL_PACK_BUFFER: a buffer GL reads pixels into (glReadPixels, glGetTexImage). */
+  PIXEL_PACK_BUFFER: 0x88eb,
+  /** Buffer target GL_PIXEL_UNPACK_BUFFER: a buffer texture uploads take pixels from (writeTexture's `{ buffer }`). */
+  PIXEL_UNPACK_BUFFER: 0x88ec,
+  /** Usage hint GL_STREAM_DRAW: written once, used a few times. */
+  STREAM_DRAW: 0x88e0,
+  /** Usage hint GL_STATIC_DRAW: written once, used many times. */
+  STATIC_DRAW: 0x88e4,
+  /** Usage hint GL_DYNAMIC_DRAW: written repeatedly, used many times; the buffer helpers' default. */
+  DYNAMIC_DRAW: 0x88e8,
+  /** Usage hint GL_DYNAMIC_COPY: written repeatedly by GL itself, used many times. */
+  DYNAMIC_COPY: 0x88ea,
+  /** Texture target GL_TEXTURE_2D; RegisteredImage's default target. */
+  TEXTURE_2D: 0x0de1,
+  /** GL_RENDERBUFFER: the target to register a renderbuffer with RegisteredImage. */
+  RENDERBUFFER: 0x8d41,
+  /** Pixel format GL_RED: one channel. */
+  RED: 0x1903,
+  /** Pixel format GL_RG: two channels. */
+  RG: 0x8227,
+  /** Pixel format GL_RGB: three channels. */
+  RGB: 0x1907,
+  /** Pixel format GL_RGBA: four channels; the pixel helpers' default format. */
+  RGBA: 0x1908,
+  /** Pixel format GL_BGRA: four channels, blue first. */
+  BGRA: 0x80e1,
+  /** Pixel format GL_RED_INTEGER: one integer channel (for integer textures). */
+  RED_INTEGER: 0x8d94,
+  /** Pixel format GL_RGBA_INTEGER: four integer channels (for integer textures). */
+  RGBA_INTEGER: 0x8d99,
+  /** Internal format GL_R8: one 8-bit normalized channel. */
+  R8: 0x8229,
+  /** Internal format GL_RG8: two 8-bit normalized channels. */
+  RG8: 0x822b,
+  /** Internal format GL_RGBA8: four 8-bit normalized channels; createTexture's and createRenderbuffer's default. */
+  RGBA8: 0x8058,
+  /** Internal format GL_R32F: one 32-bit float channel. */
+  R32F: 0x822e,
+  /** Internal format GL_RG32F: two 32-bit float channels. */
+  RG32F: 0x8230,
+  /** Internal format GL_RGBA32F: four 32-bit float channels. */
+  RGBA32F: 0x8814,
+  /** Internal format GL_R16F: one 16-bit float channel. */
+  R16F: 0x822d,
+  /** Internal format GL_RGBA16F: four 16-bit float channels. */
+  RGBA16F: 0x881a,
+  /** Internal format GL_R32UI: one 32-bit unsigned integer channel. */
+  R32UI: 0x8236,
+  /** Internal format GL_RGBA32UI: four 32-bit unsigned integer channels. */
+  RGBA32UI: 0x8d70,
+  /** Internal format GL_R32I: one 32-bit signed integer channel. */
+  R32I: 0x8235,
+  /** Pixel type GL_BYTE: int8 components (Int8Array). */
+  BYTE: 0x1400,
+  /** Pixel type GL_UNSIGNED_BYTE: uint8 components (Uint8Array); the pixel helpers' default type. */
+  UNSIGNED_BYTE: 0x1401,
+  /** Pixel type GL_SHORT: int16 components (Int16Array). */
+  SHORT: 0x1402,
+  /** Pixel type GL_UNSIGNED_SHORT: uint16 components (Uint16Array). */
+  UNSIGNED_SHORT: 0x1403,
+  /** Pixel type GL_INT: int32 components (Int32Array). */
+  INT: 0x1404,
+  /** Pixel type GL_UNSIGNED_INT: uint32 components (Uint32Array). */
+  UNSIGNED_INT: 0x1405,
+  /** Pixel type GL_FLOAT: float32 components (Float32Array). */
+  FLOAT: 0x1406,
+  /** Pixel type GL_HALF_FLOAT: float16 components (their bits in a Uint16Array). */
+  HALF_FLOAT: 0x140b,
 });
 
 const CHANNELS: Record<number, number> = {
@@ -48,6 +112,7 @@ export interface EglDeviceInfo {
   software: boolean;
   /** DRM device file, when EGL names one. */
   drm: string;
+  /** The device's EGL extension string (eglQueryDeviceStringEXT), space-separated; '' when it reports none. */
   extensions: string;
 }
 
@@ -61,6 +126,7 @@ export interface GlAvailability {
   message: string;
   /** The EGL library opened. */
   library: string;
+  /** The EGL devices (eglQueryDevicesEXT order); empty when EGL is not usable. */
   devices: EglDeviceInfo[];
   /** An EGL device is a CUDA device and the CUDA driver works: CUDA can share GL objects. */
   interop: boolean;
@@ -176,7 +242,14 @@ export class HeadlessContext {
   }
 
   /** GL_VENDOR, GL_RENDERER and GL_VERSION (the context must be current). */
-  get info(): { vendor: string; renderer: string; version: string } {
+  get info(): {
+    /** GL_VENDOR: who made the GL implementation. */
+    vendor: string;
+    /** GL_RENDERER: the GPU's name (llvmpipe on Mesa's software device). */
+    renderer: string;
+    /** GL_VERSION: the OpenGL version the context got, and the driver's. */
+    version: string;
+  } {
     this.#strings ??= (this.check_(), native.glStrings());
     const [vendor, renderer, version] = this.#strings;
     return { vendor, renderer, version };
@@ -197,6 +270,7 @@ export class HeadlessContext {
   isCurrent(): boolean {
     return !this.#disposed && native.glIsCurrent(this.handle_);
   }
+  /** True after dispose(). */
   get disposed(): boolean {
     return this.#disposed;
   }
@@ -210,6 +284,7 @@ export class HeadlessContext {
     this.#disposed = true;
     native.glContextDestroy(this.handle_);
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
@@ -358,10 +433,15 @@ export class HeadlessContext {
     this.check_();
     native.glClearFramebuffer(checkSize(fbo, 'fbo', 2 ** 31 - 1), rgba[0], rgba[1], rgba[2], rgba[3]);
   }
+  /** Deletes buffer `name` (glDeleteBuffers). */
   deleteBuffer(name: number): void { this.check_(); native.glDelete(0, glName(name)); }
+  /** Deletes texture `name` (glDeleteTextures). */
   deleteTexture(name: number): void { this.check_(); native.glDelete(1, glName(name)); }
+  /** Deletes framebuffer `name` (glDeleteFramebuffers). */
   deleteFramebuffer(name: number): void { this.check_(); native.glDelete(2, glName(name)); }
+  /** Deletes renderbuffer `name` (glDeleteRenderbuffers). */
   deleteRenderbuffer(name: number): void { this.check_(); native.glDelete(3, glName(name)); }
+  /** Deletes program `name` (glDeleteProgram). */
   deleteProgram(name: number): void { this.check_(); native.glDelete(4, glName(name)); }
   /** Waits for all GL work (glFinish). */
   finish(): void {

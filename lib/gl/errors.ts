@@ -13,6 +13,11 @@ import { native } from '../cuda/native';
  * }
  */
 export class GlError extends Error {
+  /**
+   * What failed: GL_NOT_AVAILABLE, GL_NO_CONTEXT, GL_CONTEXT_DISPOSED, GL_NO_MATCHING_DEVICE,
+   * GL_COMPILE_FAILED, GL_LINK_FAILED, GL_FRAMEBUFFER_INCOMPLETE, or the EGL/GL error the call raised
+   * (EGL_BAD_ACCESS, GL_INVALID_OPERATION, GL_OUT_OF_MEMORY, …).
+   */
   readonly code: string;
   constructor(message: string, code: string) {
     super(message);

@@ -50,7 +50,12 @@ export function makeContext(device = 0): Context {
  * @example
  * const { glContext } = gl.autoinit();
  */
-export function autoinit(o: HeadlessContextOptions = {}): { glContext: HeadlessContext; cudaContext: Context } {
+export function autoinit(o: HeadlessContextOptions = {}): {
+  /** The headless GL context, current on this thread. */
+  glContext: HeadlessContext;
+  /** The CUDA context makeContext() made current for the GL context's CUDA device (`device`, default 0, when that is -1). */
+  cudaContext: Context;
+} {
   const glContext = createHeadlessContext(o);
   const cudaContext = makeContext(glContext.cudaDevice >= 0 ? glContext.cudaDevice : o.device ?? 0);
   return { glContext, cudaContext };
@@ -66,6 +71,7 @@ export function autoinit(o: HeadlessContextOptions = {}): { glContext: HeadlessC
 export class BufferObject {
   /** The GL buffer name. */
   readonly handle: number;
+  /** Its size in bytes. */
   readonly size: number;
   readonly #ctx: HeadlessContext | null;
   #deleted = false;
@@ -88,9 +94,11 @@ export class BufferObject {
     if (this.#ctx?.disposed) return; // went with its context
     if (native.glIsCurrent(null)) native.glDelete(0, glName(this.handle));
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
+  /** `BufferObject(handle, size bytes)`. */
   toString(): string {
     return `BufferObject(${this.handle}, ${this.size} bytes)`;
   }
@@ -104,16 +112,23 @@ export const gl = Object.freeze({
   makeContext,
   autoinit,
   createHeadlessContext,
+  /** A headless OpenGL context (EGL, no window); made by gl.createHeadlessContext(). */
   HeadlessContext,
+  /** A GL buffer nodecuda creates in the current GL context (pycuda.gl.BufferObject). */
   BufferObject,
+  /** A GL buffer object registered with CUDA (pycuda.gl.RegisteredBuffer). */
   RegisteredBuffer,
+  /** A GL texture or renderbuffer registered with CUDA (pycuda.gl.RegisteredImage). */
   RegisteredImage,
+  /** A mapped resource (pycuda.gl.RegisteredMapping), valid until unmap(). */
   RegisteredMapping,
+  /** Common part of RegisteredBuffer and RegisteredImage (pycuda.gl.RegisteredObject). */
   RegisteredObject,
   mapResources,
   unmapResources,
   graphicsMapFlags,
   graphicsRegisterFlags,
+  /** An EGL or OpenGL failure, or GL not being usable here (`code` says which). */
   GlError,
   GL,
 });

@@ -16,9 +16,27 @@ import { GlError } from './errors';
 import { GL, glName } from './context';
 
 /** CU_GRAPHICS_MAP_RESOURCE_FLAGS: how CUDA will use a mapping (set before map()). */
-export const graphicsMapFlags = Object.freeze({ NONE: 0, READ_ONLY: 1, WRITE_DISCARD: 2 });
+export const graphicsMapFlags = Object.freeze({
+  /** CU_GRAPHICS_MAP_RESOURCE_FLAGS_NONE: CUDA may read and write it (the default). */
+  NONE: 0,
+  /** CU_GRAPHICS_MAP_RESOURCE_FLAGS_READ_ONLY: CUDA will not write to it. */
+  READ_ONLY: 1,
+  /** CU_GRAPHICS_MAP_RESOURCE_FLAGS_WRITE_DISCARD: CUDA will not read it and overwrites all of it. */
+  WRITE_DISCARD: 2,
+});
 /** CU_GRAPHICS_REGISTER_FLAGS: fixed at registration (SURFACE_LDST: surface objects on an image's array). */
-export const graphicsRegisterFlags = Object.freeze({ NONE: 0, READ_ONLY: 1, WRITE_DISCARD: 2, SURFACE_LDST: 4, TEXTURE_GATHER: 8 });
+export const graphicsRegisterFlags = Object.freeze({
+  /** CU_GRAPHICS_REGISTER_FLAGS_NONE: CUDA may read and write it (the default). */
+  NONE: 0,
+  /** CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY: CUDA will not write to it. */
+  READ_ONLY: 1,
+  /** CU_GRAPHICS_REGISTER_FLAGS_WRITE_DISCARD: CUDA will not read it and overwrites all of it. */
+  WRITE_DISCARD: 2,
+  /** CU_GRAPHICS_REGISTER_FLAGS_SURFACE_LDST: CUDA will use the image's array through surface objects (images only). */
+  SURFACE_LDST: 4,
+  /** CU_GRAPHICS_REGISTER_FLAGS_TEXTURE_GATHER: CUDA will do texture gather operations on it (images only). */
+  TEXTURE_GATHER: 8,
+});
 
 function flagsArg(f: unknown, allowed: number, what: string): number {
   if (typeof f !== 'number' || !Number.isInteger(f) || f < 0 || (f & ~allowed) !== 0) {
@@ -50,6 +68,7 @@ export abstract class RegisteredObject {
   }
   /** Whether a buffer (devicePtrAndSize, asGPUArray) or an image (array()). */
   abstract readonly isImage: boolean;
+  /** True until unregister() or dispose(). */
   get registered(): boolean {
     return this.#registered;
   }
@@ -93,9 +112,11 @@ export abstract class RegisteredObject {
     this.#registered = false;
     native.graphicsUnregister(this.handle_);
   }
+  /** Unmaps (if mapped) and unregisters, unless done already (idempotent). */
   dispose(): void {
     if (this.#registered) this.unregister();
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void {
     this.dispose();
   }
@@ -132,6 +153,7 @@ export class RegisteredBuffer extends RegisteredObject {
  */
 export class RegisteredImage extends RegisteredObject {
   readonly isImage = true;
+  /** The GL target it was registered as (cuGraphicsGLRegisterImage's `target`: gl.GL.TEXTURE_2D, gl.GL.RENDERBUFFER, …). */
   readonly target: number;
   constructor(name: number, target: number = GL.TEXTURE_2D, flags: number = graphicsRegisterFlags.NONE) {
     const n = glName(name, 'texture or renderbuffer name');
@@ -150,6 +172,7 @@ export class RegisteredImage extends RegisteredObject {
  * (GPUArray views, CUDA arrays, their texture/surface objects) is refused afterwards.
  */
 export class RegisteredMapping {
+  /** The registered object this maps. */
   readonly resource: RegisteredObject;
   #open = true;
   #views: GPUArray[] = [];
@@ -161,6 +184,7 @@ export class RegisteredMapping {
   constructor(resource: RegisteredObject) {
     this.resource = resource;
   }
+  /** True until unmapped (unmap(), gl.unmapResources(), or unregistering the resource). */
   get mapped(): boolean {
     return this.#open;
   }

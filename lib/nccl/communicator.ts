@@ -44,12 +44,14 @@ export interface CollectiveOptions {
   /** Async forms: abort the communicator and reject with NCCL_TIMEOUT after this many milliseconds. */
   timeoutMs?: number;
 }
+/** Options of allReduce and reduceScatter (allGather's without `op`): the operator and an out-of-place result. */
 export interface ReduceOptions extends CollectiveOptions {
   /** Default 'sum'. */
   op?: ReduceOp;
   /** Out of place: the result goes here (default: in place, into the input). */
   out?: GPUArray;
 }
+/** Options of reduce (broadcast's without `op`): ReduceOptions and the root rank. */
 export interface RootOptions extends ReduceOptions {
   /** The rank that receives (reduce) or sends (broadcast); default 0. */
   root?: number;
@@ -540,7 +542,9 @@ export class Communicator {
     this.dispose();
   }
 
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void { this.dispose(); }
+  /** disposeAsync(), for `await using`. */
   [Symbol.asyncDispose](): Promise<void> { return this.disposeAsync(); }
 }
 

@@ -12,5 +12,19 @@
 import { getUniqueId, isAvailable, version } from './library';
 import { Communicator, group, initAll, initAllAsync } from './communicator';
 
-export const nccl = Object.freeze({ version, isAvailable, getUniqueId, Communicator, group, initAll, initAllAsync });
+/**
+ * NCCL collectives across GPUs in threads, processes and hosts (docs/multigpu.md).
+ * @example
+ * const comm = await new nccl.Communicator(nranks, id, rank).ready;
+ */
+export const nccl = Object.freeze({
+  version,
+  isAvailable,
+  getUniqueId,
+  /** One rank of an NCCL communicator (ncclComm_t), on one GPU, made on every rank from the same getUniqueId() bytes. */
+  Communicator,
+  group,
+  initAll,
+  initAllAsync,
+});
 export type { Communicator, CommunicatorOptions, CollectiveOptions, ReduceOptions, RootOptions, ReduceOp } from './communicator';

@@ -66,7 +66,18 @@ export function isAvailable(): boolean {
  * @example
  * console.log(`NCCL ${nccl.version().major}.${nccl.version().minor}`);
  */
-export function version(): { major: number; minor: number; patch: number; code: number; path: string } {
+export function version(): {
+  /** Major version. */
+  major: number;
+  /** Minor version. */
+  minor: number;
+  /** Patch level. */
+  patch: number;
+  /** ncclGetVersion's number: major × 10000 + minor × 100 + patch (major × 1000 before NCCL 2.9). */
+  code: number;
+  /** The libnccl.so.2 file opened. */
+  path: string;
+} {
   requireNccl();
   const { version: code, path: where } = ncclStatus();
   // NCCL_VERSION(X,Y,Z): X*1000+Y*100+Z before 2.9, X*10000+Y*100+Z since.
