@@ -85,6 +85,7 @@ export type { HostArg } from './cuda/launch';
  * @namespace
  */
 export const gpuarray = Object.freeze({
+  /** The {@link GPUArray} class: an n-dimensional array in device memory. */
   GPUArray,
   toGpu: creation.toGpu,
   toGpuAsync: creation.toGpuAsync,
@@ -170,10 +171,15 @@ export const random = Object.freeze({
   rand: randomNs.rand,
   randn: randomNs.randn,
   seed: randomNs.seed,
+  /** The {@link Generator} class: NumPy's Generator API over Philox (default), XORWOW or MRG32k3a. */
   Generator: randomNs.Generator,
+  /** The {@link XORWOWRandomNumberGenerator} class: cuRAND's XORWOW generator (pycuda.curandom's). */
   XORWOWRandomNumberGenerator: curandomNs.XORWOWRandomNumberGenerator,
+  /** The {@link MRG32k3aRandomNumberGenerator} class: cuRAND's MRG32k3a generator (pycuda.curandom's). */
   MRG32k3aRandomNumberGenerator: curandomNs.MRG32k3aRandomNumberGenerator,
+  /** The {@link Sobol32RandomNumberGenerator} class: cuRAND's Sobol32 quasi-random generator. */
   Sobol32RandomNumberGenerator: curandomNs.Sobol32RandomNumberGenerator,
+  /** The {@link ScrambledSobol32RandomNumberGenerator} class: cuRAND's scrambled Sobol32 quasi-random generator. */
   ScrambledSobol32RandomNumberGenerator: curandomNs.ScrambledSobol32RandomNumberGenerator,
   seedGetterUniform: curandomNs.seedGetterUniform,
   seedGetterUnique: curandomNs.seedGetterUnique,
@@ -195,17 +201,24 @@ export type { MathOptions, SplitOptions, CumathFunctions } from './array/cumath'
  */
 export const driver = Object.freeze({
   init: driverCore.init,
+  /** The {@link Device} class: a CUDA device by ordinal (pycuda.driver.Device). */
   Device: driverCore.Device,
+  /** The {@link Context} class: a CUDA context, for code that pushes and pops contexts itself. */
   Context: driverCore.Context,
+  /** The {@link Stream} class: a CUDA stream (work on it runs in order). */
   Stream: driverCore.Stream,
+  /** The {@link Event} class: a CUDA event, for timing and cross-stream waits. */
   Event: driverCore.Event,
+  /** Stream creation flags (CU_STREAM_*): `DEFAULT` 0, `NON_BLOCKING` 1. */
   streamFlags: driverCore.streamFlags,
+  /** Event creation flags (CU_EVENT_*): `DEFAULT` 0, `BLOCKING_SYNC` 1, `DISABLE_TIMING` 2, `INTERPROCESS` 4. */
   eventFlags: driverCore.eventFlags,
   useDevice: driverCore.useDevice,
   withDevice: driverCore.withDevice,
   getDevice: driverCore.getDevice,
   canAccessPeer: driverCore.canAccessPeer,
   memGetInfo: driverCore.memGetInfo,
+  /** The {@link DeviceAllocation} class: a block of device memory, as memAlloc returns (pycuda.driver.DeviceAllocation). */
   DeviceAllocation: memoryNs.DeviceAllocation,
   memAlloc: memoryNs.memAlloc,
   memAllocLike: memoryNs.memAllocLike,
@@ -229,24 +242,35 @@ export const driver = Object.freeze({
   Out: launchNs.Out,
   InOut: launchNs.InOut,
   moduleFromBuffer: compilerNs.moduleFromBuffer,
+  /** The {@link Module} class: a CUBIN or PTX module loaded in the current context (moduleFromBuffer's result). */
   Module: compilerNs.Module,
+  /** The {@link CudaArray} class (pycuda.driver.Array): a CUDA array, texture-layout memory for texture and surface objects. */
   Array: arrays.CudaArray,
+  /** CUarray_format values (pycuda.driver.array_format): `UNSIGNED_INT8/16/32`, `SIGNED_INT8/16/32`, `HALF`, `FLOAT`. */
   arrayFormat: arrays.arrayFormat,
+  /** CUDA_ARRAY3D_* flags (pycuda.driver.array3d_flags): `LAYERED`, `SURFACE_LDST`, `CUBEMAP`, `TEXTURE_GATHER`. */
   arrayFlags: arrays.arrayFlags,
+  /** CUaddress_mode values: `WRAP` 0, `CLAMP` 1, `MIRROR` 2, `BORDER` 3. */
   addressMode: arrays.addressMode,
+  /** CUfilter_mode values: `POINT` 0, `LINEAR` 1. */
   filterMode: arrays.filterMode,
+  /** CU_TRSF_* texture flags (pycuda.driver.TRSF_*): `READ_AS_INTEGER`, `NORMALIZED_COORDINATES`, `SRGB`. */
   textureFlags: arrays.textureFlags,
   memAllocPitch: arrays.memAllocPitch,
   memcpy2D: arrays.memcpy2D,
   memcpy2DAsync: arrays.memcpy2DAsync,
   memcpy3D: arrays.memcpy3D,
   memcpy3DAsync: arrays.memcpy3DAsync,
+  /** The {@link Memcpy2D} class: PyCUDA's 2-D copy descriptor (set the ends and sizes, then call it). */
   Memcpy2D: arrays.Memcpy2D,
+  /** The {@link Memcpy3D} class: Memcpy2D with depth, slice heights and z offsets. */
   Memcpy3D: arrays.Memcpy3D,
   matrixToArray: arrays.matrixToArray,
   arrayFromGPUArray: arrays.arrayFromGPUArray,
   gpuarrayToArray: arrays.arrayFromGPUArray,
+  /** The {@link TextureObject} class: a texture object over a CUDA array, linear memory or pitched 2-D memory. */
   TextureObject: textures.TextureObject,
+  /** The {@link SurfaceObject} class: a surface object over a CUDA array made with `arrayFlags.SURFACE_LDST`. */
   SurfaceObject: textures.SurfaceObject,
 });
 export type { Memcpy2D, Memcpy3D } from './cuda/cuda_array';
@@ -276,6 +300,7 @@ export type { SeedGetter, GeneratorLayout, CurandOptions } from './random/curand
 export const compiler = Object.freeze({
   compile: compilerNs.compile,
   compileAsync: compilerNs.compileAsync,
+  /** The {@link SourceModule} class: CUDA C++ compiled with NVRTC and loaded (the same class as the top-level export). */
   SourceModule: compilerNs.SourceModule,
   clearCache: compilerNs.clearCache,
 });

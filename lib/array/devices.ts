@@ -17,7 +17,12 @@ export type DeviceId = number | Device;
 
 /** TypeError ERR_DEVICE_MISMATCH, with both devices in `devices`. */
 export interface DeviceMismatchError extends TypeError {
+  /** Always 'ERR_DEVICE_MISMATCH'. */
   code: 'ERR_DEVICE_MISMATCH';
+  /**
+   * Device ordinals: the memory's device, then the other array's device or the current device
+   * (the same ordinal twice for two contexts of one device).
+   */
   devices: [number, number];
 }
 

@@ -146,7 +146,12 @@ export class GPUArray {
   }
 
   /** Device memory for launches and copies (the key is not exported from the package). */
-  [DEVICE_VIEW](): { ptr: bigint; bytes: number } {
+  [DEVICE_VIEW](): {
+    /** Device address of element 0 (`ptr`). */
+    ptr: bigint;
+    /** Bytes from `ptr` to the end of the allocation. */
+    bytes: number;
+  } {
     return { ptr: this.ptr, bytes: this.alloc.size - this.offset };
   }
 

@@ -282,11 +282,105 @@ type Unary = (typeof UNARY)[number];
 
 registerArrayMethods({ apply, fill, copyOf, assign });
 
-/** Function forms: gpuarray.add(a, b, opts) and friends. */
-export const binaryFunctions = Object.fromEntries(BINARY.map((name) =>
+/**
+ * The two-operand operators in function form, `gpuarray.add(a, b, opts?)`: either operand may be a
+ * JS or typed scalar, at least one must be a GPUArray; shapes broadcast and dtypes promote as in
+ * NumPy 2; `opts.out` receives the result (it may alias an input), `opts.stream` queues the kernel.
+ */
+export interface BinaryFunctions extends Record<Binary, (a: Operand, b: Operand, opts?: OpOptions) => GPUArray> {
+  /** Elementwise `a + b` (bool: logical or); integers wrap. @example gpuarray.add(a, 1) */
+  add: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise `a - b`; integers wrap; bool is a TypeError (use logicalXor). @example gpuarray.sub(10, a) */
+  sub: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise `a * b` (bool: logical and); integers wrap. @example gpuarray.mul(a, b) */
+  mul: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise true division `a / b` (integers and bool give float64). @example gpuarray.div(a, 2) */
+  div: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /**
+   * Elementwise floor division `a // b` with Python's signs (`-7 // 2 === -4`); an integer divisor
+   * of 0 gives 0; bool computes as int8. Not for complex.
+   * @example gpuarray.floorDiv(a, 2)
+   */
+  floorDiv: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /**
+   * Elementwise remainder `a % b` with the sign of `b` (Python's `%`: `-7 % 2 === 1`); an integer
+   * divisor of 0 gives 0, a float one NaN; bool computes as int8. Not for complex.
+   * @example gpuarray.mod(a, 3)
+   */
+  mod: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /**
+   * Elementwise `a ** b`; an integer base to a negative integer power gives 0 (bases 1 and -1
+   * excepted); bool computes as int8.
+   * @example gpuarray.pow(a, 2)
+   */
+  pow: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise maximum (NaN propagates; complex orders by real part first). @example gpuarray.maximum(a, 0) */
+  maximum: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise minimum (NaN propagates; complex orders by real part first). @example gpuarray.minimum(a, b) */
+  minimum: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise `a == b` (bool). @example gpuarray.eq(a, 0) */
+  eq: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise `a != b` (bool). @example gpuarray.ne(a, b) */
+  ne: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise `a < b` (bool). @example gpuarray.lt(a, 0) */
+  lt: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise `a <= b` (bool). @example gpuarray.le(a, b) */
+  le: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise `a > b` (bool). @example gpuarray.gt(a, 0) */
+  gt: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise `a >= b` (bool). @example gpuarray.ge(a, b) */
+  ge: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise bitwise and of integers (logical and for bool). @example gpuarray.and(flags, 0xff) */
+  and: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise bitwise or of integers (logical or for bool). @example gpuarray.or(a, b) */
+  or: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise bitwise xor of integers (logical xor for bool). @example gpuarray.xor(a, b) */
+  xor: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /**
+   * Elementwise left shift `a << b` of integers (bool computes as int8); a count of at least the bit
+   * width, or a negative one, gives 0.
+   * @example gpuarray.shl(a, 2)
+   */
+  shl: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /**
+   * Elementwise right shift `a >> b` of integers (arithmetic for signed ones; bool computes as int8);
+   * a count of at least the bit width, or a negative one, gives 0 (-1 for a negative `a`).
+   * @example gpuarray.shr(a, 1)
+   */
+  shr: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise logical and of any dtypes (nonzero is true) → bool. @example gpuarray.logicalAnd(a.gt(0), a.lt(1)) */
+  logicalAnd: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise logical or of any dtypes (nonzero is true) → bool. @example gpuarray.logicalOr(a.lt(-1), a.gt(1)) */
+  logicalOr: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise logical xor of any dtypes (nonzero is true) → bool. @example gpuarray.logicalXor(a, b) */
+  logicalXor: (a: Operand, b: Operand, opts?: OpOptions) => GPUArray;
+}
+
+/**
+ * The one-operand operators in function form, `gpuarray.neg(a, opts?)`: `a` must be a GPUArray;
+ * `opts.out` and `opts.stream` as for the two-operand ones.
+ */
+export interface UnaryFunctions extends Record<Unary, (a: Operand, opts?: OpOptions) => GPUArray> {
+  /** Elementwise negation `-a`; unsigned integers wrap; bool is a TypeError (use logicalNot). @example gpuarray.neg(a) */
+  neg: (a: Operand, opts?: OpOptions) => GPUArray;
+  /**
+   * Elementwise absolute value, of the input's dtype (complex: the magnitude, as float32/float64);
+   * the most negative integer stays negative.
+   * @example gpuarray.abs(a)
+   */
+  abs: (a: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise bitwise not `~a` of integers (logical not for bool). @example gpuarray.not(mask) */
+  not: (a: Operand, opts?: OpOptions) => GPUArray;
+  /** Elementwise logical not of any dtype (zero is false) → bool. @example gpuarray.logicalNot(a) */
+  logicalNot: (a: Operand, opts?: OpOptions) => GPUArray;
+}
+
+/** Function forms of the two-operand operators: gpuarray.add(a, b, opts) and friends. */
+export const binaryFunctions: BinaryFunctions = Object.fromEntries(BINARY.map((name) =>
   [name, (a: Operand, b: Operand, opts?: OpOptions) => apply(name, [a, b], opts)])) as
   Record<Binary, (a: Operand, b: Operand, opts?: OpOptions) => GPUArray>;
-export const unaryFunctions = Object.fromEntries(UNARY.map((name) =>
+/** Function forms of the one-operand operators: gpuarray.neg(a, opts) and friends. */
+export const unaryFunctions: UnaryFunctions = Object.fromEntries(UNARY.map((name) =>
   [name, (a: Operand, opts?: OpOptions) => apply(name, [a], opts)])) as Record<Unary, (a: Operand, opts?: OpOptions) => GPUArray>;
 
 /**

@@ -13,9 +13,13 @@ import { describe, typeError } from './errors';
  * AbortSignal (`AbortController#signal`, `AbortSignal.timeout(ms)`); anything else is a TypeError.
  */
 export interface AbortSignalLike {
+  /** Whether the signal has been aborted. */
   readonly aborted: boolean;
+  /** Why it was aborted (the AbortError's `cause`); undefined while not aborted. */
   readonly reason: unknown;
+  /** Adds a listener for the 'abort' event (`once`: removed after it runs). */
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  /** Removes a listener added with addEventListener. */
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 

@@ -26,8 +26,11 @@ function sliceBound(v: number | null | undefined, what: string): number | null {
  * new Slice(1, null, 2).indices(5) // { start: 1, stop: 5, step: 2, length: 2 }
  */
 export class Slice {
+  /** First index, negative from the end; null: the default (0, or the last index for a negative step). */
   readonly start: number | null;
+  /** Index to stop before, negative from the end; null: past the end in the step's direction. */
   readonly stop: number | null;
+  /** Increment, nonzero; null: 1. */
   readonly step: number | null;
   constructor(start?: number | null, stop?: number | null, step?: number | null) {
     this.start = sliceBound(start, 'start');
@@ -37,7 +40,16 @@ export class Slice {
   }
 
   /** Resolved bounds for an axis of `size` (Python's `slice.indices`) and the element count. */
-  indices(size: number): { start: number; stop: number; step: number; length: number } {
+  indices(size: number): {
+    /** First index, in [0, size) when `length` > 0. */
+    start: number;
+    /** Index to stop before (-1 for a negative step that runs to the front). */
+    stop: number;
+    /** Increment (1 when the slice's is null). */
+    step: number;
+    /** Number of indices selected. */
+    length: number;
+  } {
     if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) {
       throw rangeError('ERR_OUT_OF_RANGE', `Slice.indices(size): size must be a non-negative integer. Received ${describe(size)}`);
     }

@@ -15,7 +15,10 @@ export type Casting = 'no' | 'equiv' | 'safe' | 'same_kind' | 'unsafe';
  * number or a bigint (Python int), any other number incl. NaN/±Infinity (Python float), a
  * boolean (Python bool), `{re, im}` (Python complex).
  */
-export type Operand = DType | DTypeName | { readonly dtype: DType } | number | bigint | boolean | Complex;
+export type Operand = DType | DTypeName | {
+  /** The dtype the operand promotes as (a GPUArray's or a typed scalar's). */
+  readonly dtype: DType;
+} | number | bigint | boolean | Complex;
 
 /** Weak scalar kinds in promotion order. */
 const Weak = { None: -1, Bool: 0, Int: 1, Float: 2, Complex: 3 } as const;

@@ -26,8 +26,14 @@ import { checkContext, checkDevices } from '../array/devices';
 import { ArgPacker } from '../cuda/args';
 
 /** A range or slice: a Slice, `{ start?, stop?, step? }` or `[start, stop, step?]`. */
-export type RangeLike = Slice | { start?: number | null; stop?: number | null; step?: number | null } |
-  readonly (number | null | undefined)[];
+export type RangeLike = Slice | {
+  /** First index; null or omitted: 0 (for `slice` with a negative step, the last index). */
+  start?: number | null;
+  /** Index to stop before; `range` needs one, `slice` takes null or omitted as Python does (to the end, in the step's direction). */
+  stop?: number | null;
+  /** Index increment, nonzero; null or omitted: 1. */
+  step?: number | null;
+} | readonly (number | null | undefined)[];
 
 /** Call options of a PyCUDA-form kernel (the last argument, optional). */
 export interface ElementwiseCallOptions {
@@ -172,7 +178,14 @@ export class ElementwiseKernel {
   }
 
   /** The declared arguments: name, dtype, pointer (array) or scalar. */
-  get arguments(): ReadonlyArray<{ name: string; dtype: string; pointer: boolean }> {
+  get arguments(): ReadonlyArray<{
+    /** The argument's C name. */
+    name: string;
+    /** Its dtype name, e.g. 'float32'. */
+    dtype: string;
+    /** True for a pointer (a GPUArray argument), false for a scalar. */
+    pointer: boolean;
+  }> {
     return this.args.map((a) => ({ name: a.name, dtype: a.dtype.name, pointer: a.pointer }));
   }
 
@@ -184,7 +197,12 @@ export class ElementwiseKernel {
    * @example
    * console.log(k.generatedSource());
    */
-  generatedSource(mode: LoopMode = 'narrow'): { source: string; name: string } {
+  generatedSource(mode: LoopMode = 'narrow'): {
+    /** The CUDA C++ source of the kernel. */
+    source: string;
+    /** Its `extern "C"` function name: the kernel's name plus the mode's suffix (`_range`, `_u`, then `_w` when wide). */
+    name: string;
+  } {
     if (!['narrow', 'wide', 'range', 'rangeWide', 'unrolled', 'unrolledWide'].includes(mode)) {
       throw typeError('ERR_INVALID_ARG_VALUE',
         `mode must be 'narrow', 'wide', 'range', 'rangeWide', 'unrolled' or 'unrolledWide'. Received ${describe(mode)}`);

@@ -23,14 +23,22 @@ export interface ReductionKernelOptions {
   mapExpr?: string;
   /** C declarator list (default `const <dtypeOut> *in`). */
   arguments?: string;
+  /** Kernel name prefix (default 'reduce'; characters other than letters, digits and `_` become `_`). */
   name?: string;
+  /** Device code placed before the kernel (helper functions, #defines). */
   preamble?: string;
 }
 
 /** Call options. */
 export interface ReductionCallOptions {
+  /** Axis or axes of the array arguments to reduce (negative from the end); null or omitted: all of them. */
   axis?: number | readonly number[] | null;
+  /** Keep the reduced axes as length 1 in the result (default false). */
   keepdims?: boolean;
+  /**
+   * Write the result here: its shape is the result's, with or without the reduced axes kept; the
+   * `dtypeOut` result must cast to its dtype ('same_kind').
+   */
   out?: GPUArray;
   /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
@@ -103,4 +111,10 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
     });
     return finish(t, opts.stream);
   };
-} as unknown as new (dtypeOut: DTypeLike, o: ReductionKernelOptions) => ReductionCallable;
+} as unknown as {
+  /**
+   * A reduction to `dtypeOut` values described by `o`: a function `k(...args, opts?)` taking one
+   * value per declared argument (arrays of one shape) and returning a GPUArray.
+   */
+  new (dtypeOut: DTypeLike, o: ReductionKernelOptions): ReductionCallable;
+};

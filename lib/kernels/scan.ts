@@ -69,7 +69,13 @@ export const InclusiveScanKernel = function (this: unknown, dtype: DTypeLike, sc
   const dt = toDType(dtype);
   const spec = builderSpec(dt, scanExpr, neutral === undefined ? undefined : String(neutral), false, opts.preamble);
   return scanCall(spec, dt, 'InclusiveScanKernel') as ScanKernel;
-} as unknown as new (dtype: DTypeLike, scanExpr: string, neutral?: string | number, opts?: { preamble?: string }) => ScanKernel;
+} as unknown as {
+  /**
+   * An inclusive scan of `dtype` arrays with `scanExpr` (in `a` and `b`); `neutral` defaults to zero
+   * (the accumulator type's `T()`); `opts.preamble`: device code before the kernel.
+   */
+  new (dtype: DTypeLike, scanExpr: string, neutral?: string | number, opts?: { preamble?: string }): ScanKernel;
+};
 
 /**
  * pycuda.scan.ExclusiveScanKernel: out[i] = neutral ⊕ in[0] ⊕ … ⊕ in[i-1].
@@ -83,7 +89,13 @@ export const ExclusiveScanKernel = function (this: unknown, dtype: DTypeLike, sc
   const dt = toDType(dtype);
   const spec = builderSpec(dt, scanExpr, String(neutral), true, opts.preamble);
   return scanCall(spec, dt, 'ExclusiveScanKernel') as ScanKernel;
-} as unknown as new (dtype: DTypeLike, scanExpr: string, neutral: string | number, opts?: { preamble?: string }) => ScanKernel;
+} as unknown as {
+  /**
+   * An exclusive scan of `dtype` arrays with `scanExpr` (in `a` and `b`) starting from `neutral`
+   * (required); `opts.preamble`: device code before the kernel.
+   */
+  new (dtype: DTypeLike, scanExpr: string, neutral: string | number, opts?: { preamble?: string }): ScanKernel;
+};
 
 /** GenericScanKernel options (PyOpenCL's names, camelCase). */
 export interface GenericScanOptions {
@@ -101,6 +113,7 @@ export interface GenericScanOptions {
   outputStatement: string;
   /** Bool expression in `i`: element i starts a new segment. */
   isSegmentStartExpr?: string;
+  /** Device code placed before the kernel (helper functions, #defines). */
   preamble?: string;
 }
 
@@ -140,4 +153,7 @@ export const GenericScanKernel = function (this: unknown, o: GenericScanOptions)
     }
     runScan(spec, n, values, opts.stream, arrays);
   };
-} as unknown as new (o: GenericScanOptions) => GenericScanCallable;
+} as unknown as {
+  /** A generic scan described by `o`: a function `k(...args, { size?, stream? })`, one value per declared argument. */
+  new (o: GenericScanOptions): GenericScanCallable;
+};

@@ -342,6 +342,7 @@ abstract class CurandGenerator {
     this.#state?.free();
     this.#state = null;
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void { this.dispose(); }
 }
 

@@ -48,9 +48,11 @@ export interface GeneratorOptions {
  * const s = g.state; // { seed: 42n, offset: 1024, algorithm: 'philox' }
  */
 export interface RandomState {
+  /** The 64-bit seed. */
   seed: bigint;
   /** philox: 32-bit words of the stream already used; xorwow/mrg32k3a: values already drawn. */
   offset: number;
+  /** The generator's algorithm; setState refuses a state of another one. */
   algorithm: Algorithm;
 }
 
@@ -190,6 +192,7 @@ export class Generator {
     this.#seq?.dispose(this.#seqStream);
     this.#seq = null;
   }
+  /** dispose(), for `using`. */
   [Symbol.dispose](): void { this.dispose(); }
 
   /**

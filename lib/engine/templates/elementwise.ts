@@ -15,21 +15,32 @@ export type InnerMode = 'unit' | 'zero' | 'any';
 
 /** One input: an array (stored as `storage`) or a scalar passed by value (as its compute type). */
 export interface InputSpec {
+  /** An array's stored dtype (the kernel reads `dtype` values); for a scalar, its compute dtype. */
   dtype: DType;
   /** Compute dtype the value is converted to before `body` sees it as x<i>. */
   compute: DType;
+  /** A scalar passed by value as a kernel parameter (true) or an array read per element (false). */
   scalar: boolean;
 }
 
 /** One output, written from r<i> (compute type of `compute`). */
 export interface OutputSpec {
+  /** The output array's dtype (r<i> is converted to it when stored). */
   dtype: DType;
+  /** Compute dtype of r<i>, the value `body` writes. */
   compute: DType;
 }
 
+/**
+ * What an elementwise kernel computes: its inputs, outputs and C body, from which the engine
+ * generates and caches one kernel per variant (GenericElementwiseKernel's `specFor` returns one).
+ */
 export interface ElementwiseSpec {
+  /** Kernel name prefix; the variant's suffix is appended (e.g. `_c4`: contiguous, 4 elements a thread). */
   name: string;
+  /** The inputs, x0, x1, … in `body`. */
   inputs: InputSpec[];
+  /** The outputs, r0, r1, … in `body`. */
   outputs: OutputSpec[];
   /** C statements reading x0.., writing r0.. (compute types); `i` is the linear index. */
   body: string;
