@@ -32,7 +32,7 @@ import * as linalgNs from './linalg';
 export { CudaError, NvrtcError, NcclError, CublasError, CufftError } from './base/errors';
 export type { CudaErrorInfo, NvrtcErrorInfo, NcclErrorInfo, CublasErrorInfo } from './base/errors';
 export { fft } from './fft';
-export type { FftNorm, FftOptions, FftNOptions, FreqOptions, ShiftOptions } from './fft';
+export type { FftNorm, FftOptions, FftNOptions, FftTransform, FftTransformN, FreqOptions, ShiftOptions } from './fft';
 export {
   DTYPES, Scalar, dtype, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16,
   float32, float64, complex64, complex128, floatToHalfBits, halfBitsToFloat,
@@ -50,7 +50,7 @@ export type { Availability } from './cuda/driver';
 export type { DeviceId, ToOptions, DeviceMismatchError } from './array/devices';
 export type { PlaceOptions } from './array/creation';
 export { diagnose, formatDiagnosis } from './doctor/diagnose';
-export type { Diagnosis } from './doctor/diagnose';
+export type { Diagnosis, DeviceDiagnosis, FeatureDiagnosis, PartDiagnosis } from './doctor/diagnose';
 export { ReductionKernel } from './kernels/reduction';
 export type { ReductionKernelOptions, ReductionCallOptions, ReductionCallable } from './kernels/reduction';
 export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './kernels/scan';

@@ -261,7 +261,7 @@ function checkOpts(name: string, opts: unknown, pair = false): void {
 }
 
 /**
- * Applies cumath function `name` to its operands (one or two; frexp/modf: see {@link frexp}).
+ * Applies cumath function `name` to its operands (one or two; frexp/modf: see {@link cumath.frexp | frexp}).
  * @example
  * cumath.apply('sin', [a], { fastMath: true });
  */

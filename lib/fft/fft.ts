@@ -289,18 +289,18 @@ function nOf(opts: FftOptions): number[] | null {
 }
 
 /** A 1-D transform: `a` transformed along `opts.axis`, as a new array. */
-type Fn1 = (a: GPUArray, opts?: FftOptions) => GPUArray;
+export type FftTransform = (a: GPUArray, opts?: FftOptions) => GPUArray;
 /** A 2-D or N-D transform: `a` transformed along `opts.axes`, as a new array. */
-type FnN = (a: GPUArray, opts?: FftNOptions) => GPUArray;
+export type FftTransformN = (a: GPUArray, opts?: FftNOptions) => GPUArray;
 
-function oneD(name: string, kind: Kind, inverse: boolean): Fn1 {
+function oneD(name: string, kind: Kind, inverse: boolean): FftTransform {
   return (a, opts) => {
     const o = optionsArg<FftOptions>(opts);
     return transform(name, kind, a, axisOf(o), nOf(o), inverse, o.norm, o.stream);
   };
 }
 
-function nD(name: string, kind: Kind, inverse: boolean, twoD: boolean): FnN {
+function nD(name: string, kind: Kind, inverse: boolean, twoD: boolean): FftTransformN {
   return (a, opts) => {
     const o = optionsArg<FftNOptions>(opts);
     const axes = twoD ? (o.axes ?? [-2, -1]) : o.axes; // NumPy: fft2's axes default even with s

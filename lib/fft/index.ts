@@ -30,8 +30,8 @@ export function version(): {
  * const freqs = fft.rfftfreq(signal.size, 1 / 48000);
  */
 export const fft = Object.freeze({
-  // The transforms' type is an alias (Fn1, FnN), so TypeDoc does not carry their doc comments
-  // (lib/fft/fft.ts) over to these members: each repeats its summary.
+  // The transforms' type is an alias (FftTransform, FftTransformN), so TypeDoc does not carry
+  // their doc comments (lib/fft/fft.ts) over to these members: each repeats its summary.
   /** Discrete Fourier transform along one axis (numpy.fft.fft). */
   fft: t.fft,
   /** Inverse DFT along one axis (numpy.fft.ifft). */
@@ -66,5 +66,5 @@ export const fft = Object.freeze({
   version,
 });
 
-export type { FftNorm, FftOptions, FftNOptions } from './fft';
+export type { FftNorm, FftOptions, FftNOptions, FftTransform, FftTransformN } from './fft';
 export type { FreqOptions, ShiftOptions } from './freq';
