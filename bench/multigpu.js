@@ -28,7 +28,7 @@ function syncAll(n) {
 }
 
 async function allReduceRows(n) {
-  const comms = await nccl.initAllAsync(Array.from({ length: n }, (_, r) => r), { timeoutMs: 120_000 });
+  const comms = await nccl.initAllAsync(Array.from({ length: n }, (_, r) => r), { timeoutMs: 120_000, blocking: true });
   const rows = [];
   for (const size of SIZES) {
     const xs = comms.map((c, r) => withDevice(r, () => gpuarray.ones([size / 4], 'float32')));

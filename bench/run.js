@@ -14,7 +14,7 @@
 //   iters      ops per batch (default 1)
 //   target     optional goal: a minimum GB/s or a maximum µs/op
 //   peer       optional { kind, ...params } for bench/peers.py; rows without it have no peers
-//   setup()    optional, untimed; its result is the ctx given to run and teardown
+//   setup()    optional, untimed; its result (or what its Promise resolves to) is the ctx given to run and teardown
 //   run(ctx)   one batch; the harness syncs the context after it, inside the timed region
 //   teardown(ctx)  optional, untimed
 // A batch is timed with process.hrtime.bigint: WARMUP untimed batches (and at least WARMUP_S
@@ -114,10 +114,10 @@ function timeEvents(cuda, batch, reps) {
 }
 
 // Measures one case; any exception becomes { error } so the remaining cases still run.
-function measure(cuda, c, reps) {
+async function measure(cuda, c, reps) {
   let ctx;
   try {
-    ctx = c.setup ? c.setup() : undefined;
+    ctx = c.setup ? await c.setup() : undefined;
   } catch (e) {
     return { error: `setup: ${errorText(e)}` };
   }
@@ -292,7 +292,7 @@ function describe(cuda) {
   };
 }
 
-function main() {
+async function main() {
   const opts = parseArgs(process.argv.slice(2));
   let cuda;
   try {
@@ -307,7 +307,8 @@ function main() {
   const cases = loadCases(opts.filter);
   if (cases.length === 0) fail(`no case matches --filter=${opts.filter}`);
 
-  const results = cases.map((c) => measure(cuda, c, opts.reps));
+  const results = [];
+  for (const c of cases) results.push(await measure(cuda, c, opts.reps));
   const peers = opts.peers ? runPeers(cases, opts.reps) : skipped('--no-peers');
   const rows = cases.map((c, i) => buildRow(c, results[i], peers));
 
@@ -343,4 +344,4 @@ function main() {
   });
 }
 
-main();
+main().catch((e) => fail(errorText(e)));

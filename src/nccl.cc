@@ -4,7 +4,7 @@
 // lib/nccl polls ncclCommGetAsyncError with timers through ncclCommState, and a timeout aborts it).
 // Once ready, lib/nccl normally splits it (ncclCommSplit, also non-blocking, since the parent's
 // mode decides) into a blocking "work" communicator of the same ranks that runs the collectives:
-// a non-blocking communicator launches every call from a new NCCL thread (~30-150 us a call
+// a non-blocking communicator launches every call from a new NCCL thread (65-250 us a call
 // measured on 2 and 4 H200s), a blocking one on the calling thread (~15 us). Without the split
 // (options.blocking false) calls may answer ncclInProgress, and synchronous ones wait here
 // (ncclCommWait).
@@ -311,12 +311,6 @@ Napi::Value CommState(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), CommStateOf(Nccl(info.Env()), *c));
 }
 
-// ncclCommSplitDone(comm) -> true once the communicator runs its calls on a blocking work
-// communicator.
-Napi::Value CommSplitDone(const Napi::CallbackInfo& info) {
-  return Napi::Boolean::New(info.Env(), CommArg(info[0])->work != nullptr);
-}
-
 // ncclCommWait(comm, timeoutMs) -> ncclCommState's answer once it is not ncclInProgress, or 7
 // at the deadline. A non-blocking communicator answers a call with ncclInProgress while NCCL's
 // thread is still putting the work on the stream (connection setup on first use, a group's
@@ -460,8 +454,10 @@ Napi::Value CommRelease(const Napi::CallbackInfo& info) {
     ForgetCurrent();
     return r;
   };
-  // The work communicator first; aborting the parent also stops a split in progress (NCCL's
-  // child abort flag), after which `pending` is either empty or a finished communicator.
+  // The work communicator first, then the parent: aborting it also stops a split in progress
+  // (NCCL's child abort flag, then it joins the split's thread), after which `pending` is empty
+  // or a child (finished or failed) that is released last. The order matters: a failed split
+  // leaves the parent's child abort flag pointing into that child.
   ncclResult_t r = p->work ? release(p->work) : ncclSuccess;
   ncclResult_t rp = release(p->comm);
   if (!p->work && p->pending) (void)release(p->pending);
@@ -491,7 +487,6 @@ void InitNccl(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "ncclCommInitRank", CommInitRank);
   NODECUDA_EXPORT(env, exports, "ncclCommState", CommState);
   NODECUDA_EXPORT(env, exports, "ncclCommSplitWork", CommSplitWork);
-  NODECUDA_EXPORT(env, exports, "ncclCommSplitDone", CommSplitDone);
   NODECUDA_EXPORT(env, exports, "ncclCommWait", CommWait);
   NODECUDA_EXPORT(env, exports, "ncclErrorOf", ErrorOf);
   NODECUDA_EXPORT(env, exports, "ncclCommInfo", CommInfo);
@@ -535,8 +530,8 @@ void InitNccl(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "ncclStatus", Status);
   for (const char* name :
        {"ncclGetUniqueId", "ncclCommInitRank", "ncclCommState", "ncclCommWait", "ncclCommSplitWork",
-        "ncclCommSplitDone", "ncclErrorOf", "ncclCommInfo", "ncclCollective", "ncclGroup",
-        "ncclCommFinalize", "ncclCommRelease", "ncclStreamDoneAsync"})
+        "ncclErrorOf", "ncclCommInfo", "ncclCollective", "ncclGroup", "ncclCommFinalize",
+        "ncclCommRelease", "ncclStreamDoneAsync"})
     Export(env, exports, name, Napi::Function::New(env, Guard<Unavailable>, name));
 }
 

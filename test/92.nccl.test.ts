@@ -17,6 +17,7 @@ import { native } from '../lib/cuda/native';
 import { wheelLibraryPaths } from '../lib/nccl/library';
 import { describeGpu, expectCode } from './helpers';
 import { NCCL_DTYPES, opsFor, poisoned, reference } from './nccl-reference';
+import { randomBytes } from 'crypto';
 import { download, expectSame, pool, upload } from './reference';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -136,6 +137,8 @@ describe('nccl without a GPU', () => {
 // the native calls are spied on, so no GPU is needed; the GPU suite below runs the real thing.
 (hasNccl ? describe : describe.skip)('Communicator policy against simulated NCCL states', () => {
   const handle = { fake: true } as unknown as NativeAddon.NcclCommHandle;
+  /** A fresh id: ranks sharing an id on one thread change the policy (see the "several ranks" test). */
+  const anId = (): Uint8Array => new Uint8Array(randomBytes(128));
   let state: number;
   let releases: boolean[];
   let splits: number[];
@@ -156,7 +159,7 @@ describe('nccl without a GPU', () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);
     const start = Date.now();
-    const c = new nccl.Communicator(2, new Uint8Array(128), 1, { device: 0, timeoutMs: 300 });
+    const c = new nccl.Communicator(2, anId(), 1, { device: 0, timeoutMs: 300 });
     expect(c.isIdle()).toBe(false);
     await expect(c.ready).rejects.toMatchObject({ name: 'NcclError', code: 'NCCL_TIMEOUT', call: 'ncclCommInitRankConfig' });
     clearInterval(timer);
@@ -170,7 +173,7 @@ describe('nccl without a GPU', () => {
   });
 
   test('after the init, ready waits for the split into the blocking communicator (NCCL_TIMEOUT if it never ends)', async () => {
-    const c = new nccl.Communicator(3, new Uint8Array(128), 2, { device: 0, timeoutMs: 400 });
+    const c = new nccl.Communicator(3, anId(), 2, { device: 0, timeoutMs: 400 });
     let settled = false;
     c.ready.then(() => (settled = true), () => (settled = true));
     (native.ncclCommSplitWork as jest.Mock).mockImplementation((_h, rank) => { splits.push(rank); state = 7; return 7; });
@@ -183,15 +186,50 @@ describe('nccl without a GPU', () => {
     await expect(c.ready).rejects.toMatchObject({ code: 'NCCL_TIMEOUT', call: 'ncclCommSplit' });
     expect(releases).toEqual([true]);
     state = 0;
-    const d = new nccl.Communicator(1, new Uint8Array(128), 0, { device: 0, blocking: false });
+    const d = new nccl.Communicator(1, anId(), 0, { device: 0, blocking: false });
     await expect(d.ready).resolves.toBe(d);
     expect(splits).toEqual([2]); // blocking: false keeps the non-blocking communicator for its calls
     expect(d.isIdle()).toBe(true);
-    expectCode(() => new nccl.Communicator(1, new Uint8Array(128), 0, { blocking: 1 as unknown as boolean }), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => new nccl.Communicator(1, anId(), 0, { blocking: 1 as unknown as boolean }), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
+
+  test('several ranks of one communicator on this thread (initAll): non-blocking unless blocking: true is asked for', async () => {
+    state = 0;
+    const id = anId();
+    const shared = [0, 1].map((r) => new nccl.Communicator(2, id, r, { device: 0 }));
+    await Promise.all(shared.map((c) => c.ready));
+    expect(splits).toEqual([]); // a blocking rank's first call would wait for a peer this thread calls afterwards
+    expect(shared.every((c) => c.isIdle())).toBe(true);
+    shared.forEach((c) => c.dispose());
+    const id2 = anId();
+    const asked = [0, 1].map((r) => new nccl.Communicator(2, id2, r, { device: 0, blocking: true }));
+    if (nccl.version().code >= 22700) {
+      await Promise.all(asked.map((c) => c.ready));
+      expect(splits).toEqual([0, 1]);
+    } else { // one group job per thread before 2.27: the ranks' splits would wait for each other
+      await expect(asked[0].ready).rejects.toMatchObject({ code: 'NCCL_UNSUPPORTED', call: 'ncclCommSplit' });
+    }
+    asked.forEach((c) => c.dispose());
+    const alone = new nccl.Communicator(2, anId(), 1, { device: 0 }); // one rank here, the other elsewhere
+    await alone.ready;
+    expect(splits.slice(-1)).toEqual([1]);
+    alone.dispose();
+  });
+
+  test('a split that fails to start fails the communicator (aborted, ready rejects with the NcclError)', async () => {
+    state = 0;
+    (native.ncclCommSplitWork as jest.Mock).mockImplementation(() => {
+      throw new NcclError('ncclCommSplit failed', { code: 'NCCL_INVALID_USAGE', status: 5, call: 'ncclCommSplit' });
+    });
+    const c = new nccl.Communicator(2, anId(), 0, { device: 0 });
+    await expect(c.ready).rejects.toMatchObject({ code: 'NCCL_INVALID_USAGE', call: 'ncclCommSplit' });
+    expect(releases).toEqual([true]);
+    expect(c.usable).toBe(false);
+    expect(c.error?.code).toBe('NCCL_INVALID_USAGE');
   });
 
   test('init that finishes: ready resolves with the communicator', async () => {
-    const c = new nccl.Communicator(1, new Uint8Array(128), 0, { device: 0 });
+    const c = new nccl.Communicator(1, anId(), 0, { device: 0 });
     setTimeout(() => (state = 0), 30);
     await expect(c.ready).resolves.toBe(c);
     expect([c.isIdle(), c.error, c.usable]).toEqual([true, null, true]);
@@ -202,7 +240,7 @@ describe('nccl without a GPU', () => {
   });
 
   test('a failure reported by ncclCommGetAsyncError: NcclError with its code, aborted, thrown by every later call', async () => {
-    const c = new nccl.Communicator(2, new Uint8Array(128), 0, { device: 0 });
+    const c = new nccl.Communicator(2, anId(), 0, { device: 0 });
     state = 0;
     await c.ready;
     state = 6; // ncclRemoteError: a peer failed
@@ -214,7 +252,7 @@ describe('nccl without a GPU', () => {
 
   test('synchronizeAsync({ timeoutMs }): a stream that never finishes is aborted with NCCL_TIMEOUT', async () => {
     jest.spyOn(native, 'ncclStreamDoneAsync').mockReturnValue(new Promise<void>(() => {}));
-    const c = new nccl.Communicator(1, new Uint8Array(128), 0, { device: 0 });
+    const c = new nccl.Communicator(1, anId(), 0, { device: 0 });
     state = 0;
     await c.ready;
     await expect(c.synchronizeAsync({ timeoutMs: 100 })).rejects.toMatchObject({ code: 'NCCL_TIMEOUT' });
@@ -228,7 +266,7 @@ describe('nccl without a GPU', () => {
       setTimeout(() => (state = 0), 20);
       return 7;
     });
-    const c = new nccl.Communicator(1, new Uint8Array(128), 0, { device: 0 });
+    const c = new nccl.Communicator(1, anId(), 0, { device: 0 });
     state = 0;
     await c.ready;
     await c.disposeAsync();
@@ -239,7 +277,7 @@ describe('nccl without a GPU', () => {
   });
 
   test('dispose() of a communicator still initialising aborts it (destroy would wait for the peers)', async () => {
-    const c = new nccl.Communicator(2, new Uint8Array(128), 0, { device: 0 });
+    const c = new nccl.Communicator(2, anId(), 0, { device: 0 });
     c.dispose();
     expect(releases).toEqual([true]);
     await expect(c.ready).rejects.toMatchObject({ code: 'ERR_USE_AFTER_DISPOSE' });
@@ -248,7 +286,7 @@ describe('nccl without a GPU', () => {
   test('disposeAsync() of a communicator that fails meanwhile resolves: the failure already released it', async () => {
     jest.spyOn(native, 'ncclStreamDoneAsync').mockResolvedValue(undefined);
     jest.spyOn(native, 'ncclCommFinalize').mockImplementation(() => { state = 6; return 7; });
-    const c = new nccl.Communicator(1, new Uint8Array(128), 0, { device: 0 });
+    const c = new nccl.Communicator(1, anId(), 0, { device: 0 });
     state = 0;
     await c.ready;
     await expect(c.disposeAsync()).resolves.toBeUndefined();

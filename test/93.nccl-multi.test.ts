@@ -133,6 +133,20 @@ describeMulti(`NCCL on ${N} GPUs, one thread (nccl.initAll)${why ? ` [skipped: $
     for (const r of ranks) expect(Array.from((avg[r].get() as Float64Array).slice(0, 3))).toEqual([0, 1, 2].map((i) => (i * (N + 1)) / 2));
   }, TIMEOUT);
 
+  test('initAll({ blocking: true }): grouped calls run on blocking communicators; ungrouped ones are refused, never a hang', async () => {
+    const fast = await nccl.initAllAsync(ranks, { timeoutMs: 60_000, blocking: true });
+    try {
+      const xs = onRanks((r) => upload('float32', [r + 1, 2]));
+      nccl.group(() => fast.forEach((c, r) => c.allReduce(xs[r])));
+      for (const r of ranks) expectSame(download(xs[r]), [(N * (N + 1)) / 2, 2 * N], 0, 'float32', `rank ${r}`);
+      expect(() => fast[0].allReduce(xs[0])).toThrow(expect.objectContaining({ code: 'ERR_NCCL_GROUP_REQUIRED' }));
+      await expect(fast[0].allReduceAsync(xs[0])).rejects.toMatchObject({ code: 'ERR_NCCL_GROUP_REQUIRED' });
+      expect(fast.every((c) => c.usable)).toBe(true);
+    } finally {
+      for (const c of fast) await c.disposeAsync();
+    }
+  }, TIMEOUT);
+
   test('an array on another device is refused before NCCL sees it', () => {
     const wrong = withDevice(1, () => gpuarray.zeros([4], 'float32'));
     expect(() => comms[0].allReduce(wrong)).toThrow(expect.objectContaining({ code: 'ERR_NCCL_DEVICE_MISMATCH' }));

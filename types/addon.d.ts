@@ -336,8 +336,6 @@ declare namespace NativeAddon {
     ncclCommState(comm: NcclCommHandle): number;
     /** Starts ncclCommSplit(comm, 0, rank, {blocking: 1}) of an idle communicator (NCCL's thread; poll ncclCommState). */
     ncclCommSplitWork(comm: NcclCommHandle, rank: number): number;
-    /** True once calls go to the blocking communicator the split made. */
-    ncclCommSplitDone(comm: NcclCommHandle): boolean;
     /** ncclCommState once it is not 7 (sleeping in between), or 7 when timeoutMs ran out. Holds the thread. */
     ncclCommWait(comm: NcclCommHandle, timeoutMs: number): number;
     /** The NcclError for a failed status (null for 0 and 7), not thrown. */

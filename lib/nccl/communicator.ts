@@ -3,13 +3,17 @@
  * (ncclConfig.blocking = 0, polled with timers, aborted after timeoutMs); once initialised, the
  * communicator is split (non-blocking too) into a blocking one of the same ranks that runs the
  * collectives on the calling thread: a non-blocking communicator starts a thread for every call,
- * which cost 4-10x torch's latency for small messages (65-240 us a call on 2 and 4 H200s against
- * 15-26 us blocking). The Async forms await GPU completion off the main thread (an event waited
+ * which cost 1.5-5x torch's latency for small messages (65-250 us a call on 2 and 4 H200s against
+ * 12-26 us blocking). The Async forms await GPU completion off the main thread (an event waited
  * for by the async queue's thread).
  * With `{ blocking: false }` the calls stay non-blocking: a synchronous call that NCCL answers with
  * ncclInProgress (its thread is still launching the work, e.g. setting up connections on first
  * use) waits for the launch on the thread, as a blocking communicator would: until then a stream
  * sync would miss the work.
+ * Several ranks of one communicator on one thread (initAll) stay non-blocking unless `blocking:
+ * true` is asked for: a blocking rank's first call would wait for a peer that the same thread can
+ * only call afterwards. Asked for, their calls must go through nccl.group(), and NCCL 2.27 or newer
+ * is needed (older ones keep one group job per thread, which the ranks' splits would share).
  */
 import { GPUArray } from '../array/gpuarray';
 import { NcclError, describe, rangeError, typeError } from '../base/errors';
@@ -18,7 +22,7 @@ import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { native } from '../cuda/native';
 import { runPinned } from '../cuda/scope';
-import { requireNccl } from './library';
+import { requireNccl, version } from './library';
 
 const IN_PROGRESS = 7;
 
@@ -64,13 +68,15 @@ export interface CommunicatorOptions {
   /** Initialisation must finish within this time, or the communicator is aborted and `ready` rejects (NCCL_TIMEOUT). Default 60000. */
   timeoutMs?: number;
   /**
-   * true (default): collectives run on a blocking NCCL communicator (split from the one
-   * initialised), launched on the calling thread in ~15 µs. A call that needs a connection not
-   * made yet (the first call of a kind, the first send to a peer) waits on the thread until the
-   * peers make the same call, without a time limit, as with torch.distributed.
-   * false: every call is non-blocking; NCCL launches each from a thread of its own (~50-200 µs
-   * more per call), and a synchronous call waits for that launch at most timeoutMs.
-   * Communicators of both kinds cannot be mixed in one nccl.group().
+   * true (the default for one rank per thread): collectives run on a blocking NCCL communicator
+   * (split from the one initialised), launched on the calling thread in ~15 µs. A call that needs
+   * a connection not made yet (the first call of a kind, the first send to a peer) waits on the
+   * thread until the peers make the same call, without a time limit, as with torch.distributed.
+   * false (the default when this thread holds several ranks of the communicator, as initAll makes):
+   * every call is non-blocking; NCCL launches each from a thread of its own (50-250 µs more per
+   * call), and a synchronous call waits for that launch at most timeoutMs.
+   * Every rank must pass the same value. Communicators of both kinds cannot be mixed in one
+   * nccl.group() (ERR_NCCL_GROUP_MIXED).
    */
   blocking?: boolean;
   /** @internal */
@@ -100,6 +106,16 @@ function pollUntil(tick: () => boolean, timeoutMs: number, onTimeout: () => Erro
     };
     setImmediate(step);
   });
+}
+
+/** Whether NCCL is 2.27 or newer (one group job per communicator instead of per thread). */
+function nccl227(): boolean {
+  return version().code >= 22700;
+}
+
+function versionText(): string {
+  const v = version();
+  return `NCCL ${v.major}.${v.minor}.${v.patch}`;
 }
 
 function checkTimeout(v: unknown, name: string, dflt: number): number {
@@ -151,6 +167,12 @@ let groupDepth = 0;
 let groupWaits: (() => void)[] = [];
 /** >0 inside an Async form's issue: NCCL's launch is awaited with timers there, not on the thread. */
 let deferWait = 0;
+/** Whether the calls of the current group went to blocking communicators (null: none yet). */
+let groupBlocking: boolean | null = null;
+/** Communicators whose calls are in the current group (a failed group end fails those). */
+let groupComms: Communicator[] = [];
+/** Live communicators of this thread by unique id: several ranks of one communicator on one thread. */
+const byId = new Map<string, Set<Communicator>>();
 
 /**
  * One rank of an NCCL communicator, on one GPU. Make one per rank — in worker_threads, processes
@@ -177,6 +199,12 @@ export class Communicator {
   readonly #waitMs: number;
   /** True until `ready` settles: the init and the split are NCCL's work, calls wait for both. */
   #starting = true;
+  /** True once calls go to the blocking communicator the split made. */
+  #split = false;
+  /** This thread's other ranks of the same communicator share this key in `byId`. */
+  readonly #id: string;
+  /** Streams collectives were queued on: disposeAsync waits for each before finalizing. */
+  readonly #streams = new Set<NativeAddon.StreamHandle | null>();
 
   constructor(nranks: number, uniqueId: Uint8Array, rank: number, options: CommunicatorOptions = {}) {
     if (typeof nranks !== 'number' || !Number.isInteger(nranks) || nranks < 1) {
@@ -191,8 +219,8 @@ export class Communicator {
       throw typeError('ERR_INVALID_ARG_TYPE', `The "options" argument must be an object. Received ${describe(options)}`);
     }
     const timeoutMs = checkTimeout(options.timeoutMs, 'timeoutMs', 60_000);
-    const blocking = options.blocking ?? true;
-    if (typeof blocking !== 'boolean') {
+    const blocking = options.blocking;
+    if (blocking !== undefined && typeof blocking !== 'boolean') {
       throw typeError('ERR_INVALID_ARG_TYPE', `The "blocking" option must be a boolean. Received ${describe(blocking)}`);
     }
     requireNccl();
@@ -205,15 +233,26 @@ export class Communicator {
     this.device = device;
     this.#waitMs = timeoutMs;
     this.#handle = native.ncclCommInitRank(nranks, uniqueId, rank, device, false, options.cgaClusterSize ?? -1);
-    const start = Date.now();
+    this.#id = Buffer.from(uniqueId.buffer, uniqueId.byteOffset, 128).toString('hex');
+    if (!byId.has(this.#id)) byId.set(this.#id, new Set());
+    byId.get(this.#id)!.add(this);
     const init = pollUntil(() => this.#state('ncclCommInitRankConfig'), timeoutMs, () => this.#timedOut('ncclCommInitRankConfig',
       `${nranks - 1} other rank(s) did not all join within ${timeoutMs} ms (is every rank started with the same id, ` +
       'and is the process that made the id still running?)'));
-    const split = !blocking ? init : init.then(() => {
-      native.ncclCommSplitWork(this.#live(), rank);
-      const left = Math.max(1, timeoutMs - (Date.now() - start));
-      return pollUntil(() => this.#state('ncclCommSplit'), left, () => this.#timedOut('ncclCommSplit',
-        `the blocking communicator was not made within ${timeoutMs} ms (did every rank's init finish?)`));
+    const split = blocking === false ? init : init.then(() => {
+      if (this.#shared() && blocking === undefined) return; // several ranks on this thread: non-blocking
+      if (this.#shared() && nccl227() === false) {
+        this.#fail(new NcclError(`blocking: true for several ranks on one thread needs NCCL 2.27 or newer (this is ${versionText()}); ` +
+          'pass blocking: false', NCCL_ERROR_INFO('NCCL_UNSUPPORTED', 'ncclCommSplit')));
+      }
+      try {
+        native.ncclCommSplitWork(this.#live(), rank);
+      } catch (e) {
+        this.#fail(e as NcclError);
+      }
+      return pollUntil(() => this.#state('ncclCommSplit'), timeoutMs, () => this.#timedOut('ncclCommSplit',
+        `the blocking communicator was not made within ${timeoutMs} ms (does every rank pass the same "blocking"?)`))
+        .then(() => { this.#split = true; });
     });
     this.ready = split.finally(() => { this.#starting = false; }).then(() => this);
     this.ready.catch(() => {}); // the failure is also thrown by the next call: no unhandled rejection
@@ -266,8 +305,26 @@ export class Communicator {
     return this.#handle;
   }
 
+  /** True while this thread holds another live rank of the same communicator. */
+  #shared(): boolean {
+    return (byId.get(this.#id)?.size ?? 0) > 1;
+  }
+
+  /** Leaves the thread's table of live ranks (dispose, abort, failure). */
+  #forget(): void {
+    const set = byId.get(this.#id);
+    set?.delete(this);
+    if (set?.size === 0) byId.delete(this.#id);
+  }
+
+  /** @internal A failed group end: the communicators whose calls it held fail with its error. */
+  failedGroup(e: NcclError): void {
+    if (this.#handle && !this.#failure) try { this.#fail(e); } catch { /* recorded */ }
+  }
+
   /** Records the failure, aborts the communicator and throws. */
   #fail(e: NcclError): never {
+    this.#forget();
     this.#failure = e;
     const h = this.#handle;
     this.#handle = null;
@@ -285,6 +342,10 @@ export class Communicator {
 
   /** A synchronous call needs an idle communicator (it does not wait for an earlier Async call). */
   #ready(call: string): NativeAddon.NcclCommHandle {
+    if (this.#starting && !this.#failure && this.#handle) {
+      throw new NcclError(`${call}: the communicator is still initialising; await comm.ready, ` +
+        'or use the Async form, which waits without blocking', NCCL_ERROR_INFO('NCCL_IN_PROGRESS', call));
+    }
     if (!this.#idle(call) && groupDepth === 0) {
       throw new NcclError(`${call}: the communicator is still initialising or busy with an earlier call; await comm.ready, ` +
         'or use the Async form, which waits without blocking', NCCL_ERROR_INFO('NCCL_IN_PROGRESS', call));
@@ -295,11 +356,34 @@ export class Communicator {
   #run(kind: number, call: string, send: GPUArray, recv: GPUArray, count: number, type: number, op: number, peer: number,
     stream: NativeAddon.StreamHandle | null): void {
     const h = this.#ready(call);
+    if (groupDepth === 0 && this.#split && this.#shared()) {
+      throw typeError('ERR_NCCL_GROUP_REQUIRED', `${call}: this thread holds several ranks of a blocking communicator; ` +
+        'call them inside nccl.group() (a rank\'s call would wait for a peer this thread can only call afterwards), ' +
+        'or make them with blocking: false');
+    }
+    if (groupDepth > 0) {
+      if (groupBlocking !== null && groupBlocking !== this.#split) {
+        throw typeError('ERR_NCCL_GROUP_MIXED', `${call}: one nccl.group() cannot hold calls to blocking and non-blocking ` +
+          'communicators (NCCL runs a group one way); make them alike with the "blocking" option');
+      }
+      groupBlocking = this.#split;
+    }
     useOn(send, stream);
     useOn(recv, stream);
-    const st = native.ncclCollective(h, kind, send.ptr, recv.ptr, count, type, op, peer, stream);
-    if (groupDepth > 0) groupWaits.push(() => this.#launched(call));
-    else if (st === IN_PROGRESS && deferWait === 0) this.#launched(call);
+    this.#streams.add(stream);
+    let st: number;
+    try {
+      st = native.ncclCollective(h, kind, send.ptr, recv.ptr, count, type, op, peer, stream);
+    } catch (e) {
+      // A blocking communicator does not record its own failures (NCCL keeps asyncResult for
+      // non-blocking ones only): record it here, so that later calls and `error` see it.
+      if (this.#split && e instanceof NcclError) this.#fail(e);
+      throw e;
+    }
+    if (groupDepth > 0) {
+      groupWaits.push(() => this.#launched(call));
+      groupComms.push(this);
+    } else if (st === IN_PROGRESS && deferWait === 0) this.#launched(call);
   }
 
   /**
@@ -433,7 +517,11 @@ export class Communicator {
    */
   async synchronizeAsync(opts: CollectiveOptions = {}): Promise<void> {
     const timeoutMs = checkTimeout(opts.timeoutMs, 'timeoutMs', Infinity);
-    const stream = streamHandle(opts.stream);
+    return this.#streamDone(streamHandle(opts.stream), timeoutMs);
+  }
+
+  /** Waits without blocking for the communicator, then for `stream`; NCCL_TIMEOUT (aborted) after timeoutMs. */
+  async #streamDone(stream: NativeAddon.StreamHandle | null, timeoutMs: number): Promise<void> {
     const start = Date.now();
     const timeout = (): NcclError => this.#timedOut('ncclCommGetAsyncError', `not done within ${timeoutMs} ms`);
     await pollUntil(() => this.#idle('ncclCommGetAsyncError'), timeoutMs, timeout);
@@ -497,6 +585,7 @@ export class Communicator {
   /** Stops the communicator now (ncclCommAbort): pending work is cancelled, peers see an error. Idempotent. */
   abort(): void {
     const h = this.#handle;
+    this.#forget();
     this.#handle = null;
     this.#failure ??= new NcclError('This NCCL communicator was aborted', NCCL_ERROR_INFO('NCCL_ABORTED', 'ncclCommAbort'));
     if (h) native.ncclCommRelease(h, true);
@@ -517,6 +606,7 @@ export class Communicator {
     } catch {
       state = -1;
     }
+    this.#forget();
     this.#handle = null;
     native.ncclCommRelease(h, state !== 0);
   }
@@ -531,7 +621,12 @@ export class Communicator {
     if (!h) return;
     const timeoutMs = checkTimeout(opts.timeoutMs, 'timeoutMs', Infinity);
     try {
-      await this.synchronizeAsync({ timeoutMs });
+      // Every stream the collectives used: a blocking communicator's finalize waits for NCCL's
+      // work on them on this thread, so it must find nothing left to wait for.
+      const start = Date.now();
+      for (const stream of new Set([null, ...this.#streams])) {
+        await this.#streamDone(stream, Math.max(1, timeoutMs - (Date.now() - start)));
+      }
       native.ncclCommFinalize(h);
       await pollUntil(() => this.#idle('ncclCommFinalize'), timeoutMs,
         () => this.#timedOut('ncclCommFinalize', `not done within ${timeoutMs} ms`));
@@ -562,13 +657,27 @@ export function group<T>(fn: () => T): T {
   groupDepth++;
   let result: T;
   let waits: (() => void)[] = [];
+  let comms: Communicator[] = [];
+  let endError: unknown;
   try {
     result = fn();
   } finally {
     groupDepth--;
-    if (groupDepth === 0) [waits, groupWaits] = [groupWaits, []];
-    native.ncclGroup(false);
+    if (groupDepth === 0) {
+      [waits, groupWaits] = [groupWaits, []];
+      [comms, groupComms] = [groupComms, []];
+      groupBlocking = null;
+    }
+    try {
+      native.ncclGroup(false);
+    } catch (e) {
+      // A failed group end fails the communicators whose calls it held (a blocking communicator
+      // does not record the failure itself); thrown below unless fn's own error is on its way.
+      if (e instanceof NcclError) for (const c of new Set(comms)) c.failedGroup(e);
+      endError = e;
+    }
   }
+  if (endError !== undefined) throw endError;
   // The group is launched by NCCL's thread when groupEnd answers ncclInProgress: wait for every
   // communicator it used (a failure or timeout is thrown after all were waited for).
   let first: unknown;
