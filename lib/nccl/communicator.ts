@@ -704,6 +704,11 @@ export function initAll(devices: number[], options: Pick<CommunicatorOptions, 't
     throw typeError('ERR_INVALID_ARG_TYPE', `The "devices" argument must be a non-empty array of device ordinals. Received ${describe(devices)}`);
   }
   requireNccl();
+  if (options?.blocking === true && devices.length > 1 && !nccl227()) {
+    throw new NcclError(`initAll(devices, { blocking: true }) needs NCCL 2.27 or newer (this is ${versionText()}): ` +
+      'older ones keep one group job per thread, which the ranks\' splits would share; pass blocking: false',
+    NCCL_ERROR_INFO('NCCL_UNSUPPORTED', 'ncclCommSplit'));
+  }
   const id = new Uint8Array(native.ncclGetUniqueId());
   return group(() => devices.map((device, rank) => new Communicator(devices.length, id, rank, { ...options, device })));
 }
