@@ -92,14 +92,65 @@ function nvrtcVersion(): string {
   return nvrtcVersionKey;
 }
 
-/** The architecture of the current device, as NVRTC can target it: ['sm_90', cubin?]. */
-function deviceArch(): { arch: string; cubin: boolean } {
-  // The current context's device (a pushed context's, else the scope's): kernels are compiled and
-  // loaded per device, whatever the thread's default device is.
+let compilerKeyPart: string | undefined;
+
+/**
+ * What a cache key says about the compiler. Opening libnvrtc only to ask its version costs more
+ * than loading a cached image (~8 ms on an H100 host, ~40 ms on a 2-core CI machine), so where the
+ * file the addon opens first can be found without opening it, the key names that file (path,
+ * device, inode, size, mtime: another toolkit is another file). The candidates and their order are
+ * src/loader.cc OpenNvrtc's: $NODECUDA_NVRTC alone, else libnvrtc.so.12/.13/.so under $CUDA_HOME,
+ * $CUDA_PATH and /usr/local/cuda (lib64, then lib), .12 first under a 12.x driver. An NVRTC found
+ * only through the loader's path is opened for its version, as before. (Should the first existing
+ * candidate fail to load, the addon takes the next one while the key still names the first: a
+ * rebuild is then missed only if that next library changes alone.)
+ */
+function compilerKey(): string {
+  return (compilerKeyPart ??= nvrtcFile() ?? `nvrtc ${nvrtcVersion()}`);
+}
+
+function nvrtcFile(): string | null {
+  const env = process.env;
+  let candidates: string[];
+  if (env.NODECUDA_NVRTC) {
+    candidates = [env.NODECUDA_NVRTC];
+  } else {
+    let driver = 0;
+    try {
+      driver = native.driverStatus().version;
+    } catch { /* no driver: the newest NVRTC first, as the addon does */ }
+    const sonames = driver >= 12000 && driver < 13000 ? ['libnvrtc.so.12', 'libnvrtc.so.13', 'libnvrtc.so']
+      : ['libnvrtc.so.13', 'libnvrtc.so.12', 'libnvrtc.so'];
+    const roots = [env.CUDA_HOME, env.CUDA_PATH, '/usr/local/cuda'].filter((r): r is string => !!r);
+    candidates = roots.flatMap((root) => ['/lib64/', '/lib/'].flatMap((sub) => sonames.map((so) => root + sub + so)));
+  }
+  for (const c of candidates) {
+    if (!path.isAbsolute(c)) return null; // dlopen looks it up on the loader's path
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(c);
+    } catch {
+      continue;
+    }
+    if (st.isFile()) return `nvrtc file ${c} ${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  }
+  return null;
+}
+
+/**
+ * The compute capability of the current context's device (a pushed context's, else the
+ * scope's), e.g. 90: kernels are compiled and loaded per device, whatever the thread's default is.
+ */
+function deviceCC(): number {
   const ord = contextDevice(currentContext().id).ordinal;
   const major = native.deviceAttribute(ord, DEVICE_ATTRIBUTES.COMPUTE_CAPABILITY_MAJOR);
   const minor = native.deviceAttribute(ord, DEVICE_ATTRIBUTES.COMPUTE_CAPABILITY_MINOR);
-  const cc = major * 10 + minor;
+  return major * 10 + minor;
+}
+
+/** The architecture of the current device, as NVRTC can target it: ['sm_90', cubin?]. */
+function deviceArch(): { arch: string; cubin: boolean } {
+  const cc = deviceCC();
   supported ??= native.supportedArchs();
   if (supported.includes(cc)) return { arch: `sm_${cc}`, cubin: true };
   // A device newer than this NVRTC: PTX for the newest arch it knows; the driver JIT-compiles it.
@@ -256,6 +307,12 @@ function prepare(source: string, opts: CompileOptions, defaultArch: boolean): Pr
   }
   let arch = opts.arch;
   let cubin = opts.target !== 'ptx';
+  if (arch === undefined && defaultArch && cubin && supported === null) {
+    // Before asking NVRTC which architectures it knows (that opens libnvrtc): a cached cubin for
+    // the device's own sm_NN under this compiler's key can only exist if this NVRTC targets it.
+    const p = prepare(source, { ...opts, arch: `sm_${deviceCC()}` }, false);
+    if (readCache(p)) return p;
+  }
   if (arch === undefined) {
     if (!defaultArch) throw typeError('ERR_MISSING_OPTION', 'compiler.compile() needs { arch } (e.g. "sm_90")');
     const d = deviceArch();
@@ -275,7 +332,7 @@ function prepare(source: string, opts: CompileOptions, defaultArch: boolean): Pr
     throw typeError('ERR_INVALID_ARG_TYPE', `The "cacheDir" option must be a non-empty string. Received ${describe(opts.cacheDir)}`);
   }
   const h = createHash('sha256')
-    .update([PACKAGE_VERSION, nvrtcVersion(), wrapped, options.join('\0'), nameExpressions.join('\0')].join('\u0001'));
+    .update([PACKAGE_VERSION, compilerKey(), wrapped, options.join('\0'), nameExpressions.join('\0')].join('\u0001'));
   const cacheable = hashDependencies(h, wrapped, options);
   const key = h.digest('hex');
   const { dir, configured } = cacheLocation(opts.cacheDir);
