@@ -96,7 +96,8 @@ let compilerKeyPart: string | undefined;
 
 /**
  * What a cache key says about the compiler. Opening libnvrtc only to ask its version costs more
- * than loading a cached image (~8 ms on an H100 host, ~40 ms on a 2-core CI machine), so where the
+ * than loading a cached image (39 ms on the 2-core CI machine; the warm-cache first add took 16 ms on
+ * an H100 against 8 ms with shipped kernels, which never open it), so where the
  * file the addon opens first can be found without opening it, the key names that file (path,
  * device, inode, size, mtime: another toolkit is another file). The candidates and their order are
  * src/loader.cc OpenNvrtc's: $NODECUDA_NVRTC alone, else libnvrtc.so.12/.13/.so under $CUDA_HOME,
