@@ -54,6 +54,15 @@ Napi::Value NvrtcVersion(const Napi::CallbackInfo& info) {
   return a;
 }
 
+// nvrtcCandidates() -> string[]: the libnvrtc files and sonames Nvrtc() tries, in its order,
+// without opening any (lib/cuda/compiler.ts keys its cache on the first that exists).
+Napi::Value NvrtcCandidatesJs(const Napi::CallbackInfo& info) {
+  std::vector<std::string> c = NvrtcCandidates(LoadDriver().version);
+  Napi::Array a = Napi::Array::New(info.Env(), c.size());
+  for (uint32_t i = 0; i < c.size(); i++) a.Set(i, c[i]);
+  return a;
+}
+
 // CUresult cuDeviceGetCount(int* count)
 Napi::Value DeviceCount(const Napi::CallbackInfo& info) {
   int n = 0;
@@ -234,6 +243,7 @@ void InitDevice(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "driverStatus", DriverStatus);
   NODECUDA_EXPORT(env, exports, "driverVersion", DriverVersion);
   NODECUDA_EXPORT(env, exports, "nvrtcVersion", NvrtcVersion);
+  NODECUDA_EXPORT(env, exports, "nvrtcCandidates", NvrtcCandidatesJs);
   NODECUDA_EXPORT(env, exports, "deviceCount", DeviceCount);
   NODECUDA_EXPORT(env, exports, "deviceName", DeviceName);
   NODECUDA_EXPORT(env, exports, "deviceTotalMem", DeviceTotalMem);

@@ -140,9 +140,6 @@ void OpenDriver() {
 
 void OpenNvrtc() {
   std::string tried;
-  // A driver loads cubins of its own CUDA major (and PTX no newer than itself): with a 12.x
-  // driver NVRTC 12 comes first; 13 stays a fallback (its cubins may still be refused, which
-  // SourceModule then reports). Without a driver (compiling for elsewhere) the newest comes first.
   const DriverState& d = LoadDriver();
   auto accept = [](void* lib) {
     bool ok = true;
@@ -151,14 +148,7 @@ void OpenNvrtc() {
 #undef NODECUDA_LOAD_NVRTC
     return ok;
   };
-  // (Each list lives only as long as its call: an initializer_list must not outlive it.)
-  if (d.version >= 12000 && d.version < 13000) {
-    g_nvrtc_path = OpenToolkitLibrary(
-        "NODECUDA_NVRTC", {"libnvrtc.so.12", "libnvrtc.so.13", "libnvrtc.so"}, accept, tried);
-  } else {
-    g_nvrtc_path = OpenToolkitLibrary(
-        "NODECUDA_NVRTC", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"}, accept, tried);
-  }
+  g_nvrtc_path = OpenLibrary(NvrtcCandidates(d.version), accept, tried);
   g_nvrtc_ok = !g_nvrtc_path.empty();
   if (!g_nvrtc_ok)
     g_nvrtc_error =
@@ -169,8 +159,8 @@ void OpenNvrtc() {
 
 }  // namespace
 
-std::string OpenToolkitLibrary(const char* env_var, std::initializer_list<const char*> sonames,
-                               const std::function<bool(void*)>& accept, std::string& tried) {
+std::vector<std::string> ToolkitCandidates(const char* env_var,
+                                           const std::vector<const char*>& sonames) {
   std::vector<std::string> candidates;
   const char* explicit_path = std::getenv(env_var);
   if (explicit_path && *explicit_path) {
@@ -185,6 +175,25 @@ std::string OpenToolkitLibrary(const char* env_var, std::initializer_list<const 
         for (const char* so : sonames) candidates.push_back(root + sub + so);
     for (const char* so : sonames) candidates.push_back(so);
   }
+  return candidates;
+}
+
+std::vector<std::string> NvrtcCandidates(int driver_version) {
+  // A driver loads cubins of its own CUDA major (and PTX no newer than itself): with a 12.x
+  // driver NVRTC 12 comes first; 13 stays a fallback (its cubins may still be refused, which
+  // SourceModule then reports). Without a driver (compiling for elsewhere) the newest comes first.
+  if (driver_version >= 12000 && driver_version < 13000)
+    return ToolkitCandidates("NODECUDA_NVRTC", {"libnvrtc.so.12", "libnvrtc.so.13", "libnvrtc.so"});
+  return ToolkitCandidates("NODECUDA_NVRTC", {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"});
+}
+
+std::string OpenToolkitLibrary(const char* env_var, std::initializer_list<const char*> sonames,
+                               const std::function<bool(void*)>& accept, std::string& tried) {
+  return OpenLibrary(ToolkitCandidates(env_var, sonames), accept, tried);
+}
+
+std::string OpenLibrary(const std::vector<std::string>& candidates,
+                        const std::function<bool(void*)>& accept, std::string& tried) {
   for (const auto& c : candidates) {
     void* lib = dlopen(c.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {

@@ -179,5 +179,13 @@ std::string NvrtcPath();
 // the symbols it needs) wins; returns its path, or "" with every attempt listed in `tried`.
 std::string OpenToolkitLibrary(const char* env_var, std::initializer_list<const char*> sonames,
                                const std::function<bool(void*)>& accept, std::string& tried);
+// OpenToolkitLibrary's candidates, in the order it tries them (paths, then bare sonames).
+std::vector<std::string> ToolkitCandidates(const char* env_var,
+                                           const std::vector<const char*>& sonames);
+// The first of `candidates` that dlopen opens and `accept` takes ("" if none; see above).
+std::string OpenLibrary(const std::vector<std::string>& candidates,
+                        const std::function<bool(void*)>& accept, std::string& tried);
+// The libnvrtc candidates for a driver of `driver_version` (0: none), in the order Nvrtc() tries.
+std::vector<std::string> NvrtcCandidates(int driver_version);
 
 }  // namespace nodecuda

@@ -151,6 +151,7 @@ struct CommRes {
   ncclComm_t pending = nullptr;  // NCCL's split thread writes the work communicator here
   ncclComm_t work = nullptr;     // the blocking work communicator, once the split finished
   int cga = -1;
+  bool finalizing = false;  // the parent's finalize is in progress (its state matters again)
   ContextPtr ctx;
   // The communicator collectives go to.
   ncclComm_t Calls() const { return work ? work : comm; }
@@ -185,9 +186,10 @@ const CommPtr& CommArg(const Napi::Value& v) {
   return p;
 }
 
-Napi::Value WrapComm(Napi::Env env, ncclComm_t comm, ContextPtr ctx) {
+Napi::Value WrapComm(Napi::Env env, ncclComm_t comm, ContextPtr ctx, int cga) {
   auto res = std::make_shared<CommRes>();
   res->comm = comm;
+  res->cga = cga;
   res->ctx = std::move(ctx);
   // A handle dropped while its communicator lives keeps CommRes (NCCL's split thread may still
   // write `pending`): the communicator leaks until exit, as documented.
@@ -265,9 +267,7 @@ Napi::Value CommInitRank(const Napi::CallbackInfo& info) {
   ForgetCurrent();  // NCCL sets the runtime's device (the same primary context) itself
   if (r != ncclSuccess && r != ncclInProgress && comm) n.ncclCommAbort(comm);
   Check(env, r, "ncclCommInitRankConfig", nullptr);
-  Napi::Value handle = WrapComm(env, comm, ctx);
-  (*handle.As<Napi::External<CommPtr>>().Data())->cga = cga;
-  return handle;
+  return WrapComm(env, comm, ctx, cga);
 }
 
 // ncclCommSplitWork(comm, rank) -> 0 | 7: starts the split of an idle non-blocking communicator
@@ -288,8 +288,6 @@ Napi::Value CommSplitWork(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, Check(env, r, "ncclCommSplit", c->comm));
 }
 
-// ncclCommState(comm) -> ncclResult_t of ncclCommGetAsyncError: 0 idle, 7 in progress, else the
-// failure (never throws for it: lib/nccl asks ncclErrorOf for the error object).
 // The state of one communicator (ncclCommGetAsyncError, or its own failure).
 int StateOf(const NcclApi& n, ncclComm_t comm) {
   ncclResult_t async = ncclSuccess;
@@ -297,15 +295,19 @@ int StateOf(const NcclApi& n, ncclComm_t comm) {
   return r != ncclSuccess ? r : async;
 }
 
-// Both communicators: a failure of either, else in progress while either is (the split is the
-// parent's work), else idle. Adopts the split's result once the parent is idle again.
+// The communicator's state: the parent's until the split it runs is adopted (once the parent is
+// idle again), then the work communicator's alone (one query a call on the hot path: the parent
+// does nothing more), and both while the parent finalizes.
 int CommStateOf(const NcclApi& n, CommRes& c) {
+  if (c.work && !c.finalizing) return StateOf(n, c.work);
   int st = StateOf(n, c.comm);
   if (st == ncclSuccess && c.pending && !c.work) c.work = c.pending;
   if (st != ncclSuccess || !c.work) return st;
   return StateOf(n, c.work);
 }
 
+// ncclCommState(comm) -> ncclResult_t of ncclCommGetAsyncError: 0 idle, 7 in progress, else the
+// failure (never throws for it: lib/nccl asks ncclErrorOf for the error object).
 Napi::Value CommState(const Napi::CallbackInfo& info) {
   const CommPtr& c = CommArg(info[0]);
   return Napi::Number::New(info.Env(), CommStateOf(Nccl(info.Env()), *c));
@@ -431,6 +433,7 @@ Napi::Value CommFinalize(const Napi::CallbackInfo& info) {
     ForgetCurrent();
     Check(info.Env(), r, "ncclCommFinalize", c->work);
     MakeCurrent(*c->ctx);
+    c->finalizing = true;
   }
   return Napi::Number::New(
       info.Env(), Check(info.Env(), n.ncclCommFinalize(c->comm), "ncclCommFinalize", c->comm));

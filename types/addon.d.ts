@@ -116,6 +116,8 @@ declare namespace NativeAddon {
     driverStatus(): DriverStatus;
     driverVersion(): number;
     nvrtcVersion(): [number, number, string];
+    /** The libnvrtc paths and sonames the addon tries, in its order (none is opened). */
+    nvrtcCandidates(): string[];
     deviceCount(): number;
     deviceName(ordinal: number): string;
     deviceTotalMem(ordinal: number): number;

@@ -96,36 +96,21 @@ let compilerKeyPart: string | undefined;
 
 /**
  * What a cache key says about the compiler. Opening libnvrtc only to ask its version costs more
- * than loading a cached image (39 ms on the 2-core CI machine; the warm-cache first add took 16 ms on
- * an H100 against 8 ms with shipped kernels, which never open it), so where the
- * file the addon opens first can be found without opening it, the key names that file (path,
- * device, inode, size, mtime: another toolkit is another file). The candidates and their order are
- * src/loader.cc OpenNvrtc's: $NODECUDA_NVRTC alone, else libnvrtc.so.12/.13/.so under $CUDA_HOME,
- * $CUDA_PATH and /usr/local/cuda (lib64, then lib), .12 first under a 12.x driver. An NVRTC found
- * only through the loader's path is opened for its version, as before. (Should the first existing
- * candidate fail to load, the addon takes the next one while the key still names the first: a
- * rebuild is then missed only if that next library changes alone.)
+ * than loading a cached image (39 ms on the 2-core CI machine; the warm-cache first add took 16 ms
+ * on an H100 against 8 ms with shipped kernels, which never open it). So the key names the file
+ * the addon would open (path, device, inode, size, mtime: another toolkit is another file): the
+ * first existing one of its own candidates (native.nvrtcCandidates: $NODECUDA_NVRTC alone, else
+ * the toolkit dirs, then bare sonames), found with stat. An NVRTC found only through the loader's
+ * path is opened for its version. (Should the first existing candidate fail to load, the addon
+ * takes the next one while the key still names the first: a rebuild is then missed only if that
+ * next library changes alone.)
  */
 function compilerKey(): string {
   return (compilerKeyPart ??= nvrtcFile() ?? `nvrtc ${nvrtcVersion()}`);
 }
 
 function nvrtcFile(): string | null {
-  const env = process.env;
-  let candidates: string[];
-  if (env.NODECUDA_NVRTC) {
-    candidates = [env.NODECUDA_NVRTC];
-  } else {
-    let driver = 0;
-    try {
-      driver = native.driverStatus().version;
-    } catch { /* no driver: the newest NVRTC first, as the addon does */ }
-    const sonames = driver >= 12000 && driver < 13000 ? ['libnvrtc.so.12', 'libnvrtc.so.13', 'libnvrtc.so']
-      : ['libnvrtc.so.13', 'libnvrtc.so.12', 'libnvrtc.so'];
-    const roots = [env.CUDA_HOME, env.CUDA_PATH, '/usr/local/cuda'].filter((r): r is string => !!r);
-    candidates = roots.flatMap((root) => ['/lib64/', '/lib/'].flatMap((sub) => sonames.map((so) => root + sub + so)));
-  }
-  for (const c of candidates) {
+  for (const c of native.nvrtcCandidates()) {
     if (!path.isAbsolute(c)) return null; // dlopen looks it up on the loader's path
     let st: fs.Stats;
     try {

@@ -108,14 +108,17 @@ function pollUntil(tick: () => boolean, timeoutMs: number, onTimeout: () => Erro
   });
 }
 
-/** Whether NCCL is 2.27 or newer (one group job per communicator instead of per thread). */
-function nccl227(): boolean {
-  return version().code >= 22700;
-}
-
-function versionText(): string {
+/**
+ * Several ranks of one communicator on one thread can use blocking communicators only with NCCL
+ * 2.27 or newer: older ones keep one group job per thread, which the ranks' splits would share
+ * (and wait on each other). The error to throw where it is older, else null.
+ */
+function sharedBlockingUnsupported(): NcclError | null {
   const v = version();
-  return `NCCL ${v.major}.${v.minor}.${v.patch}`;
+  if (v.code >= 22700) return null;
+  return new NcclError(`blocking: true for several ranks on one thread needs NCCL 2.27 or newer (this is NCCL ` +
+    `${v.major}.${v.minor}.${v.patch}): older ones keep one group job per thread, which the ranks' splits would share; ` +
+    'pass blocking: false', NCCL_ERROR_INFO('NCCL_UNSUPPORTED', 'ncclCommSplit'));
 }
 
 function checkTimeout(v: unknown, name: string, dflt: number): number {
@@ -163,14 +166,15 @@ function opOf(v: unknown): ReduceOp {
 }
 
 let groupDepth = 0;
-/** Communicators a group's calls went to: their launch is waited for at the outermost groupEnd. */
-let groupWaits: (() => void)[] = [];
+/**
+ * The calls of the current group: at the outermost groupEnd each one's launch is waited for, or,
+ * when the group end fails, its communicator fails with that error.
+ */
+let groupCalls: Array<{ comm: Communicator; launched: () => void }> = [];
 /** >0 inside an Async form's issue: NCCL's launch is awaited with timers there, not on the thread. */
 let deferWait = 0;
 /** Whether the calls of the current group went to blocking communicators (null: none yet). */
 let groupBlocking: boolean | null = null;
-/** Communicators whose calls are in the current group (a failed group end fails those). */
-let groupComms: Communicator[] = [];
 /** Live communicators of this thread by unique id: several ranks of one communicator on one thread. */
 const byId = new Map<string, Set<Communicator>>();
 
@@ -241,10 +245,8 @@ export class Communicator {
       'and is the process that made the id still running?)'));
     const split = blocking === false ? init : init.then(() => {
       if (this.#shared() && blocking === undefined) return; // several ranks on this thread: non-blocking
-      if (this.#shared() && nccl227() === false) {
-        this.#fail(new NcclError(`blocking: true for several ranks on one thread needs NCCL 2.27 or newer (this is ${versionText()}); ` +
-          'pass blocking: false', NCCL_ERROR_INFO('NCCL_UNSUPPORTED', 'ncclCommSplit')));
-      }
+      const old = this.#shared() ? sharedBlockingUnsupported() : null;
+      if (old) this.#fail(old);
       try {
         native.ncclCommSplitWork(this.#live(), rank);
       } catch (e) {
@@ -381,8 +383,7 @@ export class Communicator {
       throw e;
     }
     if (groupDepth > 0) {
-      groupWaits.push(() => this.#launched(call));
-      groupComms.push(this);
+      groupCalls.push({ comm: this, launched: () => this.#launched(call) });
     } else if (st === IN_PROGRESS && deferWait === 0) this.#launched(call);
   }
 
@@ -656,16 +657,14 @@ export function group<T>(fn: () => T): T {
   native.ncclGroup(true);
   groupDepth++;
   let result: T;
-  let waits: (() => void)[] = [];
-  let comms: Communicator[] = [];
+  let calls: typeof groupCalls = [];
   let endError: unknown;
   try {
     result = fn();
   } finally {
     groupDepth--;
     if (groupDepth === 0) {
-      [waits, groupWaits] = [groupWaits, []];
-      [comms, groupComms] = [groupComms, []];
+      [calls, groupCalls] = [groupCalls, []];
       groupBlocking = null;
     }
     try {
@@ -673,7 +672,7 @@ export function group<T>(fn: () => T): T {
     } catch (e) {
       // A failed group end fails the communicators whose calls it held (a blocking communicator
       // does not record the failure itself); thrown below unless fn's own error is on its way.
-      if (e instanceof NcclError) for (const c of new Set(comms)) c.failedGroup(e);
+      if (e instanceof NcclError) for (const c of new Set(calls.map((x) => x.comm))) c.failedGroup(e);
       endError = e;
     }
   }
@@ -681,8 +680,8 @@ export function group<T>(fn: () => T): T {
   // The group is launched by NCCL's thread when groupEnd answers ncclInProgress: wait for every
   // communicator it used (a failure or timeout is thrown after all were waited for).
   let first: unknown;
-  for (const w of waits) {
-    try { w(); } catch (e) { first ??= e; }
+  for (const c of calls) {
+    try { c.launched(); } catch (e) { first ??= e; }
   }
   if (first !== undefined) throw first;
   if (result instanceof Promise) {
@@ -704,11 +703,8 @@ export function initAll(devices: number[], options: Pick<CommunicatorOptions, 't
     throw typeError('ERR_INVALID_ARG_TYPE', `The "devices" argument must be a non-empty array of device ordinals. Received ${describe(devices)}`);
   }
   requireNccl();
-  if (options?.blocking === true && devices.length > 1 && !nccl227()) {
-    throw new NcclError(`initAll(devices, { blocking: true }) needs NCCL 2.27 or newer (this is ${versionText()}): ` +
-      'older ones keep one group job per thread, which the ranks\' splits would share; pass blocking: false',
-    NCCL_ERROR_INFO('NCCL_UNSUPPORTED', 'ncclCommSplit'));
-  }
+  const old = options?.blocking === true && devices.length > 1 ? sharedBlockingUnsupported() : null;
+  if (old) throw old; // up front, not once per rank
   const id = new Uint8Array(native.ncclGetUniqueId());
   return group(() => devices.map((device, rank) => new Communicator(devices.length, id, rank, { ...options, device })));
 }
