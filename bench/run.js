@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// nodecuda benchmarks: npm run bench [-- --filter=TEXT] [--reps=N] [--no-peers] [--no-cold]
+// nodecuda benchmarks: npm run bench [-- --filter=TEXT[,TEXT…]] [--reps=N] [--no-peers] [--no-cold]
 //
 // Runs every case of bench/cases/*.js (files in name order), then the same ops in PyTorch and
 // CuPy through bench/peers.py when python3 has them (BENCH_PYTHON picks another interpreter),
@@ -67,7 +67,7 @@ function loadCases(filter) {
     .filter((f) => f.endsWith('.js'))
     .sort()
     .flatMap((f) => require(path.join(dir, f)))
-    .filter((c) => `${c.op} ${c.size}`.includes(filter))
+    .filter((c) => filter.split(',').some((f) => `${c.op} ${c.size}`.includes(f)))
     .map((c, id) => ({ iters: 1, ...c, id: String(id) }));
 }
 
