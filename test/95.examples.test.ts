@@ -111,6 +111,10 @@ const EXPECT: Record<string, Expectation> = {
   },
   'quickstart.js': { lines: [/^nodecuda \S+ \(driver/m, /^d\. upper on a char\* string/m] },
   'reductions.js': { lines: [/^max and argmax: OK$/m, /^sum and dot: OK$/m, /^ReductionKernel dot, row 3/m] },
+  'sort-keys.js': {
+    lines: [/^sort equals the CPU sort, argsort is ordered and stable: OK$/m, /^leaderboard \(ties keep their order\): OK$/m,
+      /^unique values and counts equal the CPU: OK$/m, /^searchsorted equals the CPU: OK$/m],
+  },
   'strings.js': {
     lines: [/^upper on \d+ bytes with driver\.InOut: OK$/m, /HELLO, NODECUDA! GRüßE AUS DER GPU: çA MARCHE\./,
       /^reverse_each on 10 packed strings with driver\.In\/driver\.Out: OK$/m],
