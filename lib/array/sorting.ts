@@ -257,6 +257,7 @@ export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResu
     temps.push(pos);
     if (stream) stream.synchronize();
     const k = Number(pos.view_([1], [8], Number(pos.address - pos.alloc.ptr) + (n - 1) * 8).item() as bigint);
+    if (!(k >= 1 && k <= n)) throw rangeError('ERR_OUT_OF_RANGE', `unique: read back ${k} unique values of ${n} (the device result is invalid)`);
     const values = GPUArray.allocate([k], a.dtype, stream);
     const indices = o.returnIndex ? GPUArray.allocate([k], I64, stream) : undefined;
     const inverse = o.returnInverse ? GPUArray.allocate(a.shape, I64, stream) : undefined;

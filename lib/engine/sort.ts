@@ -61,7 +61,7 @@ function workspace(tiles: number, stream: Stream | null | undefined) {
     const bytes = FIXED + cap * 256 * 8;
     const alloc = new DeviceAllocation(bytes, stream ?? null);
     workspaceAllocations.add(alloc);
-    cu.memset(alloc.ptr, 0, bytes / 4, 4, null, false);
+    cu.memset(alloc.ptr, 0, bytes / 4, 4, streamHandle(stream), false);
     ws = { alloc, tiles: cap, epoch: 0 };
     workspaces.set(key, ws);
   }
@@ -108,30 +108,38 @@ export function runSort(run: SortRun): void {
   const sh = streamHandle(run.stream);
   for (const u of run.uses) useOn(u, sh);
   const payload = run.keysOut === undefined;
+  // Every kernel first: a compile error must not leave a launched prep's histograms unconsumed.
+  const plan = stages.map((st) => {
+    const kb = keyBytes(dt, st.kind);
+    return {
+      passes: Math.ceil(keyBits(dt, st.kind, st.rows) / 8),
+      prep: sortKernel(`prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
+      pass: sortKernel(`pass:${kb}:${payload}`, () => passKernel(kb, payload)),
+    };
+  });
+  const scan = sortKernel('scanhist', scanHistKernel);
+  const fin = payload ? sortKernel(`finpay:${dt.name}`, () => finishPayloadKernel(dt))
+    : sortKernel(`finkeys:${dt.name}`, () => finishKeysKernel(dt));
   const tiles = Math.ceil(n / SORT_TILE);
   const w = workspace(tiles, run.stream);
   const kbMax = Math.max(...stages.map((s) => keyBytes(dt, s.kind)));
   const keys = new DeviceAllocation(2 * n * kbMax, run.stream ?? null);
-  const vals = payload ? new DeviceAllocation(2 * n * 4, run.stream ?? null) : null;
+  let vals: DeviceAllocation | null = null;
   try {
+    vals = payload ? new DeviceAllocation(2 * n * 4, run.stream ?? null) : null;
     const k0 = keys.ptr;
     const k1 = keys.ptr + BigInt(n * kbMax);
     const v0 = vals ? vals.ptr : 0n;
     const v1 = vals ? vals.ptr + BigInt(n * 4) : 0n;
     const grid = gridFor(n);
     let prevInfo = 0n;
-    stages.forEach((st, s) => {
-      const kb = keyBytes(dt, st.kind);
-      const passes = Math.ceil(keyBits(dt, st.kind, st.rows) / 8);
+    plan.forEach(({ passes, prep, pass }, s) => {
       const info = w.info + BigInt(s * INFO_WORDS * 4);
-      const prep = sortKernel(`prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind));
       P.reset().ptr(run.input).ptr(v0).ptr(v1).ptr(prevInfo).ptr(k0).ptr(s > 0 ? v0 : 0n)
         .u32(n).u32(run.len).ptr(w.hist).i32(passes);
       P.launch(prep, sh, grid, 1, 1, 256, 1, 1, 0, true);
-      const scan = sortKernel('scanhist', scanHistKernel);
       P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0);
       P.launch(scan, sh, 1, 1, 1, 256, 1, 1, 0, true);
-      const pass = sortKernel(`pass:${kb}:${payload}`, () => passKernel(kb, payload));
       for (let q = 0; q < passes; q++) {
         w.ws.epoch = (w.ws.epoch + 1) & 0x3fffffff || 1;
         P.reset().ptr(k0).ptr(k1).ptr(v0).ptr(v1).ptr(info).ptr(w.offs).ptr(w.lb).ptr(w.ticket)
@@ -140,16 +148,12 @@ export function runSort(run: SortRun): void {
       }
       prevInfo = info + BigInt(passes * 4);
     });
-    if (!payload) {
-      const fin = sortKernel(`finkeys:${dt.name}`, () => finishKeysKernel(dt));
-      P.reset().ptr(k0).ptr(k1).ptr(prevInfo).ptr(run.keysOut!).u32(n);
-      P.launch(fin, sh, grid, 1, 1, 256, 1, 1, 0, true);
-    } else {
-      const fin = sortKernel(`finpay:${dt.name}`, () => finishPayloadKernel(dt));
+    if (!payload) P.reset().ptr(k0).ptr(k1).ptr(prevInfo).ptr(run.keysOut!).u32(n);
+    else {
       P.reset().ptr(v0).ptr(v1).ptr(prevInfo).ptr(run.input).ptr(run.valuesOut ?? 0n).ptr(run.indicesOut ?? 0n)
         .u32(n).u32(run.len);
-      P.launch(fin, sh, grid, 1, 1, 256, 1, 1, 0, true);
     }
+    P.launch(fin, sh, grid, 1, 1, 256, 1, 1, 0, true);
   } finally {
     keys.free(run.stream ?? null);
     vals?.free(run.stream ?? null);
