@@ -339,7 +339,9 @@ export function searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolea
 /** GPUArray.sort: sorts in place along `axis` (NumPy's ndarray.sort) and returns the array. */
 function sortInPlace(a: GPUArray, opts?: Omit<SortOptions, 'out'>): GPUArray {
   const o = optionsArg(opts);
-  if (o.axis === null) throw typeError('ERR_INVALID_ARG_VALUE', 'GPUArray.sort(): axis null is not supported in place (use gpuarray.sort(a, { axis: null }))');
+  if (o.axis === null) {
+    throw typeError('ERR_INVALID_ARG_VALUE', 'GPUArray.sort(): axis null is not supported in place (use gpuarray.sort(a, { axis: null }))');
+  }
   return sort(a, { ...o, out: a });
 }
 

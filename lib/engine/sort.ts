@@ -113,7 +113,7 @@ export function runSort(run: SortRun): void {
     const kb = keyBytes(dt, st.kind);
     return {
       passes: Math.ceil(keyBits(dt, st.kind, st.rows) / 8),
-      prep: sortKernel(`prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
+      prep: sortKernel(st.kind === 'row' ? 'prep:row' : `prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
       pass: sortKernel(`pass:${kb}:${payload}`, () => passKernel(kb, payload)),
     };
   });

@@ -20,7 +20,7 @@
  * every NaN to the all-ones maximum (NaNs last, equal to each other, so stable among themselves);
  * -0.0 sorts before +0.0. Complex: real part then imaginary part, each transformed like a float.
  */
-import { DType } from '../../base/dtype';
+import { DType, DTYPES } from '../../base/dtype';
 
 /** Threads per tile of the scatter pass (one per digit: must be 256). */
 export const SORT_BLOCK = 256;
@@ -85,7 +85,7 @@ const tag = (d: DType): string => d.name;
 export function prepKernel(dt: DType, kind: KeyKind): { source: string; name: string } {
   const kb = keyBytes(dt, kind);
   const K = uintC(kb);
-  const name = `nc_sort_prep_${kind}_${tag(dt)}`;
+  const name = kind === 'row' ? 'nc_sort_prep_row' : `nc_sort_prep_${kind}_${tag(dt)}`;  // row keys: any dtype
   const pb = kind === 'value' && dt.kind !== 'c' ? dt.bytes : dt.bytes / 2;
   const P = uintC(pb);
   const key = kind === 'row' ? 'p / len'
@@ -430,7 +430,7 @@ export function stageKinds(dt: DType): KeyKind[] {
 
 /** Every kernel the sort family builds for `dt` (codegen tests and the prebuilt catalog). */
 export function sortKernelsFor(dt: DType): Array<{ source: string; name: string }> {
-  const ks = stageKinds(dt).map((k) => prepKernel(dt, k));
+  const ks = stageKinds(dt).filter((k) => k !== 'row').map((k) => prepKernel(dt, k));
   if (dt.kind !== 'c') ks.push(finishKeysKernel(dt));
   ks.push(finishPayloadKernel(dt), uniqueMarkKernel(dt, true), uniqueMarkKernel(dt, false), uniqueScatterKernel(dt),
     searchKernel(dt, dt, dt));
@@ -439,7 +439,7 @@ export function sortKernelsFor(dt: DType): Array<{ source: string; name: string 
 
 /** The dtype-independent kernels: scanhist, the scatter passes (1/2/4/8-byte keys, with and without payload), counts. */
 export function sortCommonKernels(): Array<{ source: string; name: string }> {
-  const ks = [scanHistKernel(), uniqueCountsKernel()];
+  const ks = [scanHistKernel(), uniqueCountsKernel(), prepKernel(DTYPES.uint32, 'row')];
   for (const kb of [1, 2, 4, 8]) for (const v of [false, true]) ks.push(passKernel(kb, v));
   return ks;
 }
