@@ -17,7 +17,7 @@ import { full } from './creation';
 import { cumsum } from './scan';
 import { MAX_SORT_SIZE, SortStage, runSort, searchSorted, uniqueCounts, uniqueMark, uniqueScatter } from '../engine/sort';
 
-/** Options of {@link sort}. */
+/** Options of gpuarray.sort. */
 export interface SortOptions {
   /** Axis to sort along (default -1, the last); null sorts the flattened array (NumPy). */
   axis?: number | null;
@@ -29,7 +29,7 @@ export interface SortOptions {
   stream?: Stream | null;
 }
 
-/** Options of {@link argsort}. */
+/** Options of gpuarray.argsort. */
 export interface ArgsortOptions {
   /** Axis to sort along (default -1, the last); null sorts the flattened array (NumPy). */
   axis?: number | null;
@@ -39,7 +39,7 @@ export interface ArgsortOptions {
   stream?: Stream | null;
 }
 
-/** Options of {@link unique}. */
+/** Options of gpuarray.unique. */
 export interface UniqueOptions {
   /** Also return the index of each unique value's first occurrence (int64). */
   returnIndex?: boolean;
@@ -53,7 +53,7 @@ export interface UniqueOptions {
   stream?: Stream | null;
 }
 
-/** What {@link unique} returns when a `return*` option is set. */
+/** What gpuarray.unique returns when a `return*` option is set. */
 export interface UniqueResult {
   /** The sorted unique values. */
   values: GPUArray;
@@ -65,7 +65,7 @@ export interface UniqueResult {
   counts?: GPUArray;
 }
 
-/** Options of {@link searchsorted}. */
+/** Options of gpuarray.searchsorted. */
 export interface SearchsortedOptions {
   /** 'left' (default): the first index i with a[i] >= v; 'right': the first with a[i] > v. */
   side?: 'left' | 'right';
@@ -78,10 +78,10 @@ export interface SearchsortedOptions {
 interface Prepared { src: GPUArray; len: number; perm: number[] | null; shape: number[]; temps: GPUArray[] }
 
 /** The array with the sorted axis last and contiguous, its row length and the permutation back. */
-function prepare(what: string, a: GPUArray, axisOpt: number | null | undefined): Prepared {
+function prepare(what: string, a: GPUArray, axisOpt: number | null | undefined, stream: Stream | null | undefined): Prepared {
   const temps: GPUArray[] = [];
   if (axisOpt === null) {
-    let src = a.flags.cContiguous ? a : (temps.push(a.copy()), temps[temps.length - 1]);
+    let src = a.flags.cContiguous ? a : (temps.push(a.copy({ stream })), temps[temps.length - 1]);
     src = src.reshape(a.size);
     return { src, len: Math.max(1, a.size), perm: null, shape: [a.size], temps };
   }
@@ -93,7 +93,7 @@ function prepare(what: string, a: GPUArray, axisOpt: number | null | undefined):
     perm = a.shape.map((_, i) => i).filter((i) => i !== axis).concat([axis]);
     src = a.transpose(perm);
   }
-  if (!src.flags.cContiguous) temps.push((src = src.copy()));
+  if (!src.flags.cContiguous) temps.push((src = src.copy({ stream })));
   return { src, len: Math.max(1, a.shape[axis]), perm, shape: a.shape.slice(), temps };
 }
 
@@ -175,7 +175,7 @@ export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
     if (out.dtype !== a.dtype) throw typeError('ERR_INVALID_DTYPE', `sort: out must be ${a.dtype.name}. Received ${out.dtype.name}`);
   }
   checkDevices('sort', [a], out);
-  const p = prepare('sort', a, o.axis);
+  const p = prepare('sort', a, o.axis, o.stream);
   try {
     checkSize('sort', a.size);
     if (a.size === 0) return out ?? GPUArray.allocate(shape, a.dtype, o.stream);
@@ -203,7 +203,7 @@ export function argsort(a: GPUArray, opts?: ArgsortOptions): GPUArray {
   a = arrayIn('argsort', a);
   const o = optionsArg(opts);
   checkDevices('argsort', [a]);
-  const p = prepare('argsort', a, o.axis);
+  const p = prepare('argsort', a, o.axis, o.stream);
   try {
     checkSize('argsort', a.size);
     if (a.size === 0) return GPUArray.allocate(p.shape, DTYPES.int64, o.stream);
@@ -243,7 +243,7 @@ export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResu
       counts: o.returnCounts ? GPUArray.allocate([0], I64, stream) : undefined,
     };
   }
-  const p = prepare('unique', a, null);
+  const p = prepare('unique', a, null, stream);
   const temps = p.temps;
   try {
     const needPerm = !!(o.returnIndex || o.returnInverse);
