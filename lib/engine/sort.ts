@@ -114,7 +114,7 @@ export function runSort(run: SortRun): void {
     return {
       passes: Math.ceil(keyBits(dt, st.kind, st.rows) / 8),
       prep: sortKernel(st.kind === 'row' ? 'prep:row' : `prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
-      pass: sortKernel(`pass:${kb}:${payload}`, () => passKernel(kb, payload)),
+      pass: sortKernel(`pass:${dt.name}:${kb}:${payload}`, () => passKernel(dt, kb, payload)),
     };
   });
   const scan = sortKernel('scanhist', scanHistKernel);
@@ -138,12 +138,14 @@ export function runSort(run: SortRun): void {
       P.reset().ptr(run.input).ptr(v0).ptr(v1).ptr(prevInfo).ptr(k0).ptr(s > 0 ? v0 : 0n)
         .u32(n).u32(run.len).ptr(w.hist).i32(passes);
       P.launch(prep, sh, grid, 1, 1, 256, 1, 1, 0, true);
-      P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0);
+      const last = s === plan.length - 1;
+      P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0).i32(last ? 1 : 0);
       P.launch(scan, sh, 1, 1, 1, 256, 1, 1, 0, true);
       for (let q = 0; q < passes; q++) {
         w.ws.epoch = (w.ws.epoch + 1) & 0x3fffffff || 1;
         P.reset().ptr(k0).ptr(k1).ptr(v0).ptr(v1).ptr(info).ptr(w.offs).ptr(w.lb).ptr(w.ticket)
-          .u32(n).i32(q).u32(w.ws.epoch);
+          .u32(n).i32(q).u32(w.ws.epoch)
+          .ptr(run.input).ptr(payload ? run.valuesOut ?? 0n : run.keysOut!).ptr(run.indicesOut ?? 0n).u32(run.len);
         P.launch(pass, sh, tiles, 1, 1, SORT_BLOCK, 1, 1, 0, true);
       }
       prevInfo = info + BigInt(passes * 4);

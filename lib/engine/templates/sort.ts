@@ -124,14 +124,15 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const void* __restrict
 
 /**
  * The `scanhist` kernel (one block of 256): digit starts, skipped passes and buffer selection.
- * info[q]: bit 0 skip, bit 1 source is buffer 1, bit 2 payload is the identity (not yet stored);
- * info[passes]: where the result is (bits 1 and 2). Leaves the histograms zeroed.
+ * info[q]: bit 0 skip, bit 1 source is buffer 1, bit 2 payload is the identity (not yet stored),
+ * bit 3 the pass writes the final result (the last executed pass of the last stage);
+ * info[passes]: where the result is (bits 1 and 2), bit 3 already written. Leaves the histograms zeroed.
  */
 export function scanHistKernel(): { source: string; name: string } {
   const name = 'nc_sort_scanhist';
   const source = `
 extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restrict__ hist, unsigned int* __restrict__ offs,
-    unsigned int* __restrict__ info, const int passes, const unsigned int n, const int iota) {
+    unsigned int* __restrict__ info, const int passes, const unsigned int n, const int iota, const int last) {
   __shared__ unsigned int s_w[8];
   __shared__ int s_triv[${MAX_PASSES}];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -152,33 +153,47 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restri
   }
   if (t == 0) {
     unsigned int sel = 0, io = iota ? 4u : 0u;
+    int lastq = -1;
     for (int q = 0; q < passes; q++) {
       if (s_triv[q]) { info[q] = 1u; continue; }
       info[q] = sel | io;
       sel ^= 2u;
       io = 0;
+      lastq = q;
     }
-    info[passes] = sel | io;
+    // The last stage's last executed pass writes the result itself (bit 3); finish then has nothing to do.
+    if (last && lastq >= 0) info[lastq] |= 8u;
+    info[passes] = sel | io | ((last && lastq >= 0) ? 8u : 0u);
   }
 }`;
   return { source, name };
 }
 
-/** The scatter `pass` kernel for keys of `kb` bytes, with or without a uint32 payload. */
-export function passKernel(kb: number, vals: boolean): { source: string; name: string } {
+/**
+ * The scatter `pass` kernel for keys of `kb` bytes, with or without a uint32 payload, of a sort of
+ * `dt`: the pass flagged final (info bit 3) writes the result instead of the next buffers: the
+ * un-transformed keys (keys only), or the values gathered by the payload and/or int64 indices.
+ */
+export function passKernel(dt: DType, kb: number, vals: boolean): { source: string; name: string } {
   const K = uintC(kb);
-  const name = `nc_sort_pass_k${kb}${vals ? '_v' : ''}`;
+  const name = `nc_sort_pass_${tag(dt)}_k${kb}${vals ? '_v' : ''}`;
+  const S = dt.storageC;
   const B = SORT_BLOCK;
   const IT = SORT_ITEMS;
   const W = B / 32;
   const xb = Math.max(kb, vals ? 4 : kb);
-  const source = `
+  const source = `${vals ? '' : `
+namespace ${name}_ns {${transforms(dt, kb)}
+}`}
 extern "C" __global__ void __launch_bounds__(${B}) ${name}(${K}* k0, ${K}* k1, unsigned int* v0, unsigned int* v1,
     const unsigned int* __restrict__ info, const unsigned int* __restrict__ offs, unsigned long long* lb,
-    unsigned int* ticket, const unsigned int n, const int pass, const unsigned int epoch) {
+    unsigned int* ticket, const unsigned int n, const int pass, const unsigned int epoch,
+    const ${S}* __restrict__ fin, void* __restrict__ fout_, long long* __restrict__ fidx, const unsigned int len) {
   const unsigned int inf = info[pass];
   if (inf & 1u) return;  // every key has the same digit here: nothing moves
   const bool b1 = (inf & 2u) != 0;
+  const bool fin_pass = (inf & 8u) != 0;  // write the result, not the next buffers
+  (void)fin; (void)fidx; (void)len;
   const ${K}* kin = b1 ? k1 : k0;
   ${K}* kout = b1 ? k0 : k1;
   (void)v0; (void)v1;
@@ -278,8 +293,10 @@ extern "C" __global__ void __launch_bounds__(${B}) ${name}(${K}* k0, ${K}* k1, u
     if (s < cnt) {
       const ${K} kk = sk[s];
       const unsigned int d = (unsigned int)((kk >> shift) & 255u);
-      gpos[j] = s_gbase[d] + (s - s_start[d]);
-      kout[gpos[j]] = kk;
+      gpos[j] = s_gbase[d] + (s - s_start[d]);${vals ? `
+      if (!fin_pass) kout[gpos[j]] = kk;` : `
+      if (fin_pass) reinterpret_cast<${K}*>(fout_)[gpos[j]] = ${name}_ns::nc_untf(kk);
+      else kout[gpos[j]] = kk;`}
     }
   }${vals ? `
   __syncthreads();
@@ -290,7 +307,15 @@ extern "C" __global__ void __launch_bounds__(${B}) ${name}(${K}* k0, ${K}* k1, u
   #pragma unroll
   for (int j = 0; j < IT; j++) {
     const unsigned int s = j * ${B} + t;
-    if (s < cnt) vout[gpos[j]] = sv[s];
+    if (s < cnt) {
+      const unsigned int p = sv[s];
+      if (!fin_pass) vout[gpos[j]] = p;
+      else {
+        ${S}* fout = reinterpret_cast<${S}*>(fout_);
+        if (fout) fout[gpos[j]] = fin[p];
+        if (fidx) fidx[gpos[j]] = (long long)(p % len);
+      }
+    }
   }` : ''}
 }`;
   return { source, name };
@@ -307,6 +332,7 @@ namespace ${name}_ns {${transforms(dt, dt.bytes)}
 extern "C" __global__ void __launch_bounds__(256) ${name}(const ${K}* k0, const ${K}* k1, const unsigned int* __restrict__ info,
     void* __restrict__ out_, const unsigned int n) {
   using namespace ${name}_ns;
+  if (*info & 8u) return;  // the last pass wrote the result
   ${K}* out = reinterpret_cast<${K}*>(out_);
   const ${K}* kin = (*info & 2u) ? k1 : k0;
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -325,6 +351,7 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const unsigned int* v0
     const unsigned int* __restrict__ info, const ${S}* __restrict__ in, ${S}* __restrict__ out, long long* __restrict__ idx,
     const unsigned int n, const unsigned int len) {
   const unsigned int f = *info;
+  if (f & 8u) return;  // the last pass wrote the result
   const unsigned int* pv = (f & 2u) ? v1 : v0;
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (unsigned long long)gridDim.x * blockDim.x) {
@@ -431,15 +458,15 @@ export function stageKinds(dt: DType): KeyKind[] {
 /** Every kernel the sort family builds for `dt` (codegen tests and the prebuilt catalog). */
 export function sortKernelsFor(dt: DType): Array<{ source: string; name: string }> {
   const ks = stageKinds(dt).filter((k) => k !== 'row').map((k) => prepKernel(dt, k));
-  if (dt.kind !== 'c') ks.push(finishKeysKernel(dt));
+  if (dt.kind !== 'c') ks.push(finishKeysKernel(dt), passKernel(dt, keyBytes(dt, 'value'), false));
+  for (const kb of new Set(stageKinds(dt).map((k) => keyBytes(dt, k)))) ks.push(passKernel(dt, kb, true));
   ks.push(finishPayloadKernel(dt), uniqueMarkKernel(dt, true), uniqueMarkKernel(dt, false), uniqueScatterKernel(dt),
     searchKernel(dt, dt, dt));
   return ks;
 }
 
-/** The dtype-independent kernels: scanhist, the scatter passes (1/2/4/8-byte keys, with and without payload), counts. */
+/** The dtype-independent kernels: scanhist, the row keys' prep, unique counts. */
 export function sortCommonKernels(): Array<{ source: string; name: string }> {
   const ks = [scanHistKernel(), uniqueCountsKernel(), prepKernel(DTYPES.uint32, 'row')];
-  for (const kb of [1, 2, 4, 8]) for (const v of [false, true]) ks.push(passKernel(kb, v));
   return ks;
 }
