@@ -13,7 +13,8 @@
  *   tile's digit count and looks back over its predecessors' published counts (decoupled look-back,
  *   status + epoch + value in one 64-bit word) for the digit's global position; keys (then payloads)
  *   are exchanged through shared memory so the global writes are coalesced runs;
- * - `finish` writes the result: un-transformed keys, values gathered by the payload, or indices.
+ * - the last executed pass writes the result (un-transformed keys, values gathered by the payload
+ *   and/or indices); `finish` does it instead when every pass was skipped.
  *
  * Key transforms (order-preserving maps to unsigned integers): unsigned ints as they are, signed
  * ints with the sign bit flipped, floats with all bits flipped when negative else the sign bit set,
