@@ -108,13 +108,30 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const void* __restrict
   __syncthreads();
   const unsigned int pf = pinfo ? *pinfo : 4u;  // the previous stage's result: bit 1 buffer 1, bit 2 identity
   const unsigned int* pv = (pf & 2u) ? pv1 : pv0;
-  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x) {
-    const unsigned int p = (pf & 4u) ? (unsigned int)i : pv[i];
-    const ${K} k = ${key};
-    kout[i] = k;
-    if (vout) vout[i] = p;  // in place is fine: element i is read and written by this thread only
-    for (int q = 0; q < passes; q++) atomicAdd(&sh[q * 256 + (unsigned int)((k >> (8 * q)) & 255u)], 1u);
+  const unsigned int lane = threadIdx.x & 31;
+  // Warp-uniform loop (blockDim is a multiple of 32): lane 0's element is always in range.
+  for (unsigned long long i0 = (unsigned long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); i0 < n;
+       i0 += (unsigned long long)gridDim.x * blockDim.x) {
+    const unsigned long long i = i0 + lane;
+    const bool valid = i < n;
+    ${K} k = 0;
+    if (valid) {
+      const unsigned int p = (pf & 4u) ? (unsigned int)i : pv[i];
+      k = ${key};
+      kout[i] = k;
+      if (vout) vout[i] = p;  // in place is fine: element i is read and written by this thread only
+    }
+    const unsigned int vm = __ballot_sync(0xffffffffu, valid);
+    for (int q = 0; q < passes; q++) {
+      const unsigned int d = (unsigned int)((k >> (8 * q)) & 255u);
+      const unsigned int d0 = __shfl_sync(0xffffffffu, d, 0);
+      // A digit shared by the whole warp (constant high bytes of small-range keys) is one atomic, not 32 on one address.
+      if (__all_sync(0xffffffffu, !valid || d == d0)) {
+        if (lane == 0) atomicAdd(&sh[q * 256 + d0], (unsigned int)__popc(vm));
+      } else if (valid) {
+        atomicAdd(&sh[q * 256 + d], 1u);
+      }
+    }
   }
   __syncthreads();
   for (int k = threadIdx.x; k < passes * 256; k += blockDim.x)
