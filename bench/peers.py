@@ -193,6 +193,23 @@ class Torch:
         fns = {"fft": lambda: t.fft.fft(x), "rfft": lambda: t.fft.rfft(x), "fft2": lambda: t.fft.fft2(x)}
         return fns[case["op"]], None, t.cuda.empty_cache
 
+    def sort(self, case):
+        # Same shapes as bench/cases/80.sort.js: uniform float32 keys, int32 keys in [0, 1000),
+        # sorted float32 haystack and uniform queries.
+        t, op, n = self.torch, case["op"], case["n"]
+        g = t.Generator(device="cuda").manual_seed(80)
+        if op == "unique":
+            x = t.randint(0, 1000, (n,), device="cuda", dtype=t.int32, generator=g)
+            return (lambda: t.unique(x)), None, t.cuda.empty_cache
+        if op == "searchsorted":
+            a = t.sort(t.rand(case["m"], device="cuda", generator=g)).values
+            v = t.rand(n, device="cuda", generator=g)
+            return (lambda: t.searchsorted(a, v)), None, t.cuda.empty_cache
+        x = t.rand(n, device="cuda", generator=g)
+        if op == "argsort":
+            return (lambda: t.argsort(x, stable=True)), "torch.argsort(x, stable=True)", t.cuda.empty_cache
+        return (lambda: t.sort(x)), "torch.sort(x): values and int64 indices (torch has no keys-only sort)", t.cuda.empty_cache
+
     def tiny(self, case):
         t, n, iters = self.torch, case["n"], case["iters"]
         a = t.arange(n, device="cuda", dtype=t.float32)
@@ -348,6 +365,19 @@ class Cupy:
         x = (cp.arange(n, dtype=cp.float32) * cp.float32(1 / n)).astype(getattr(cp, case["dtype"])).reshape(shape)
         fns = {"fft": lambda: cp.fft.fft(x), "rfft": lambda: cp.fft.rfft(x), "fft2": lambda: cp.fft.fft2(x)}
         return fns[case["op"]], None, self.free_pools
+
+    def sort(self, case):
+        cp, op, n = self.cp, case["op"], case["n"]
+        rs = cp.random.RandomState(80)
+        if op == "unique":
+            x = rs.randint(0, 1000, size=n, dtype=cp.int32)
+            return (lambda: cp.unique(x)), None, self.free_pools
+        if op == "searchsorted":
+            a = cp.sort(rs.rand(case["m"], dtype=cp.float32))
+            v = rs.rand(n, dtype=cp.float32)
+            return (lambda: cp.searchsorted(a, v)), None, self.free_pools
+        x = rs.rand(n, dtype=cp.float32)
+        return (lambda: cp.argsort(x) if op == "argsort" else cp.sort(x)), None, self.free_pools
 
     def tiny(self, case):
         cp, np, n, iters = self.cp, self.np, case["n"], case["iters"]

@@ -20,6 +20,7 @@ import * as joins from './array/joins';
 import * as cumathNs from './array/cumath';
 import * as red from './array/reductions';
 import * as scans from './array/scan';
+import * as sorting from './array/sorting';
 import './array/devices'; // a.device, a.to(), a.copyTo(), device-following host transfers
 import * as randomNs from './random/random';
 import { GPUArray } from './array/gpuarray';
@@ -56,6 +57,7 @@ export type { ReductionKernelOptions, ReductionCallOptions, ReductionCallable } 
 export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './kernels/scan';
 export type { ScanKernel, GenericScanOptions, GenericScanCallable } from './kernels/scan';
 export type { ScanOptions } from './array/scan';
+export type { SortOptions, ArgsortOptions, UniqueOptions, UniqueResult, SearchsortedOptions } from './array/sorting';
 export type { ReduceOptions, VarOptions, ArgOptions } from './array/reductions';
 export { GPUArray, tidy, keep } from './array/gpuarray';
 export type { TransferOptions } from './array/gpuarray';
@@ -138,6 +140,14 @@ export const gpuarray = Object.freeze({
   cumsum: scans.cumsum,
   /** Cumulative product (flattened, or along `axis`). */
   cumprod: scans.cumprod,
+  /** A sorted copy (stable radix sort; NaNs last) along `axis` or the flattened array. */
+  sort: sorting.sort,
+  /** The int64 indices that sort an array along `axis` (stable). */
+  argsort: sorting.argsort,
+  /** The sorted unique elements, optionally with first indices, inverse and counts. */
+  unique: sorting.unique,
+  /** Insertion points of values in a sorted 1-D array (binary search). */
+  searchsorted: sorting.searchsorted,
   matmul: linalgNs.matmul,
   inner: linalgNs.inner,
   outer: linalgNs.outer,

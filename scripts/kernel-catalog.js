@@ -85,6 +85,15 @@ for (const dt of ['int32', 'int64', 'uint8']) {
   const a = ga.zeros([N], dt);
   for (const f of ['fabs', 'sqrt', 'sin', 'exp', 'log']) attempt(() => cumath[f](a));
 }
+for (const dt of ['float32', 'int32', 'int64', 'float64']) {
+  const a = ga.zeros([N], dt);
+  const m = ga.zeros([64, 64], dt);
+  attempt(() => ga.sort(a)); // keys only
+  attempt(() => ga.argsort(a)); // with payload
+  attempt(() => ga.sort(m, { axis: 0 })); // segmented: the row stage, the gather
+  attempt(() => ga.searchsorted(a, a));
+  attempt(() => ga.unique(a, { returnCounts: true })); // its last kernels need a real device (a count read back)
+}
 for (const dt of ['float32', 'float64']) {
   attempt(() => random.rand([N], dt));
   attempt(() => random.randn([N], dt));

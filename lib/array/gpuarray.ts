@@ -3,7 +3,7 @@
  * Views share their base's allocation and keep it alive; only the owner frees it.
  */
 import { inspect, types } from 'util';
-import { DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../base/dtype';
+import { Complex, DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
@@ -23,6 +23,7 @@ import type { MatmulOptions } from '../linalg/matmul';
 import type { OpOptions, Operand } from './operators';
 import type { ArgOptions, ReduceOptions, VarOptions } from './reductions';
 import type { ScanOptions } from './scan';
+import type { ArgsortOptions, SearchsortedOptions, SortOptions } from './sorting';
 
 const CREATE = Symbol('nodecuda.create');
 
@@ -526,6 +527,26 @@ export class GPUArray {
   cumsum(opts?: ScanOptions): GPUArray { return impl.cumsum(this, opts); }
   /** Cumulative product (flattened, or along `axis`). */
   cumprod(opts?: ScanOptions): GPUArray { return impl.cumprod(this, opts); }
+  /**
+   * Sorts this array in place along `axis` (default -1; NumPy's ndarray.sort, stable; docs/sorting.md) and returns it.
+   * @example
+   * a.sort(); // a is now sorted along its last axis
+   */
+  sort(opts?: Omit<SortOptions, 'out'>): this { impl.sort(this, opts); return this; }
+  /**
+   * The int64 indices that sort this array along `axis` (gpuarray.argsort).
+   * @example
+   * const order = a.argsort();
+   */
+  argsort(opts?: ArgsortOptions): GPUArray { return impl.argsort(this, opts); }
+  /**
+   * Insertion points of `v` in this sorted 1-D array (gpuarray.searchsorted).
+   * @example
+   * const where = sortedKeys.searchsorted(queries, { side: 'right' });
+   */
+  searchsorted(v: GPUArray | number | bigint | boolean | Complex, opts?: SearchsortedOptions): GPUArray {
+    return impl.searchsorted(this, v, opts);
+  }
   /**
    * Matrix product with `b` (gpuarray.matmul: NumPy's `a @ b`, on cuBLAS; docs/linalg.md).
    * @example

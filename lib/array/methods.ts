@@ -13,6 +13,8 @@ import type { OpOptions } from './operators';
 import type { ArgOptions, ReduceOptions, VarOptions } from './reductions';
 import type { ScanOptions } from './scan';
 import type { MatmulOptions } from '../linalg/matmul';
+import type { ArgsortOptions, SearchsortedOptions, SortOptions } from './sorting';
+import type { Complex } from '../base/dtype';
 import type { DType } from '../base/dtype';
 import type { Stream } from '../cuda/driver';
 import { typeError } from '../base/errors';
@@ -40,6 +42,10 @@ export interface ArrayMethodImpls {
   // scan.ts
   cumsum(a: GPUArray, opts?: ScanOptions): GPUArray;
   cumprod(a: GPUArray, opts?: ScanOptions): GPUArray;
+  // sorting.ts
+  sort(a: GPUArray, opts?: Omit<SortOptions, 'out'>): GPUArray;
+  argsort(a: GPUArray, opts?: ArgsortOptions): GPUArray;
+  searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolean | Complex, opts?: SearchsortedOptions): GPUArray;
   // linalg/index.ts
   matmul(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray;
 }
@@ -57,9 +63,10 @@ export const impl: ArrayMethodImpls = {
   mean: notLoaded('mean'), var: notLoaded('var'), std: notLoaded('std'), any: notLoaded('any'),
   all: notLoaded('all'), argmin: notLoaded('argmin'), argmax: notLoaded('argmax'), dot: notLoaded('dot'),
   cumsum: notLoaded('cumsum'), cumprod: notLoaded('cumprod'), matmul: notLoaded('matmul'),
+  sort: notLoaded('sort'), argsort: notLoaded('argsort'), searchsorted: notLoaded('searchsorted'),
 };
 
-/** Registers implementations (called once by operators.ts, reductions.ts, scan.ts and linalg/index.ts at load). @internal */
+/** Registers implementations (called once by operators.ts, reductions.ts, scan.ts, sorting.ts and linalg/index.ts at load). @internal */
 export function registerArrayMethods(part: Partial<ArrayMethodImpls>): void {
   Object.assign(impl, part);
 }

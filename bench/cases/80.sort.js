@@ -1,0 +1,45 @@
+'use strict';
+// Sorting (docs/sorting.md): sort and argsort of 2^28 uniform float32 keys, unique of 2^26 int32
+// in [0, 1000) (many duplicates: two of the four digit passes are skipped), searchsorted of 2^24
+// float32 queries into 2^20 sorted keys. Rows in GB/s of keys (n × 4 bytes per call; the
+// searchsorted row counts the queries): higher is faster, the peer columns compare the same
+// call time. torch.sort returns values and int64 indices (it has no keys-only sort), so the sort
+// row compares our keys-only sort with it, as its note says; argsort is torch.argsort(stable=True).
+
+const cuda = require('../..');
+const { gpuarray, random } = cuda;
+
+const N = 2 ** 28;
+const U = 2 ** 26;
+const Q = 2 ** 24;
+const M = 2 ** 20;
+
+const dispose = (ctx) => { for (const v of Object.values(ctx)) if (v && typeof v.dispose === 'function') v.dispose(); };
+
+function row(op, label, n, setup, run, extra = {}) {
+  return {
+    op: label, size: `2^${Math.log2(n)}`, unit: 'GBs', bytes: n * 4,
+    peer: { kind: 'sort', op, n, ...extra }, setup, run: (ctx) => run(ctx).dispose(), teardown: dispose,
+  };
+}
+
+const keys = (n) => { random.seed(80); return random.rand([n], 'float32'); };
+
+module.exports = [
+  row('sort', 'sort f32 (keys only)', N, () => ({ x: keys(N) }), ({ x }) => gpuarray.sort(x)),
+  row('argsort', 'argsort f32 (int64 indices)', N, () => ({ x: keys(N) }), ({ x }) => gpuarray.argsort(x)),
+  row('unique', 'unique i32 in [0, 1000)', U, () => {
+    random.seed(80);
+    const u = random.rand([U], 'float32').mul(1000);
+    const x = u.astype('int32');
+    u.dispose();
+    return { x };
+  }, ({ x }) => gpuarray.unique(x)),
+  row('searchsorted', 'searchsorted f32 (2^24 into 2^20)', Q, () => {
+    const k = keys(M);
+    const a = gpuarray.sort(k);
+    k.dispose();
+    random.seed(81);
+    return { a, v: random.rand([Q], 'float32') };
+  }, ({ a, v }) => gpuarray.searchsorted(a, v), { m: M }),
+];

@@ -1,0 +1,348 @@
+/**
+ * sort, argsort, unique and searchsorted (NumPy semantics) on the radix sort engine
+ * (engine/sort.ts), and their GPUArray methods. Every sort is stable. Order: NumPy's, with NaNs
+ * last (all NaNs equal, so they keep their input order), -0.0 before +0.0, complex numbers by real
+ * part then imaginary part (NaN larger than any number in each part). docs/sorting.md.
+ */
+import { Complex, DType, DTYPES } from '../base/dtype';
+import { describe, rangeError, typeError } from '../base/errors';
+import { normalizeAxis } from '../base/shape';
+import { promoteTypes } from '../base/promote';
+import { Stream } from '../cuda/driver';
+import { GPUArray, optionsArg } from './gpuarray';
+import { registerArrayMethods } from './methods';
+import { assign } from './operators';
+import { checkDevices } from './devices';
+import { full } from './creation';
+import { cumsum } from './scan';
+import { MAX_SORT_SIZE, SortStage, runSort, searchSorted, uniqueCounts, uniqueMark, uniqueScatter } from '../engine/sort';
+
+/** Options of gpuarray.sort. */
+export interface SortOptions {
+  /** Axis to sort along (default -1, the last); null sorts the flattened array (NumPy). */
+  axis?: number | null;
+  /** Accepted for NumPy compatibility: every sort here is stable. */
+  stable?: boolean;
+  /** Write the result here (same shape and dtype as the result; may be the input itself). */
+  out?: GPUArray;
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
+
+/** Options of gpuarray.argsort. */
+export interface ArgsortOptions {
+  /** Axis to sort along (default -1, the last); null sorts the flattened array (NumPy). */
+  axis?: number | null;
+  /** Accepted for NumPy compatibility: every sort here is stable. */
+  stable?: boolean;
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
+
+/** Options of gpuarray.unique. */
+export interface UniqueOptions {
+  /** Also return the index of each unique value's first occurrence (int64). */
+  returnIndex?: boolean;
+  /** Also return, for each input element, the index of its value in `values` (int64, input's size). */
+  returnInverse?: boolean;
+  /** Also return how often each unique value occurs (int64). */
+  returnCounts?: boolean;
+  /** NaNs count as one value (default true, NumPy 2). */
+  equalNan?: boolean;
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
+
+/** What gpuarray.unique returns when a `return*` option is set. */
+export interface UniqueResult {
+  /** The sorted unique values. */
+  values: GPUArray;
+  /** First occurrence of each value (returnIndex). */
+  indices?: GPUArray;
+  /** Index in `values` of each input element (returnInverse). */
+  inverse?: GPUArray;
+  /** Occurrences of each value (returnCounts). */
+  counts?: GPUArray;
+}
+
+/** Options of gpuarray.searchsorted. */
+export interface SearchsortedOptions {
+  /** 'left' (default): the first index i with a[i] >= v; 'right': the first with a[i] > v. */
+  side?: 'left' | 'right';
+  /** int64 indices that sort `a` (argsort's result), when `a` itself is not sorted. */
+  sorter?: GPUArray;
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
+
+interface Prepared { src: GPUArray; len: number; perm: number[] | null; shape: number[]; temps: GPUArray[] }
+
+/** The array with the sorted axis last and contiguous, its row length and the permutation back. */
+function prepare(what: string, a: GPUArray, axisOpt: number | null | undefined, stream: Stream | null | undefined): Prepared {
+  const temps: GPUArray[] = [];
+  if (axisOpt === null) {
+    let src = a.flags.cContiguous ? a : (temps.push(a.copy({ stream })), temps[temps.length - 1]);
+    src = src.reshape(a.size);
+    return { src, len: Math.max(1, a.size), perm: null, shape: [a.size], temps };
+  }
+  if (a.ndim === 0) throw rangeError('ERR_AXIS_OUT_OF_RANGE', `${what}: axis ${axisOpt ?? -1} is out of bounds for array of dimension 0`);
+  const axis = normalizeAxis(axisOpt === undefined ? -1 : axisOpt, a.ndim);
+  let src = a;
+  let perm: number[] | null = null;
+  if (axis !== a.ndim - 1) {
+    perm = a.shape.map((_, i) => i).filter((i) => i !== axis).concat([axis]);
+    src = a.transpose(perm);
+  }
+  if (!src.flags.cContiguous) temps.push((src = src.copy({ stream })));
+  return { src, len: Math.max(1, a.shape[axis]), perm, shape: a.shape.slice(), temps };
+}
+
+/** The key stages that sort `dt` (least significant first), plus the row stage of a segmented sort. */
+function stagesFor(dt: DType, rows: number): SortStage[] {
+  const st: SortStage[] = dt.bytes === 16 ? [{ kind: 'im' }, { kind: 're' }] : [{ kind: 'value' }];
+  if (rows > 1) st.push({ kind: 'row', rows });
+  return st;
+}
+
+function checkSize(what: string, n: number): void {
+  if (n > MAX_SORT_SIZE) throw rangeError('ERR_OUT_OF_RANGE', `${what}: at most 2^32 - 1 elements are supported. Received ${n}`);
+}
+
+/** Sorts `p.src` into fresh contiguous arrays: values (dtype of a) and/or int64 indices. */
+function sorted(p: Prepared, values: boolean, indices: boolean, stream: Stream | null | undefined,
+  valuesInto?: GPUArray, indicesInto?: GPUArray): { values?: GPUArray; indices?: GPUArray } {
+  const { src, len } = p;
+  const dt = src.dtype;
+  const n = src.size;
+  const rows = n / len;
+  const stages = stagesFor(dt, rows);
+  const keysOnly = !indices && stages.length === 1 && dt.kind !== 'c';
+  const vals = values ? valuesInto ?? GPUArray.allocate(src.shape, dt, stream) : undefined;
+  const idx = indices ? indicesInto ?? GPUArray.allocate(src.shape, DTYPES.int64, stream) : undefined;
+  try {
+    runSort({
+      input: src.address, dt, n, len, stages, stream, uses: [src, vals, idx],
+      keysOut: keysOnly ? vals!.address : undefined,
+      valuesOut: !keysOnly && vals ? vals.address : undefined,
+      indicesOut: idx?.address,
+    });
+  } catch (e) {
+    if (vals !== valuesInto) vals?.dispose();
+    if (idx !== indicesInto) idx?.dispose();
+    throw e;
+  }
+  return { values: vals, indices: idx };
+}
+
+/** `r` (contiguous, axis last) as the result of shape `p.shape`: the axis moved back, into `out` or a new array. */
+function placed(p: Prepared, r: GPUArray, out: GPUArray | undefined, stream: Stream | null | undefined): GPUArray {
+  let view = r.shape.length === p.shape.length ? r : r.reshape(p.shape);
+  if (p.perm) {
+    const perm = p.perm;
+    view = view.transpose(perm.map((_, i) => perm.indexOf(i)));
+  }
+  if (!out && !p.perm) return view;
+  const result = out ?? GPUArray.allocate(p.shape, r.dtype, stream);
+  assign(result, view, stream);
+  r.dispose();
+  return result;
+}
+
+function arrayIn(what: string, a: unknown): GPUArray {
+  if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: expected a GPUArray. Received ${describe(a)}`);
+  return a.check();
+}
+
+/**
+ * A sorted copy of `a` (NumPy `sort`): along `axis` (default -1), or the flattened array when
+ * `axis` is null. Stable LSD radix sort; NaNs last, -0.0 before +0.0, complex by real then
+ * imaginary part. Nothing waits for the GPU.
+ * @example
+ * const s = gpuarray.sort(gpuarray.toGpu(new Float32Array([3, 1, NaN, 2]))); // [1, 2, 3, NaN]
+ * gpuarray.sort(m, { axis: 0 }); // each column sorted
+ */
+export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
+  a = arrayIn('sort', a);
+  const o = optionsArg(opts);
+  const out = o.out;
+  const shape = o.axis === null ? [a.size] : a.shape.slice();
+  if (out !== undefined) {
+    if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `sort: out must be a GPUArray. Received ${describe(out)}`);
+    out.check();
+    if (out.shape.length !== shape.length || out.shape.some((d, i) => d !== shape[i])) {
+      throw rangeError('ERR_SHAPE_MISMATCH', `sort: out has shape (${out.shape.join(',')}); the result has shape (${shape.join(',')})`);
+    }
+    if (out.dtype !== a.dtype) throw typeError('ERR_INVALID_DTYPE', `sort: out must be ${a.dtype.name}. Received ${out.dtype.name}`);
+  }
+  checkDevices('sort', [a], out);
+  const p = prepare('sort', a, o.axis, o.stream);
+  try {
+    checkSize('sort', a.size);
+    if (a.size === 0) return out ?? GPUArray.allocate(shape, a.dtype, o.stream);
+    // Straight into `out` when it is contiguous, needs no transposition and is not read by the gather.
+    const direct = out && !p.perm && out.flags.cContiguous && (out.alloc !== p.src.alloc || isKeysOnly(p));
+    const r = sorted(p, true, false, o.stream, direct ? out!.reshape(p.src.shape) : undefined).values!;
+    if (direct) return out!;
+    return placed(p, r, out, o.stream);
+  } finally {
+    for (const t of p.temps) t.dispose();
+  }
+}
+
+function isKeysOnly(p: Prepared): boolean {
+  return p.src.dtype.kind !== 'c' && p.src.size === p.len;
+}
+
+/**
+ * The int64 indices that sort `a` along `axis` (NumPy `argsort`; default -1, null: flattened),
+ * stable: equal elements keep their order. Indices are positions within the sorted axis.
+ * @example
+ * gpuarray.argsort(gpuarray.toGpu([3, 1, 2])).get(); // BigInt64Array [1n, 2n, 0n]
+ */
+export function argsort(a: GPUArray, opts?: ArgsortOptions): GPUArray {
+  a = arrayIn('argsort', a);
+  const o = optionsArg(opts);
+  checkDevices('argsort', [a]);
+  const p = prepare('argsort', a, o.axis, o.stream);
+  try {
+    checkSize('argsort', a.size);
+    if (a.size === 0) return GPUArray.allocate(p.shape, DTYPES.int64, o.stream);
+    const r = sorted(p, false, true, o.stream).indices!;
+    return placed(p, r, undefined, o.stream);
+  } finally {
+    for (const t of p.temps) t.dispose();
+  }
+}
+
+/**
+ * The sorted unique elements of `a` (flattened; NumPy `unique`). With `returnIndex`,
+ * `returnInverse` or `returnCounts` an object `{ values, indices?, inverse?, counts? }` (int64).
+ * NaNs collapse to one (first occurrence) unless `equalNan` is false. Reads one number back from
+ * the device (the count of unique values), so it waits for the stream.
+ * @example
+ * gpuarray.unique(gpuarray.toGpu([3, 1, 3, 2])).get(); // [1, 2, 3]
+ * const { values, counts } = gpuarray.unique(a, { returnCounts: true });
+ */
+export function unique(a: GPUArray, opts?: UniqueOptions & { returnIndex?: false; returnInverse?: false; returnCounts?: false }): GPUArray;
+export function unique(a: GPUArray, opts: UniqueOptions): GPUArray | UniqueResult;
+export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResult {
+  a = arrayIn('unique', a);
+  const o = optionsArg(opts);
+  const stream = o.stream;
+  const asObject = !!(o.returnIndex || o.returnInverse || o.returnCounts);
+  checkDevices('unique', [a]);
+  const n = a.size;
+  checkSize('unique', n);
+  const I64 = DTYPES.int64;
+  if (n === 0) {
+    const values = GPUArray.allocate([0], a.dtype, stream);
+    if (!asObject) return values;
+    return {
+      values, indices: o.returnIndex ? GPUArray.allocate([0], I64, stream) : undefined,
+      inverse: o.returnInverse ? GPUArray.allocate(a.shape, I64, stream) : undefined,
+      counts: o.returnCounts ? GPUArray.allocate([0], I64, stream) : undefined,
+    };
+  }
+  const p = prepare('unique', a, null, stream);
+  const temps = p.temps;
+  try {
+    const needPerm = !!(o.returnIndex || o.returnInverse);
+    const s = sorted(p, true, needPerm, stream);
+    temps.push(s.values!);
+    if (s.indices) temps.push(s.indices);
+    const flags = GPUArray.allocate([n], DTYPES.bool, stream);
+    temps.push(flags);
+    uniqueMark(a.dtype, o.equalNan !== false, s.values!.address, flags.address, n, stream);
+    const pos = cumsum(flags, { stream });
+    temps.push(pos);
+    if (stream) stream.synchronize();
+    const k = Number(pos.view_([1], [8], Number(pos.address - pos.alloc.ptr) + (n - 1) * 8).item() as bigint);
+    if (!(k >= 1 && k <= n)) throw rangeError('ERR_OUT_OF_RANGE', `unique: read back ${k} unique values of ${n} (the device result is invalid)`);
+    const values = GPUArray.allocate([k], a.dtype, stream);
+    const indices = o.returnIndex ? GPUArray.allocate([k], I64, stream) : undefined;
+    const inverse = o.returnInverse ? GPUArray.allocate(a.shape, I64, stream) : undefined;
+    const counts = o.returnCounts ? GPUArray.allocate([k], I64, stream) : undefined;
+    const starts = counts ? GPUArray.allocate([k], I64, stream) : undefined;
+    if (starts) temps.push(starts);
+    uniqueScatter(a.dtype, {
+      sorted: s.values!.address, flags: flags.address, pos: pos.address, perm: s.indices?.address ?? 0n,
+      vals: values.address, first: indices?.address ?? 0n, inv: inverse?.address ?? 0n, starts: starts?.address ?? 0n,
+    }, n, stream);
+    if (counts) uniqueCounts(starts!.address, counts.address, k, n, stream);
+    if (!asObject) return values;
+    return { values, indices, inverse, counts };
+  } finally {
+    for (const t of temps) t.dispose();
+  }
+}
+
+/** A scalar `v` searched in an array of `dt`: its dtype (NumPy 2: a Python scalar takes the array's kind). */
+function scalarDType(v: unknown, dt: DType): DType {
+  if (typeof v === 'boolean') return dt.kind === 'b' ? dt : DTYPES.bool;
+  if (typeof v === 'bigint') return dt.kind === 'i' || dt.kind === 'u' ? dt : DTYPES.int64;
+  if (typeof v === 'number') {
+    if (dt.kind === 'f' || dt.kind === 'c') return dt;
+    if (!Number.isInteger(v) || dt.kind === 'b') return DTYPES.float64;
+    const bits = dt.bytes * 8;
+    const lo = dt.kind === 'u' ? 0 : -(2 ** (bits - 1));
+    const hi = dt.kind === 'u' ? 2 ** bits - 1 : 2 ** (bits - 1) - 1;
+    return v >= lo && v <= hi ? dt : DTYPES.int64;
+  }
+  if (typeof v === 'object' && v !== null && 're' in v) return dt.kind === 'c' ? dt : DTYPES.complex128;
+  throw typeError('ERR_INVALID_ARG_TYPE', `searchsorted: v must be a GPUArray or a scalar. Received ${describe(v)}`);
+}
+
+/**
+ * Where to insert `v` into the sorted 1-D `a` to keep it sorted (NumPy `searchsorted`): int64
+ * indices of `v`'s shape. side 'left': first i with a[i] >= v; 'right': first i with a[i] > v.
+ * NaNs order last. With `sorter` (int64 indices that sort `a`) `a` need not be sorted.
+ * @example
+ * gpuarray.searchsorted(gpuarray.toGpu([1, 2, 2, 3]), gpuarray.toGpu([2, 5]), { side: 'right' }); // [3, 4]
+ */
+export function searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolean | Complex, opts?: SearchsortedOptions): GPUArray {
+  a = arrayIn('searchsorted', a);
+  const o = optionsArg(opts);
+  const side = o.side ?? 'left';
+  if (side !== 'left' && side !== 'right') {
+    throw typeError('ERR_INVALID_ARG_VALUE', `searchsorted: side must be 'left' or 'right'. Received ${describe(side)}`);
+  }
+  if (a.ndim !== 1) throw rangeError('ERR_INVALID_ARG_VALUE', `searchsorted: a must be 1-D. Received shape (${a.shape.join(',')})`);
+  const sorter = o.sorter;
+  if (sorter !== undefined) {
+    if (!(sorter instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `searchsorted: sorter must be a GPUArray. Received ${describe(sorter)}`);
+    sorter.check();
+    if (sorter.dtype !== DTYPES.int64) throw typeError('ERR_INVALID_DTYPE', `searchsorted: sorter must be int64. Received ${sorter.dtype.name}`);
+    if (sorter.ndim !== 1 || sorter.size !== a.size) {
+      throw rangeError('ERR_SHAPE_MISMATCH', `searchsorted: sorter must have shape (${a.size}). Received (${sorter.shape.join(',')})`);
+    }
+  }
+  const temps: GPUArray[] = [];
+  try {
+    let va: GPUArray;
+    if (v instanceof GPUArray) va = v.check();
+    else temps.push((va = full([], v, scalarDType(v, a.dtype), { stream: o.stream })));
+    checkDevices('searchsorted', [a, va, sorter]);
+    const out = GPUArray.allocate(va.shape, DTYPES.int64, o.stream);
+    if (va.size === 0) return out;
+    const common = promoteTypes(a.dtype, va.dtype);
+    const ac = a.flags.cContiguous ? a : (temps.push(a.copy({ stream: o.stream })), temps[temps.length - 1]);
+    const vc = va.flags.cContiguous ? va : (temps.push(va.copy({ stream: o.stream })), temps[temps.length - 1]);
+    const sc = !sorter || sorter.flags.cContiguous ? sorter : (temps.push(sorter.copy({ stream: o.stream })), temps[temps.length - 1]);
+    searchSorted(a.dtype, va.dtype, common, ac.address, a.size, sc?.address ?? 0n, vc.address, out.address, va.size,
+      side === 'right', o.stream);
+    return out;
+  } finally {
+    for (const t of temps) t.dispose();
+  }
+}
+
+/** GPUArray.sort: sorts in place along `axis` (NumPy's ndarray.sort) and returns the array. */
+function sortInPlace(a: GPUArray, opts?: Omit<SortOptions, 'out'>): GPUArray {
+  const o = optionsArg(opts);
+  if (o.axis === null) {
+    throw typeError('ERR_INVALID_ARG_VALUE', 'GPUArray.sort(): axis null is not supported in place (use gpuarray.sort(a, { axis: null }))');
+  }
+  return sort(a, { ...o, out: a });
+}
+
+registerArrayMethods({ sort: sortInPlace, argsort, searchsorted: (a, v, opts) => searchsorted(a, v, opts) });

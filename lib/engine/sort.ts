@@ -1,0 +1,198 @@
+/**
+ * The sort engine: runs the LSD radix sort of templates/sort.ts (prep → scanhist → one scatter pass
+ * per digit → finish) as one or more stages, each a stable sort by one key of the element's flat
+ * index `p` (the payload): least significant stage first, so the stages together sort by the last
+ * stage's key, then the one before... (complex128: imaginary part, then real part; along an axis:
+ * the key, then the row). Nothing is read back: which ping-pong buffer holds a pass's input and
+ * which passes are skipped is decided on the device (scanhist). Kernels are cached per context,
+ * the histograms, look-back words and ticket per (context, stream) workspace; the key and payload
+ * buffers are allocated per call from the stream-ordered pool and freed in stream order.
+ */
+import { DType } from '../base/dtype';
+import { rangeError } from '../base/errors';
+import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
+import { generatedKernel } from '../cuda/compiler';
+import { DeviceAllocation, useOn, workspaceAllocations } from '../cuda/memory';
+import * as cu from '../cuda/door';
+import { ArgPacker } from '../cuda/args';
+import { PREAMBLE } from './templates/preamble';
+import { workspaceKey } from './reduce';
+import {
+  KeyKind, MAX_PASSES, SORT_BLOCK, SORT_TILE, finishKeysKernel, finishPayloadKernel, keyBits, keyBytes, passKernel,
+  prepKernel, scanHistKernel, searchKernel, uniqueCountsKernel, uniqueMarkKernel, uniqueScatterKernel,
+} from './templates/sort';
+
+/** Most elements one sort handles (uint32 payloads and 32-bit look-back counts). */
+export const MAX_SORT_SIZE = 2 ** 32 - 1;
+const MAX_STAGES = 4;
+const INFO_WORDS = MAX_PASSES + 1;
+
+const kernels = new Map<string, { generation: number; ctx: number; fn: NativeAddon.FunctionHandle }>();
+
+/** The kernel `name` built by `build` (cached per context). @internal */
+export function sortKernel(key: string, build: () => { source: string; name: string }): NativeAddon.FunctionHandle {
+  const { generation, id: ctx } = currentContext();
+  const k = `${ctx}:${key}`;
+  const hit = kernels.get(k);
+  if (hit && hit.generation === generation) return hit.fn;
+  const { source, name } = build();
+  const fn = generatedKernel(`${PREAMBLE}\n${source}\n`, name);
+  kernels.set(k, { generation, ctx, fn });
+  return fn;
+}
+
+interface Workspace { alloc: DeviceAllocation; tiles: number; epoch: number }
+const workspaces = new Map<string, Workspace>();
+
+/**
+ * Per (context, stream): histograms (MAX_PASSES × 256, left zeroed by scanhist), digit starts,
+ * per-stage info words, the ticket (left zeroed by each pass) and `tiles` × 256 look-back words
+ * (epoch-tagged: never cleared).
+ */
+function workspace(tiles: number, stream: Stream | null | undefined) {
+  const key = workspaceKey(stream);
+  let ws = workspaces.get(key);
+  if (!ws || ws.alloc.freed || ws.tiles < tiles) {
+    const cap = Math.max(64, tiles, (ws?.tiles ?? 0) * 2);
+    if (ws && !ws.alloc.freed) {
+      workspaceAllocations.delete(ws.alloc);
+      ws.alloc.free(stream ?? null);
+    }
+    const bytes = FIXED + cap * 256 * 8;
+    const alloc = new DeviceAllocation(bytes, stream ?? null);
+    workspaceAllocations.add(alloc);
+    cu.memset(alloc.ptr, 0, bytes / 4, 4, streamHandle(stream), false);
+    ws = { alloc, tiles: cap, epoch: 0 };
+    workspaces.set(key, ws);
+  }
+  const p = ws.alloc.ptr;
+  return { ws, hist: p, offs: p + HIST, info: p + 2n * HIST, ticket: p + 2n * HIST + INFO, lb: p + BigInt(FIXED) };
+}
+const HIST = BigInt(MAX_PASSES * 256 * 4);
+const INFO = BigInt(MAX_STAGES * INFO_WORDS * 4);
+const FIXED = Number(2n * HIST + INFO) + 256;
+
+/** One stage of a sort: the key it sorts by. */
+export interface SortStage { kind: KeyKind; rows?: number }
+
+/** A sort run: `n` elements of `dt` at `input` (contiguous), rows of `len`. */
+export interface SortRun {
+  input: bigint;
+  dt: DType;
+  n: number;
+  /** Row length (`n` for a flat sort); indices written are `p % len`. */
+  len: number;
+  stages: SortStage[];
+  /** Un-transformed sorted keys (keys-only sort of a real dtype, one 'value' stage). */
+  keysOut?: bigint;
+  /** Values gathered by the payload (payload sorts). */
+  valuesOut?: bigint;
+  /** int64 indices within the row (payload sorts). */
+  indicesOut?: bigint;
+  stream?: Stream | null;
+  uses: readonly unknown[];
+}
+
+const P = new ArgPacker(256);
+
+function gridFor(n: number): number {
+  return Math.max(1, Math.min(Math.ceil(n / 256), multiprocessorCount() * 16));
+}
+
+/** Sorts (stable) as `run` says; everything is enqueued on the stream, nothing is waited for. @internal */
+export function runSort(run: SortRun): void {
+  const { n, dt, stages } = run;
+  if (n === 0) return;
+  if (n > MAX_SORT_SIZE) throw rangeError('ERR_OUT_OF_RANGE', `sort: at most 2^32 - 1 elements are supported. Received ${n}`);
+  if (stages.length > MAX_STAGES) throw rangeError('ERR_OUT_OF_RANGE', `sort: at most ${MAX_STAGES} key stages`);
+  const sh = streamHandle(run.stream);
+  for (const u of run.uses) useOn(u, sh);
+  const payload = run.keysOut === undefined;
+  // Every kernel first: a compile error must not leave a launched prep's histograms unconsumed.
+  const plan = stages.map((st) => {
+    const kb = keyBytes(dt, st.kind);
+    return {
+      passes: Math.ceil(keyBits(dt, st.kind, st.rows) / 8),
+      prep: sortKernel(st.kind === 'row' ? 'prep:row' : `prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
+      pass: sortKernel(`pass:${dt.name}:${kb}:${payload}`, () => passKernel(dt, kb, payload)),
+    };
+  });
+  const scan = sortKernel('scanhist', scanHistKernel);
+  const fin = payload ? sortKernel(`finpay:${dt.name}`, () => finishPayloadKernel(dt))
+    : sortKernel(`finkeys:${dt.name}`, () => finishKeysKernel(dt));
+  const tiles = Math.ceil(n / SORT_TILE);
+  const w = workspace(tiles, run.stream);
+  const kbMax = Math.max(...stages.map((s) => keyBytes(dt, s.kind)));
+  const keys = new DeviceAllocation(2 * n * kbMax, run.stream ?? null);
+  let vals: DeviceAllocation | null = null;
+  try {
+    vals = payload ? new DeviceAllocation(2 * n * 4, run.stream ?? null) : null;
+    const k0 = keys.ptr;
+    const k1 = keys.ptr + BigInt(n * kbMax);
+    const v0 = vals ? vals.ptr : 0n;
+    const v1 = vals ? vals.ptr + BigInt(n * 4) : 0n;
+    const grid = gridFor(n);
+    let prevInfo = 0n;
+    plan.forEach(({ passes, prep, pass }, s) => {
+      const info = w.info + BigInt(s * INFO_WORDS * 4);
+      P.reset().ptr(run.input).ptr(v0).ptr(v1).ptr(prevInfo).ptr(k0).ptr(s > 0 ? v0 : 0n)
+        .u32(n).u32(run.len).ptr(w.hist).i32(passes);
+      P.launch(prep, sh, grid, 1, 1, 256, 1, 1, 0, true);
+      const last = s === plan.length - 1;
+      P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0).i32(last ? 1 : 0);
+      P.launch(scan, sh, 1, 1, 1, 256, 1, 1, 0, true);
+      for (let q = 0; q < passes; q++) {
+        w.ws.epoch = (w.ws.epoch + 1) & 0x3fffffff || 1;
+        P.reset().ptr(k0).ptr(k1).ptr(v0).ptr(v1).ptr(info).ptr(w.offs).ptr(w.lb).ptr(w.ticket)
+          .u32(n).i32(q).u32(w.ws.epoch)
+          .ptr(run.input).ptr(payload ? run.valuesOut ?? 0n : run.keysOut!).ptr(run.indicesOut ?? 0n).u32(run.len);
+        P.launch(pass, sh, tiles, 1, 1, SORT_BLOCK, 1, 1, 0, true);
+      }
+      prevInfo = info + BigInt(passes * 4);
+    });
+    if (!payload) P.reset().ptr(k0).ptr(k1).ptr(prevInfo).ptr(run.keysOut!).u32(n);
+    else {
+      P.reset().ptr(v0).ptr(v1).ptr(prevInfo).ptr(run.input).ptr(run.valuesOut ?? 0n).ptr(run.indicesOut ?? 0n)
+        .u32(n).u32(run.len);
+    }
+    P.launch(fin, sh, grid, 1, 1, 256, 1, 1, 0, true);
+  } finally {
+    keys.free(run.stream ?? null);
+    vals?.free(run.stream ?? null);
+  }
+}
+
+/** Launches a grid-stride helper kernel over `n` items with packed parameters (P already filled). */
+function launchLoop(fn: NativeAddon.FunctionHandle, n: number, stream: Stream | null | undefined): void {
+  P.launch(fn, streamHandle(stream), gridFor(n), 1, 1, 256, 1, 1, 0, true);
+}
+
+/** unique: flags[i] = sorted[i] starts a run. @internal */
+export function uniqueMark(dt: DType, equalNan: boolean, sorted: bigint, flags: bigint, n: number, stream?: Stream | null): void {
+  const fn = sortKernel(`umark:${dt.name}:${equalNan}`, () => uniqueMarkKernel(dt, equalNan));
+  P.reset().ptr(sorted).ptr(flags).u64n(n);
+  launchLoop(fn, n, stream);
+}
+
+/** unique: values, first indices, inverse and run starts from the flags and their inclusive sums. @internal */
+export function uniqueScatter(dt: DType, a: { sorted: bigint; flags: bigint; pos: bigint; perm: bigint; vals: bigint;
+  first: bigint; inv: bigint; starts: bigint }, n: number, stream?: Stream | null): void {
+  const fn = sortKernel(`uscatter:${dt.name}`, () => uniqueScatterKernel(dt));
+  P.reset().ptr(a.sorted).ptr(a.flags).ptr(a.pos).ptr(a.perm).ptr(a.vals).ptr(a.first).ptr(a.inv).ptr(a.starts).u64n(n);
+  launchLoop(fn, n, stream);
+}
+
+/** unique: counts[j] = starts[j + 1] - starts[j] (starts[k] = total). @internal */
+export function uniqueCounts(starts: bigint, counts: bigint, k: number, total: number, stream?: Stream | null): void {
+  const fn = sortKernel('ucounts', uniqueCountsKernel);
+  P.reset().ptr(starts).ptr(counts).u64n(k).u64n(total);
+  launchLoop(fn, k, stream);
+}
+
+/** searchsorted: out[i] = insertion point of v[i] in a (through sorter when nonzero). @internal */
+export function searchSorted(da: DType, dv: DType, common: DType, a: bigint, na: number, sorter: bigint, v: bigint,
+  out: bigint, n: number, right: boolean, stream?: Stream | null): void {
+  const fn = sortKernel(`search:${da.name}:${dv.name}:${common.name}`, () => searchKernel(da, dv, common));
+  P.reset().ptr(a).ptr(sorter).ptr(v).ptr(out).i64(na).u64n(n).i32(right ? 1 : 0);
+  launchLoop(fn, n, stream);
+}

@@ -1,0 +1,490 @@
+/**
+ * The sort kernel family (CUDA C source; needs PREAMBLE before it): an LSD radix sort on keys
+ * transformed to unsigned integers (8-bit digits, one pass per digit, "onesweep" structure):
+ *
+ * - `prep` reads the input (or the previous stage's payload), writes the transformed keys (and the
+ *   payload) and counts the digits of every pass at once into global histograms;
+ * - `scanhist` (one block) turns those histograms into each digit's global start, finds the passes
+ *   whose digit is the same for every key (skipped: one bin holds n) and writes per pass which
+ *   ping-pong buffer is the source, so the host never reads anything back;
+ * - `pass` (one per digit): tiles of SORT_BLOCK × SORT_ITEMS keys taken in ticket order; each warp
+ *   ranks its contiguous chunk with `__match_any_sync` (stable: lanes in order, items in order),
+ *   per-warp digit counts are scanned across warps, each thread (one per digit) publishes its
+ *   tile's digit count and looks back over its predecessors' published counts (decoupled look-back,
+ *   status + epoch + value in one 64-bit word) for the digit's global position; keys (then payloads)
+ *   are exchanged through shared memory so the global writes are coalesced runs;
+ * - the last executed pass writes the result (un-transformed keys, values gathered by the payload
+ *   and/or indices); `finish` does it instead when every pass was skipped.
+ *
+ * Key transforms (order-preserving maps to unsigned integers): unsigned ints as they are, signed
+ * ints with the sign bit flipped, floats with all bits flipped when negative else the sign bit set,
+ * every NaN to the all-ones maximum (NaNs last, equal to each other, so stable among themselves);
+ * -0.0 sorts before +0.0. Complex: real part then imaginary part, each transformed like a float.
+ */
+import { DType, DTYPES } from '../../base/dtype';
+
+/** Threads per tile of the scatter pass (one per digit: must be 256). */
+export const SORT_BLOCK = 256;
+/** Keys per thread in a scatter tile. */
+export const SORT_ITEMS = 16;
+/** Keys per scatter tile. */
+export const SORT_TILE = SORT_BLOCK * SORT_ITEMS;
+/** Most digit passes of one stage (64-bit keys). */
+export const MAX_PASSES = 8;
+
+/** What one LSD stage sorts by, as a function of the payload `p` (the element's flat index). */
+export type KeyKind = 'value' | 're' | 'im' | 'row';
+
+/** C unsigned type of `bytes` bytes. */
+export function uintC(bytes: number): string {
+  return bytes === 1 ? 'unsigned char' : bytes === 2 ? 'unsigned short' : bytes === 4 ? 'unsigned int' : 'unsigned long long';
+}
+
+/** Bytes of a stage's transformed key. */
+export function keyBytes(dt: DType, kind: KeyKind): number {
+  if (kind === 'row') return 4;
+  if (kind !== 'value') return dt.bytes / 2;
+  return dt.kind === 'b' ? 1 : dt.bytes;
+}
+
+/** Significant bits of a stage's key (rows: enough for `rows` - 1). */
+export function keyBits(dt: DType, kind: KeyKind, rows = 1): number {
+  if (kind === 'row') return Math.max(1, Math.ceil(Math.log2(Math.max(2, rows))));
+  return dt.kind === 'b' ? 1 : keyBytes(dt, kind) * 8;
+}
+
+/**
+ * The largest non-NaN magnitude bits (exponent all ones, mantissa zero: infinity) of a float of
+ * `bytes` bytes; bits above it (sign cleared) are NaN.
+ */
+function infBits(dt: DType, bytes: number): string {
+  if (bytes === 8) return '0x7ff0000000000000ull';
+  if (bytes === 4) return '0x7f800000u';
+  // 2-byte floats: float16 (nc_half). >>> bfloat16 goes here: `dt.storageC === 'nc_bf16' ? '0x7f80u'`.
+  if (dt.storageC === 'nc_bf16') return '0x7f80u';
+  return '0x7c00u';
+}
+
+/** Device helpers nc_tf (bits → key) and nc_untf (key → bits) for a part of `bytes` bytes of dtype `dt`. */
+function transforms(dt: DType, bytes: number): string {
+  const U = uintC(bytes);
+  const sign = `((${U})1 << ${bytes * 8 - 1})`;
+  const float = dt.kind === 'f' || dt.kind === 'c';
+  const tf = dt.kind === 'b' ? `(${U})(b != 0)`
+    : dt.kind === 'u' ? 'b'
+      : dt.kind === 'i' ? `(${U})(b ^ ${sign})`
+        : `((${U})(b & (${U})~${sign}) > (${U})${infBits(dt, bytes)}) ? (${U})~(${U})0 : ((b & ${sign}) ? (${U})~b : (${U})(b | ${sign}))`;
+  const untf = float ? `(k & ${sign}) ? (${U})(k ^ ${sign}) : (${U})~k` : tf.replace(/\bb\b/g, 'k');
+  return `
+__device__ __forceinline__ ${U} nc_tf(${U} b) { return ${tf}; }
+__device__ __forceinline__ ${U} nc_untf(${U} k) { return ${untf}; }`;
+}
+
+const tag = (d: DType): string => d.name;
+
+/** The `prep` kernel of a stage: keys (and payloads) and the digit histograms of every pass. */
+export function prepKernel(dt: DType, kind: KeyKind): { source: string; name: string } {
+  const kb = keyBytes(dt, kind);
+  const K = uintC(kb);
+  const name = kind === 'row' ? 'nc_sort_prep_row' : `nc_sort_prep_${kind}_${tag(dt)}`;  // row keys: any dtype
+  const pb = kind === 'value' && dt.kind !== 'c' ? dt.bytes : dt.bytes / 2;
+  const P = uintC(pb);
+  const key = kind === 'row' ? 'p / len'
+    : kind === 're' ? 'nc_tf(in[2ull * p])'
+      : kind === 'im' ? 'nc_tf(in[2ull * p + 1])'
+        : dt.kind === 'c' ? '((unsigned long long)nc_tf(in[2ull * p]) << 32) | nc_tf(in[2ull * p + 1])'
+          : 'nc_tf(in[p])';
+  const source = `
+namespace ${name}_ns {${kind === 'row' ? '' : transforms(dt, pb)}
+}
+extern "C" __global__ void __launch_bounds__(256) ${name}(const void* __restrict__ in_, const unsigned int* pv0,
+    const unsigned int* pv1, const unsigned int* __restrict__ pinfo, ${K}* __restrict__ kout, unsigned int* vout,
+    const unsigned int n, const unsigned int len, unsigned int* __restrict__ hist, const int passes) {
+  using namespace ${name}_ns;
+  const ${P}* __restrict__ in = reinterpret_cast<const ${P}*>(in_);
+  (void)in; (void)len;
+  __shared__ unsigned int sh[${MAX_PASSES} * 256];
+  for (int k = threadIdx.x; k < passes * 256; k += blockDim.x) sh[k] = 0;
+  __syncthreads();
+  const unsigned int pf = pinfo ? *pinfo : 4u;  // the previous stage's result: bit 1 buffer 1, bit 2 identity
+  const unsigned int* pv = (pf & 2u) ? pv1 : pv0;
+  const unsigned int lane = threadIdx.x & 31;
+  // Warp-uniform loop (blockDim is a multiple of 32): lane 0's element is always in range.
+  for (unsigned long long i0 = (unsigned long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); i0 < n;
+       i0 += (unsigned long long)gridDim.x * blockDim.x) {
+    const unsigned long long i = i0 + lane;
+    const bool valid = i < n;
+    ${K} k = 0;
+    if (valid) {
+      const unsigned int p = (pf & 4u) ? (unsigned int)i : pv[i];
+      k = ${key};
+      kout[i] = k;
+      if (vout) vout[i] = p;  // in place is fine: element i is read and written by this thread only
+    }
+    const unsigned int vm = __ballot_sync(0xffffffffu, valid);
+    for (int q = 0; q < passes; q++) {
+      const unsigned int d = (unsigned int)((k >> (8 * q)) & 255u);
+      const unsigned int d0 = __shfl_sync(0xffffffffu, d, 0);
+      // A digit shared by the whole warp (constant high bytes of small-range keys) is one atomic, not 32 on one address.
+      if (__all_sync(0xffffffffu, !valid || d == d0)) {
+        if (lane == 0) atomicAdd(&sh[q * 256 + d0], (unsigned int)__popc(vm));
+      } else if (valid) {
+        atomicAdd(&sh[q * 256 + d], 1u);
+      }
+    }
+  }
+  __syncthreads();
+  for (int k = threadIdx.x; k < passes * 256; k += blockDim.x)
+    if (sh[k]) atomicAdd(&hist[k], sh[k]);
+}`;
+  return { source, name };
+}
+
+/**
+ * The `scanhist` kernel (one block of 256): digit starts, skipped passes and buffer selection.
+ * info[q]: bit 0 skip, bit 1 source is buffer 1, bit 2 payload is the identity (not yet stored),
+ * bit 3 the pass writes the final result (the last executed pass of the last stage);
+ * info[passes]: where the result is (bits 1 and 2), bit 3 already written. Leaves the histograms zeroed.
+ */
+export function scanHistKernel(): { source: string; name: string } {
+  const name = 'nc_sort_scanhist';
+  const source = `
+extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restrict__ hist, unsigned int* __restrict__ offs,
+    unsigned int* __restrict__ info, const int passes, const unsigned int n, const int iota, const int last) {
+  __shared__ unsigned int s_w[8];
+  __shared__ int s_triv[${MAX_PASSES}];
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  for (int q = 0; q < passes; q++) {
+    const unsigned int c = hist[q * 256 + t];
+    hist[q * 256 + t] = 0;
+    const int triv = __syncthreads_or(c == n);
+    unsigned int x = c;
+    #pragma unroll
+    for (int o = 1; o < 32; o <<= 1) { const unsigned int y = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += y; }
+    if (lane == 31) s_w[warp] = x;
+    __syncthreads();
+    unsigned int pre = 0;
+    for (int w = 0; w < warp; w++) pre += s_w[w];
+    offs[q * 256 + t] = pre + x - c;
+    if (t == 0) s_triv[q] = triv;
+    __syncthreads();
+  }
+  if (t == 0) {
+    unsigned int sel = 0, io = iota ? 4u : 0u;
+    int lastq = -1;
+    for (int q = 0; q < passes; q++) {
+      if (s_triv[q]) { info[q] = 1u; continue; }
+      info[q] = sel | io;
+      sel ^= 2u;
+      io = 0;
+      lastq = q;
+    }
+    // The last stage's last executed pass writes the result itself (bit 3); finish then has nothing to do.
+    if (last && lastq >= 0) info[lastq] |= 8u;
+    info[passes] = sel | io | ((last && lastq >= 0) ? 8u : 0u);
+  }
+}`;
+  return { source, name };
+}
+
+/**
+ * The scatter `pass` kernel for keys of `kb` bytes, with or without a uint32 payload, of a sort of
+ * `dt`: the pass flagged final (info bit 3) writes the result instead of the next buffers: the
+ * un-transformed keys (keys only), or the values gathered by the payload and/or int64 indices.
+ */
+export function passKernel(dt: DType, kb: number, vals: boolean): { source: string; name: string } {
+  const K = uintC(kb);
+  const name = `nc_sort_pass_${tag(dt)}_k${kb}${vals ? '_v' : ''}`;
+  const S = dt.storageC;
+  const B = SORT_BLOCK;
+  const IT = SORT_ITEMS;
+  const W = B / 32;
+  const xb = Math.max(kb, vals ? 4 : kb);
+  const source = `${vals ? '' : `
+namespace ${name}_ns {${transforms(dt, kb)}
+}`}
+extern "C" __global__ void __launch_bounds__(${B}) ${name}(${K}* k0, ${K}* k1, unsigned int* v0, unsigned int* v1,
+    const unsigned int* __restrict__ info, const unsigned int* __restrict__ offs, unsigned long long* lb,
+    unsigned int* ticket, const unsigned int n, const int pass, const unsigned int epoch,
+    const ${S}* __restrict__ fin, void* __restrict__ fout_, long long* __restrict__ fidx, const unsigned int len) {
+  const unsigned int inf = info[pass];
+  if (inf & 1u) return;  // every key has the same digit here: nothing moves
+  const bool b1 = (inf & 2u) != 0;
+  const bool fin_pass = (inf & 8u) != 0;  // write the result, not the next buffers
+  (void)fin; (void)fidx; (void)len;
+  const ${K}* kin = b1 ? k1 : k0;
+  ${K}* kout = b1 ? k0 : k1;
+  (void)v0; (void)v1;
+  constexpr int IT = ${IT}, TILE = ${B * IT};
+  __shared__ unsigned int s_cnt[${W}][256];  // per-warp digit counts, then per-warp starts in the digit's run
+  __shared__ unsigned int s_start[256];      // where each digit's run starts in the tile
+  __shared__ unsigned int s_gbase[256];      // global position of the digit's first key of this tile
+  __shared__ unsigned int s_w[${W}];
+  __shared__ unsigned int s_tile;
+  __shared__ __align__(16) unsigned char s_x[TILE * ${xb}];
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  for (int k = t; k < ${W} * 256; k += ${B}) (&s_cnt[0][0])[k] = 0;
+  if (t == 0) {
+    s_tile = atomicAdd(ticket, 1u);  // tiles in start order: every predecessor is running or done
+    if (s_tile == gridDim.x - 1) *ticket = 0;  // the last ticket: leave the counter zeroed
+  }
+  __syncthreads();
+  const unsigned int tile = s_tile;
+  const unsigned long long base = (unsigned long long)tile * TILE;
+  const unsigned long long wbase = base + (unsigned long long)warp * 32 * IT;  // this warp's contiguous chunk
+  const int shift = pass * 8;
+  ${K} key[IT];
+  unsigned int rk[IT];${vals ? `
+  const bool iota = (inf & 4u) != 0;
+  const unsigned int* vin = b1 ? v1 : v0;
+  unsigned int* vout = b1 ? v0 : v1;
+  unsigned int val[IT];` : ''}
+  #pragma unroll
+  for (int j = 0; j < IT; j++) {
+    const unsigned long long i = wbase + j * 32 + lane;
+    key[j] = i < n ? kin[i] : (${K})0;${vals ? `
+    val[j] = i < n ? (iota ? (unsigned int)i : vin[i]) : 0u;` : ''}
+  }
+  // Stable warp ranking: item j of lane l comes after items < j and after lanes < l at item j.
+  const unsigned int lt = (1u << lane) - 1u;
+  #pragma unroll
+  for (int j = 0; j < IT; j++) {
+    const bool valid = wbase + j * 32 + lane < n;
+    const unsigned int d = valid ? (unsigned int)((key[j] >> shift) & 255u) : 256u;
+    const unsigned int peers = __match_any_sync(0xffffffffu, d);
+    const unsigned int c = valid ? s_cnt[warp][d] : 0u;
+    __syncwarp();
+    rk[j] = c + __popc(peers & lt);
+    if (valid && lane == 31 - __clz(peers)) s_cnt[warp][d] = c + __popc(peers);
+    __syncwarp();
+  }
+  __syncthreads();
+  // Thread t is digit t from here: its count in the tile, the warps' starts, the run starts.
+  unsigned int tot = 0;
+  #pragma unroll
+  for (int w = 0; w < ${W}; w++) { const unsigned int c = s_cnt[w][t]; s_cnt[w][t] = tot; tot += c; }
+  const unsigned long long e = (unsigned long long)(epoch & 0x3fffffffu) << 34;
+  unsigned long long* mine = lb + (unsigned long long)tile * 256 + t;
+  // Publish this tile's count (inclusive already for tile 0): bits 63-34 epoch, 33-32 status, 31-0 value.
+  *(volatile unsigned long long*)mine = e | ((tile == 0 ? 2ull : 1ull) << 32) | tot;
+  unsigned int x = tot;
+  #pragma unroll
+  for (int o = 1; o < 32; o <<= 1) { const unsigned int y = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += y; }
+  if (lane == 31) s_w[warp] = x;
+  __syncthreads();
+  unsigned int pre = 0;
+  for (int w = 0; w < warp; w++) pre += s_w[w];
+  s_start[t] = pre + x - tot;
+  // Look back: sum the predecessors' counts of digit t until one publishes an inclusive prefix.
+  unsigned int excl = 0;
+  if (tile > 0) {
+    long long j = (long long)tile - 1;
+    while (true) {
+      unsigned long long w;
+      do {
+        w = *(volatile unsigned long long*)(lb + (unsigned long long)j * 256 + t);
+      } while ((unsigned int)(w >> 34) != (epoch & 0x3fffffffu) || ((w >> 32) & 3ull) == 0);
+      excl += (unsigned int)w;
+      if (((w >> 32) & 3ull) == 2ull) break;
+      j--;
+    }
+    *(volatile unsigned long long*)mine = e | (2ull << 32) | (excl + tot);
+  }
+  s_gbase[t] = offs[pass * 256 + t] + excl;
+  __syncthreads();
+  // Exchange through shared memory: keys to their tile positions, then read back in order.
+  ${K}* sk = reinterpret_cast<${K}*>(s_x);
+  #pragma unroll
+  for (int j = 0; j < IT; j++) {
+    if (wbase + j * 32 + lane < n) {
+      const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
+      rk[j] += s_start[d] + s_cnt[warp][d];
+      sk[rk[j]] = key[j];
+    }
+  }
+  __syncthreads();
+  const unsigned int cnt = n - base < (unsigned long long)TILE ? (unsigned int)(n - base) : (unsigned int)TILE;
+  unsigned int gpos[IT];
+  #pragma unroll
+  for (int j = 0; j < IT; j++) {
+    const unsigned int s = j * ${B} + t;
+    if (s < cnt) {
+      const ${K} kk = sk[s];
+      const unsigned int d = (unsigned int)((kk >> shift) & 255u);
+      gpos[j] = s_gbase[d] + (s - s_start[d]);${vals ? `
+      if (!fin_pass) kout[gpos[j]] = kk;` : `
+      if (fin_pass) reinterpret_cast<${K}*>(fout_)[gpos[j]] = ${name}_ns::nc_untf(kk);
+      else kout[gpos[j]] = kk;`}
+    }
+  }${vals ? `
+  __syncthreads();
+  unsigned int* sv = reinterpret_cast<unsigned int*>(s_x);
+  #pragma unroll
+  for (int j = 0; j < IT; j++) if (wbase + j * 32 + lane < n) sv[rk[j]] = val[j];
+  __syncthreads();
+  #pragma unroll
+  for (int j = 0; j < IT; j++) {
+    const unsigned int s = j * ${B} + t;
+    if (s < cnt) {
+      const unsigned int p = sv[s];
+      if (!fin_pass) vout[gpos[j]] = p;
+      else {
+        ${S}* fout = reinterpret_cast<${S}*>(fout_);
+        if (fout) fout[gpos[j]] = fin[p];
+        if (fidx) fidx[gpos[j]] = (long long)(p % len);
+      }
+    }
+  }` : ''}
+}`;
+  return { source, name };
+}
+
+/** The `finish` kernel writing un-transformed keys (keys-only sorts of real dtypes). */
+export function finishKeysKernel(dt: DType): { source: string; name: string } {
+  const kb = keyBytes(dt, 'value');
+  const K = uintC(kb);
+  const name = `nc_sort_finish_keys_${tag(dt)}`;
+  const source = `
+namespace ${name}_ns {${transforms(dt, dt.bytes)}
+}
+extern "C" __global__ void __launch_bounds__(256) ${name}(const ${K}* k0, const ${K}* k1, const unsigned int* __restrict__ info,
+    void* __restrict__ out_, const unsigned int n) {
+  using namespace ${name}_ns;
+  if (*info & 8u) return;  // the last pass wrote the result
+  ${K}* out = reinterpret_cast<${K}*>(out_);
+  const ${K}* kin = (*info & 2u) ? k1 : k0;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x)
+    out[i] = nc_untf(kin[i]);
+}`;
+  return { source, name };
+}
+
+/** The `finish` kernel of payload sorts: values gathered by the payload and/or indices within the row. */
+export function finishPayloadKernel(dt: DType): { source: string; name: string } {
+  const S = dt.storageC;
+  const name = `nc_sort_finish_pay_${tag(dt)}`;
+  const source = `
+extern "C" __global__ void __launch_bounds__(256) ${name}(const unsigned int* v0, const unsigned int* v1,
+    const unsigned int* __restrict__ info, const ${S}* __restrict__ in, ${S}* __restrict__ out, long long* __restrict__ idx,
+    const unsigned int n, const unsigned int len) {
+  const unsigned int f = *info;
+  if (f & 8u) return;  // the last pass wrote the result
+  const unsigned int* pv = (f & 2u) ? v1 : v0;
+  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x) {
+    const unsigned int p = (f & 4u) ? (unsigned int)i : pv[i];
+    if (out) out[i] = in[p];
+    if (idx) idx[i] = (long long)(p % len);
+  }
+}`;
+  return { source, name };
+}
+
+/** Grid-stride loop header over `n` (unsigned long long i). */
+const LOOP = `for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x)`;
+
+/** unique: boundary flags of a sorted array (equal: ==, or both NaN when `equalNan`). */
+export function uniqueMarkKernel(dt: DType, equalNan: boolean): { source: string; name: string } {
+  const S = dt.storageC;
+  const name = `nc_unique_mark_${tag(dt)}${equalNan ? '_eqnan' : ''}`;
+  const source = `
+extern "C" __global__ void __launch_bounds__(256) ${name}(const ${S}* __restrict__ s, nc_bool* __restrict__ flag,
+    const unsigned long long n) {
+  ${LOOP} {
+    bool f = i == 0;
+    if (!f) {
+      const ${dt.computeC} x = nc_load(s[i]), y = nc_load(s[i - 1]);
+      f = !(x == y${equalNan ? ' || (nc_isnan(x) && nc_isnan(y))' : ''});
+    }
+    flag[i].v = f ? 1 : 0;
+  }
+}`;
+  return { source, name };
+}
+
+/** unique: scatters the run heads (values, first indices, run starts) and the inverse. */
+export function uniqueScatterKernel(dt: DType): { source: string; name: string } {
+  const S = dt.storageC;
+  const name = `nc_unique_scatter_${tag(dt)}`;
+  const source = `
+extern "C" __global__ void __launch_bounds__(256) ${name}(const ${S}* __restrict__ s, const nc_bool* __restrict__ flag,
+    const long long* __restrict__ pos, const long long* __restrict__ perm, ${S}* __restrict__ vals,
+    long long* __restrict__ first, long long* __restrict__ inv, long long* __restrict__ starts, const unsigned long long n) {
+  ${LOOP} {
+    const long long j = pos[i] - 1;
+    if (flag[i].v) {
+      vals[j] = s[i];
+      if (first) first[j] = perm ? perm[i] : (long long)i;
+      if (starts) starts[j] = (long long)i;
+    }
+    if (inv) inv[perm ? perm[i] : (long long)i] = j;
+  }
+}`;
+  return { source, name };
+}
+
+/** unique: counts from the run starts. */
+export function uniqueCountsKernel(): { source: string; name: string } {
+  const name = 'nc_unique_counts';
+  const source = `
+extern "C" __global__ void __launch_bounds__(256) ${name}(const long long* __restrict__ starts, long long* __restrict__ counts,
+    const unsigned long long n, const unsigned long long total) {
+  ${LOOP} counts[i] = (i + 1 < n ? starts[i + 1] : (long long)total) - starts[i];
+}`;
+  return { source, name };
+}
+
+/** searchsorted: one thread per value, binary search in `a` (through `sorter` when given), NaN last. */
+export function searchKernel(da: DType, dv: DType, common: DType): { source: string; name: string } {
+  const C = common.computeC;
+  const name = `nc_searchsorted_${tag(da)}_${tag(dv)}_${tag(common)}`;
+  const source = `
+namespace ${name}_ns {
+template <typename T> __device__ __forceinline__ bool nc_lt(T x, T y) { return x < y || (x == x && y != y); }
+template <typename R> __device__ __forceinline__ bool nc_lt(nc_complex<R> x, nc_complex<R> y) {
+  return nc_lt(x.re, y.re) || (!nc_lt(y.re, x.re) && nc_lt(x.im, y.im));
+}
+__device__ __forceinline__ bool nc_lt(bool x, bool y) { return !x && y; }
+}
+extern "C" __global__ void __launch_bounds__(256) ${name}(const ${da.storageC}* __restrict__ a,
+    const long long* __restrict__ sorter, const ${dv.storageC}* __restrict__ v, long long* __restrict__ out,
+    const long long na, const unsigned long long n, const int right) {
+  using namespace ${name}_ns;
+  ${LOOP} {
+    const ${C} x = NC_TO(${C}, nc_load(v[i]));
+    long long lo = 0, hi = na;
+    while (lo < hi) {
+      const long long m = (lo + hi) >> 1;
+      long long at = m;
+      if (sorter) { at = sorter[m]; at = at < 0 ? 0 : at >= na ? na - 1 : at; }  // out-of-range sorter entries are clamped
+      const ${C} y = NC_TO(${C}, nc_load(a[at]));
+      if (right ? !nc_lt(x, y) : nc_lt(y, x)) lo = m + 1; else hi = m;
+    }
+    out[i] = lo;
+  }
+}`;
+  return { source, name };
+}
+
+/** The key stages a dtype's sorts use (complex128: imaginary then real part; 'row' for axis sorts). */
+export function stageKinds(dt: DType): KeyKind[] {
+  return dt.bytes === 16 ? ['im', 're', 'row'] : ['value', 'row'];
+}
+
+/** Every kernel the sort family builds for `dt` (codegen tests and the prebuilt catalog). */
+export function sortKernelsFor(dt: DType): Array<{ source: string; name: string }> {
+  const ks = stageKinds(dt).filter((k) => k !== 'row').map((k) => prepKernel(dt, k));
+  if (dt.kind !== 'c') ks.push(finishKeysKernel(dt), passKernel(dt, keyBytes(dt, 'value'), false));
+  for (const kb of new Set(stageKinds(dt).map((k) => keyBytes(dt, k)))) ks.push(passKernel(dt, kb, true));
+  ks.push(finishPayloadKernel(dt), uniqueMarkKernel(dt, true), uniqueMarkKernel(dt, false), uniqueScatterKernel(dt),
+    searchKernel(dt, dt, dt));
+  return ks;
+}
+
+/** The dtype-independent kernels: scanhist, the row keys' prep, unique counts. */
+export function sortCommonKernels(): Array<{ source: string; name: string }> {
+  const ks = [scanHistKernel(), uniqueCountsKernel(), prepKernel(DTYPES.uint32, 'row')];
+  return ks;
+}

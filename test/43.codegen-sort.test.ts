@@ -1,0 +1,35 @@
+/**
+ * Every sort kernel compiles with NVRTC (no GPU needed): the radix sort's prep/finish kernels,
+ * unique's and searchsorted's for each dtype, and the dtype-independent scanhist and scatter
+ * passes, for sm_75 (PTX) and sm_90 (CUBIN).
+ */
+import { DTYPES, compiler } from '../lib';
+import { PREAMBLE } from '../lib/engine/templates/preamble';
+import { searchKernel, sortCommonKernels, sortKernelsFor } from '../lib/engine/templates/sort';
+
+function compileBoth(source: string, names: string[]): void {
+  const ptx = Buffer.from(compiler.compile(source, { arch: 'sm_75', noExternC: true, options: ['--std=c++17'], target: 'ptx' }).image).toString('utf8');
+  for (const name of names) expect(ptx).toContain(`.entry ${name}(`);
+  const cubin = Buffer.from(compiler.compile(source, { arch: 'sm_90', noExternC: true, options: ['--std=c++17'] }).image);
+  for (const name of names) expect(cubin.includes(Buffer.from(`${name}\0`))).toBe(true);
+}
+
+describe('generated sort kernels compile (NVRTC, no GPU)', () => {
+  test.each(Object.keys(DTYPES))('%s: prep, finish, unique and searchsorted kernels', (d) => {
+    const ks = sortKernelsFor(DTYPES[d as keyof typeof DTYPES]);
+    compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+  });
+
+  test('scanhist, the scatter passes and unique counts', () => {
+    const ks = sortCommonKernels();
+    expect(new Set(ks.map((k) => k.name)).size).toBe(ks.length);
+    compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+  });
+
+  test('searchsorted across dtypes (compared in the promoted type)', () => {
+    const { int32, float32, float64, uint8, float16, complex64 } = DTYPES;
+    const ks = [searchKernel(int32, float32, float64), searchKernel(uint8, int32, int32), searchKernel(float16, float32, float32),
+      searchKernel(complex64, float64, DTYPES.complex128)];
+    compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+  });
+});
