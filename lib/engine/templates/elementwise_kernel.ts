@@ -117,16 +117,16 @@ export function parseCArgs(decls: string): CArg[] {
 /**
  * Helpers available to user code of both forms, after PREAMBLE: <stdint.h> names, `half`
  * (`__half`) and `__nv_bfloat16` (`nv_bfloat16`) as storage types converting to and from float
- * (left out when `userPreamble` names cuda_fp16.h / cuda_bf16.h), `pycuda::complex<R>` (our
+ * (those names left out when `userPreamble` names cuda_fp16.h or cuda_bf16.h), `pycuda::complex<R>` (our
  * nc_complex) with real/imag/conj/abs/norm/arg and mixed real-complex arithmetic, and `nc_raw<T>`
  * (CuPy raw arguments: `a[j]`, `a.size()`). Definitions that a user #include could clash with
  * are left out when `userPreamble` includes headers.
  */
 export function helpers(userPreamble: string): string {
   const includes = /^\s*#\s*include/m.test(userPreamble);
-  // cuda_bf16.h includes cuda_fp16.h.
+  // cuda_bf16.h includes cuda_fp16.h, which declares struct __nv_bfloat16: either header keeps
+  // both names to itself (with cuda_fp16.h alone, include cuda_bf16.h too to use bfloat16).
   const fp16 = /cuda_(fp|bf)16/.test(userPreamble);
-  const bf16 = /cuda_bf16/.test(userPreamble);
   const parts: string[] = [];
   if (!includes) {
     parts.push(`typedef signed char int8_t; typedef unsigned char uint8_t; typedef short int16_t; typedef unsigned short uint16_t;
@@ -168,7 +168,7 @@ typedef int int32_t; typedef unsigned int uint32_t; typedef long long int64_t; t
   __device__ nc_kbf16 operator-() const { nc_kbf16 h; h.x = x ^ 0x8000; return h; }
   __device__ nc_kbf16 operator+() const { return *this; }
 };`);
-  if (!bf16) parts.push('typedef nc_kbf16 __nv_bfloat16; typedef nc_kbf16 nv_bfloat16;');
+  if (!fp16) parts.push('typedef nc_kbf16 __nv_bfloat16; typedef nc_kbf16 nv_bfloat16;');
   parts.push(String.raw`namespace pycuda { template <typename R> using complex = nc_complex<R>; }
 template <typename R> __device__ __forceinline__ R real(nc_complex<R> a) { return a.re; }
 template <typename R> __device__ __forceinline__ R imag(nc_complex<R> a) { return a.im; }
