@@ -54,8 +54,8 @@ const COMPLEX_OF: Partial<Record<string, DType>> = { float32: DTYPES.complex64, 
 
 /**
  * The dtype a transform computes in. Complex stays; float32, float16 and bfloat16 go to complex64
- * (like CuPy and NumPy 2; cuFFT has no general bfloat16 transform); float64, integers and bool go to complex128 (NumPy). rfft takes real input
- * only (complex is a TypeError, as in CuPy). @internal
+ * (like CuPy and NumPy 2; cuFFT has no general bfloat16 transform); float64, integers and bool go
+ * to complex128 (NumPy). rfft takes real input only (complex is a TypeError, as in CuPy). @internal
  */
 export function workDtype(kind: Kind, dt: DType, name: string): DType {
   const single = dt.name === 'float32' || dt.name === 'float16' || dt.name === 'bfloat16';
