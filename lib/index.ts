@@ -36,7 +36,7 @@ export { fft } from './fft';
 export type { FftNorm, FftOptions, FftNOptions, FftTransform, FftTransformN, FreqOptions, ShiftOptions } from './fft';
 export {
   DTYPES, Scalar, dtype, bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float16,
-  float32, float64, complex64, complex128, floatToHalfBits, halfBitsToFloat,
+  bfloat16, float32, float64, complex64, complex128, floatToHalfBits, halfBitsToFloat, floatToBf16Bits, bf16BitsToFloat,
 } from './base/dtype';
 export type { DType, DTypeName, DTypeLike, Complex, ScalarFactory } from './base/dtype';
 export { SourceModule, Module } from './cuda/compiler';

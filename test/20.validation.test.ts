@@ -46,12 +46,12 @@ describe('error classes', () => {
 });
 
 const NAMES: DTypeName[] = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64',
-  'float16', 'float32', 'float64', 'complex64', 'complex128'];
+  'float16', 'bfloat16', 'float32', 'float64', 'complex64', 'complex128'];
 const EXPECTED: Record<DTypeName, [number, string, string]> = {
   bool: [1, 'b', 'bool'], int8: [1, 'i', 'signed char'], uint8: [1, 'u', 'unsigned char'],
   int16: [2, 'i', 'short'], uint16: [2, 'u', 'unsigned short'], int32: [4, 'i', 'int'],
   uint32: [4, 'u', 'unsigned int'], int64: [8, 'i', 'long long'], uint64: [8, 'u', 'unsigned long long'],
-  float16: [2, 'f', '__half'], float32: [4, 'f', 'float'], float64: [8, 'f', 'double'],
+  float16: [2, 'f', '__half'], bfloat16: [2, 'f', '__nv_bfloat16'], float32: [4, 'f', 'float'], float64: [8, 'f', 'double'],
   complex64: [8, 'c', ''], complex128: [16, 'c', ''],
 };
 

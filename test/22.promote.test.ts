@@ -296,3 +296,50 @@ describe('canCast (np.can_cast)', () => {
     expectCode(() => canCast('int8', 'int17' as never), TypeError, 'ERR_INVALID_ARG_VALUE');
   });
 });
+
+// bfloat16 is not a NumPy type: PyTorch's rules (torch.promote_types / torch.result_type), by hand.
+describe('bfloat16 (PyTorch promotion)', () => {
+  const bf = 'bfloat16';
+  test.each([
+    ['bool', bf], ['int8', bf], ['uint8', bf], ['int16', bf], ['uint16', bf], ['int32', bf], ['uint32', bf],
+    ['int64', bf], ['uint64', bf], ['float16', 'float32'], [bf, bf], ['float32', 'float32'], ['float64', 'float64'],
+    ['complex64', 'complex64'], ['complex128', 'complex128'],
+  ] as Array<[DTypeName, DTypeName]>)('bfloat16 + %s → %s (both orders)', (o, want) => {
+    expect(promoteTypes(bf, o).name).toBe(want);
+    expect(promoteTypes(o, bf).name).toBe(want);
+    expect(resultType(bf, o).name).toBe(want);
+    expect(resultType(o, bf).name).toBe(want);
+  });
+
+  test('JS scalars do not widen it (torch: a Python scalar keeps a bfloat16 tensor bfloat16)', () => {
+    expect(resultType(DTYPES.bfloat16, 1).name).toBe(bf);
+    expect(resultType(DTYPES.bfloat16, 2.5).name).toBe(bf);
+    expect(resultType(DTYPES.bfloat16, 1e300).name).toBe(bf);
+    expect(resultType(DTYPES.bfloat16, true).name).toBe(bf);
+    expect(resultType(DTYPES.bfloat16, 7n).name).toBe(bf);
+    expect(resultType(DTYPES.bfloat16, { re: 0, im: 1 }).name).toBe('complex64');
+    expect(trueDivideType(bf).name).toBe(bf);
+  });
+
+  test('sequences: the same result in every order', () => {
+    const cases: Array<[DTypeName[], DTypeName]> = [
+      [[bf, 'int32', 'uint8'], bf], [[bf, 'float16', 'int8'], 'float32'], [[bf, 'int64', 'uint64'], bf],
+      [['float16', 'int16', bf], 'float32'], [[bf, 'float64', 'int8'], 'float64'], [[bf, 'complex64', 'int64'], 'complex64'],
+      [['uint16', 'int16', bf], bf],
+    ];
+    for (const [ds, want] of cases) {
+      const perms = [ds, [...ds].reverse(), [ds[1], ds[0], ds[2]], [ds[2], ds[0], ds[1]]];
+      for (const p of perms) expect([p, resultType(...p).name]).toEqual([p, want]);
+    }
+  });
+
+  test("canCast: 'safe' from bool/int8/uint8 and to float32/float64/complex; never with float16", () => {
+    for (const f of ['bool', 'int8', 'uint8', bf] as DTypeName[]) expect([f, canCast(f, bf, 'safe')]).toEqual([f, true]);
+    for (const f of ['int16', 'uint16', 'int32', 'float16', 'float32'] as DTypeName[]) expect([f, canCast(f, bf, 'safe')]).toEqual([f, false]);
+    for (const t of ['float32', 'float64', 'complex64', 'complex128'] as DTypeName[]) expect([t, canCast(bf, t, 'safe')]).toEqual([t, true]);
+    for (const t of ['float16', 'int64', 'bool'] as DTypeName[]) expect([t, canCast(bf, t, 'safe')]).toEqual([t, false]);
+    expect(canCast(bf, 'float16', 'same_kind')).toBe(true);
+    expect(canCast('float64', bf, 'same_kind')).toBe(true);
+    expect(canCast(bf, 'int32', 'same_kind')).toBe(false);
+  });
+});

@@ -70,6 +70,7 @@ describe('dtypes and compute types', () => {
     const value = (name: string): number => Number(new RegExp(`\\b${name}\\s*=\\s*(\\d+)`).exec(text)![1]);
     const want: Record<string, [string, string, string]> = {
       float16: ['CUDA_R_16F', 'CUBLAS_COMPUTE_32F', 'CUBLAS_COMPUTE_32F'],
+      bfloat16: ['CUDA_R_16BF', 'CUBLAS_COMPUTE_32F', 'CUBLAS_COMPUTE_32F'],
       float32: ['CUDA_R_32F', 'CUBLAS_COMPUTE_32F', 'CUBLAS_COMPUTE_32F_FAST_TF32'],
       float64: ['CUDA_R_64F', 'CUBLAS_COMPUTE_64F', 'CUBLAS_COMPUTE_64F'],
       complex64: ['CUDA_C_32F', 'CUBLAS_COMPUTE_32F', 'CUBLAS_COMPUTE_32F_FAST_TF32'],

@@ -19,7 +19,7 @@ const VARIANTS: Variant[] = [
 const NAMES = Object.keys(MATH);
 const FLOAT_OF: Record<string, DTypeName> = {
   bool: 'float16', int8: 'float16', uint8: 'float16', int16: 'float32', uint16: 'float32', int32: 'float64',
-  uint32: 'float64', int64: 'float64', uint64: 'float64', float16: 'float16', float32: 'float32', float64: 'float64',
+  uint32: 'float64', int64: 'float64', uint64: 'float64', float16: 'float16', bfloat16: 'bfloat16', float32: 'float32', float64: 'float64',
 };
 const INEXACT = ['exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan',
   'sinh', 'cosh', 'tanh'];
@@ -74,7 +74,7 @@ function specs(d: DType): ElementwiseSpec[] {
     if (!plan) continue;
     add(name, plan, def.nin === 1 ? [false] : [false, false], def.nin === 1 ? [d] : [d, d]);
     if (def.nin === 2) add(`${name}_s`, plan, [false, true]);
-    if (def.fast && (d.name === 'float32' || d.name === 'float16')) add(`${name}_fast`, mathPlan(name, [d], true), [false]);
+    if (def.fast && (d.name === 'float32' || d.name === 'float16' || d.name === 'bfloat16')) add(`${name}_fast`, mathPlan(name, [d], true), [false]);
   }
   return out;
 }
@@ -118,10 +118,18 @@ describe('cumath type resolution (NumPy 2 loops)', () => {
     expect(mathPlan('atan2', [DTYPES.int8, DTYPES.uint8]).outs[0].name).toBe('float32');
     expect(mathPlan('fmod', [DTYPES.int16, 3]).outs[0].name).toBe('int16');
     expect(mathPlan('hypot', [DTYPES.float16, DTYPES.float64]).outs[0].name).toBe('float64');
+    // bfloat16 keeps its loop (computed in float); with float16 it is float32, with integers bfloat16 (PyTorch).
+    expect(mathPlan('sin', [DTYPES.bfloat16]).outs[0].name).toBe('bfloat16');
+    expect(mathPlan('sin', [DTYPES.bfloat16]).body).toContain('sinf(');
+    expect(mathPlan('atan2', [DTYPES.bfloat16, DTYPES.float16]).outs[0].name).toBe('float32');
+    expect(mathPlan('atan2', [DTYPES.bfloat16, DTYPES.int32]).outs[0].name).toBe('bfloat16');
+    expect(mathPlan('atan2', [DTYPES.bfloat16, 2.5]).outs[0].name).toBe('bfloat16');
+    expect(mathPlan('fmod', [DTYPES.bfloat16, 3]).outs[0].name).toBe('bfloat16');
   });
-  test('fastMath uses the intrinsics for float32/float16 only', () => {
+  test('fastMath uses the intrinsics for float32/float16/bfloat16 only', () => {
     expect(mathPlan('sin', [DTYPES.float32], true).body).toContain('__sinf');
     expect(mathPlan('sin', [DTYPES.float16], true).body).toContain('__sinf');
+    expect(mathPlan('sin', [DTYPES.bfloat16], true).body).toContain('__sinf');
     expect(mathPlan('sin', [DTYPES.float32]).body).toContain('sinf(');
     expect(mathPlan('sin', [DTYPES.float32]).body).not.toContain('__');
     expect(mathPlan('exp', [DTYPES.float64], true).body).toBe('r0 = exp(x0);');

@@ -21,7 +21,7 @@ const MODES: LoopMode[] = ['narrow', 'wide', 'range', 'rangeWide'];
 /** PyCUDA spellings of each dtype. */
 const C_NAMES: Record<string, string> = {
   bool: 'bool', int8: 'char', uint8: 'unsigned char', int16: 'short', uint16: 'unsigned short', int32: 'int',
-  uint32: 'unsigned int', int64: 'long long', uint64: 'unsigned long long', float16: 'half', float32: 'float',
+  uint32: 'unsigned int', int64: 'long long', uint64: 'unsigned long long', float16: 'half', bfloat16: '__nv_bfloat16', float32: 'float',
   float64: 'double', complex64: 'pycuda::complex<float>', complex128: 'pycuda::complex<double>',
 };
 
@@ -91,6 +91,27 @@ describe('PyCUDA-form kernels compile (NVRTC, no GPU)', () => {
       const { source, name } = k.generatedSource(mode);
       build(source, name);
     }
+  });
+
+  test('bfloat16: nv_bfloat16/bfloat16 spellings, arithmetic, conversions from every C type, raw use', () => {
+    expect(parseCArgs('nv_bfloat16 a, bfloat16 *b').map((p) => [p.dtype.name, p.ctype])).toEqual([['bfloat16', 'nv_bfloat16'],
+      ['bfloat16', '__nv_bfloat16']]);
+    const k = new ElementwiseKernel(
+      'nv_bfloat16 *h, const __nv_bfloat16 *x, bfloat16 w, const double *d, const long long *l, const int *n32, const half *hf',
+      `h[i] += x[i]; h[i] = h[i] > 1.0f ? h[i] * 2 : (float)-h[i]; h[i] -= 1; h[i] *= w; h[i] /= 2.0;
+       h[i] = d[i]; h[i] = l[i]; h[i] = n32[i]; h[i] = hf[i]; h[i] = (unsigned long long)l[i]; h[i] = -x[i] + +x[i];`,
+      'bf16ops');
+    for (const mode of MODES) {
+      const { source, name } = k.generatedSource(mode);
+      build(source, name);
+    }
+  });
+
+  test('a preamble that includes cuda_bf16.h gets the real __nv_bfloat16 (no clash)', () => {
+    const k = new ElementwiseKernel('__nv_bfloat16 *h, half *g', 'h[i] = __float2bfloat16(__bfloat162float(h[i]) * 2.0f); g[i] = __float2half(1.0f)',
+      'bf16h', { preamble: '#include <cuda_bf16.h>' });
+    const { source, name } = k.generatedSource();
+    build(source, name);
   });
 
   test('a preamble that includes cuda_fp16.h gets the real __half (no clash)', () => {

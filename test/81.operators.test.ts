@@ -10,7 +10,7 @@ import { GPUArray, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
 import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import {
-  C, COMPLEX_POW, DTYPE_NAMES, OPS, OpRef, V, broadcast2, download, expectArray, expectSame, halfOf, kind, nonzero, pairs,
+  C, COMPLEX_POW, DTYPE_NAMES, OPS, OpRef, V, bf16Of, broadcast2, download, expectArray, expectSame, halfOf, kind, nonzero, pairs,
   pool, scalarFor, show, softly, store, upload, viewOf,
 } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
@@ -158,7 +158,7 @@ describeGpu('operators × dtypes (CPU reference, NumPy 2)', () => {
   });
 
   describe('sizes 0, 1, 31, 2^20+3', () => {
-    const CASES: Array<[string, DTypeName]> = [['add', 'float32'], ['add', 'int8'], ['add', 'complex128'], ['mul', 'float16'],
+    const CASES: Array<[string, DTypeName]> = [['add', 'float32'], ['add', 'int8'], ['add', 'complex128'], ['mul', 'float16'], ['mul', 'bfloat16'],
       ['eq', 'int64'], ['floorDiv', 'int32'], ['logicalNot', 'float64']];
     for (const [name, d] of CASES) {
       test(`${name} ${d}`, () => {
@@ -176,7 +176,7 @@ describeGpu('operators × dtypes (CPU reference, NumPy 2)', () => {
   });
 
   describe('non-contiguous operands: a.T, a[::2], a[::-1]', () => {
-    for (const d of ['float64', 'int16', 'complex64', 'float16', 'bool', 'uint64'] as DTypeName[]) {
+    for (const d of ['float64', 'int16', 'complex64', 'float16', 'bfloat16', 'bool', 'uint64'] as DTypeName[]) {
       test(d, () => cuda.tidy(() => {
         const vals = cyc(pool(d), 42, 1, 5), other = cyc(pool(d), 42, 4, 3);
         const m = upload(d, vals, [6, 7]), c = upload(d, other, [7, 6]);
@@ -198,7 +198,7 @@ describeGpu('operators × dtypes (CPU reference, NumPy 2)', () => {
   });
 
   describe('large transposed 2-d operands (several 32x32 tiles, partial edges, negative strides)', () => {
-    for (const [p, q] of [['float64', 'int8'], ['int16', 'int16'], ['complex64', 'float32'], ['float16', 'uint8'], ['bool', 'bool']] as
+    for (const [p, q] of [['float64', 'int8'], ['int16', 'int16'], ['complex64', 'float32'], ['float16', 'uint8'], ['bfloat16', 'uint8'], ['bool', 'bool']] as
       Array<[DTypeName, DTypeName]>) {
       test(`${p} with ${q}`, () => cuda.tidy(() => {
         const X = cyc(pool(p), 70 * 45, 0, 7), Y = cyc(pool(q), 70 * 45, 5, 3);
@@ -330,7 +330,8 @@ describeGpu('operators × dtypes (CPU reference, NumPy 2)', () => {
       const cases: Array<[DTypeName, DTypeName, DTypeName]> = [['int8', 'uint8', 'int16'], ['int64', 'uint64', 'float64'],
         ['float16', 'int16', 'float32'], ['int32', 'float32', 'float64'], ['uint32', 'int8', 'int64'],
         ['float16', 'float32', 'float32'], ['complex64', 'float64', 'complex128'], ['bool', 'uint16', 'uint16'],
-        ['float16', 'uint8', 'float16']];
+        ['float16', 'uint8', 'float16'], ['bfloat16', 'float16', 'float32'], ['bfloat16', 'int32', 'bfloat16'], ['int64', 'bfloat16', 'bfloat16'],
+        ['bfloat16', 'float64', 'float64'], ['complex64', 'bfloat16', 'complex64'], ['bfloat16', 'bool', 'bfloat16']];
       for (const [p, q, r] of cases) {
         const xv = p === 'bool' ? 1 : 3, yv = q === 'bool' ? 1 : 2;
         const x = upload(p, [store(p, xv)]), y = upload(q, [store(q, yv)]);
@@ -470,11 +471,42 @@ describeGpu('operators × dtypes (CPU reference, NumPy 2)', () => {
       check.done();
     }));
 
+    test('bfloat16: float64, float32 and 64-bit integers round once to nearest even; NaN, ±Inf, -0, subnormals', () => cuda.tidy(() => {
+      const check = softly();
+      const x = 1 + 2 ** -8 + 2 ** -40; // just above a bfloat16 tie: float32 rounding first would make it a tie
+      check(() => expect(bf16Of(x)).toBe(1 + 2 ** -7));
+      check(() => expectArray(upload('float64', [x, 1 + 3 * 2 ** -8 - 2 ** -40, 1 + 2 ** -8, 1 + 3 * 2 ** -8, 3.3961e38, 3.3962e38, 1e39, 2 ** -134,
+        1.5 * 2 ** -134, NaN, -0, -Infinity]).astype('bfloat16'), 'bfloat16', [12],
+      [1 + 2 ** -7, 1 + 2 ** -7, 1, 1 + 2 ** -6, 3.3895313892515355e38, Infinity, Infinity, 0, 2 ** -133, NaN, -0, -Infinity]));
+      check(() => expectArray(gpuarray.full([2], x, 'bfloat16'), 'bfloat16', [2], [1 + 2 ** -7, 1 + 2 ** -7]));
+      check(() => expectArray(gpuarray.toGpu([x], { dtype: 'bfloat16' }), 'bfloat16', [1], [1 + 2 ** -7]));
+      const f = new Float32Array([1 + 2 ** -8, 1 + 2 ** -8 + 2 ** -23, 1 + 3 * 2 ** -8, -(1 + 2 ** -8 + 2 ** -23),
+        3.4028234663852886e38, 2 ** -149]);
+      const fw = [1, 1 + 2 ** -7, 1 + 2 ** -6, -(1 + 2 ** -7), Infinity, 0];
+      check(() => expectArray(gpuarray.toGpu(f).astype('bfloat16'), 'bfloat16', [6], fw));
+      check(() => expectArray(gpuarray.toGpu(f, { dtype: 'bfloat16' }), 'bfloat16', [6], fw));
+      // 2^24 + 2^16 + 1 is above the tie 2^24 + 2^16 (float32 would round it onto the tie, then to even 2^24).
+      check(() => expectArray(upload('int32', [2 ** 24 + 2 ** 16 + 1, -(2 ** 24 + 2 ** 16 + 1), 2 ** 31 - 1]).astype('bfloat16'), 'bfloat16', [3],
+        [2 ** 24 + 2 ** 17, -(2 ** 24 + 2 ** 17), 2 ** 31]));
+      check(() => expectArray(upload('int64', [2n ** 56n + 2n ** 48n + 1n, 2n ** 63n - 1n]).astype('bfloat16'), 'bfloat16', [2], [2 ** 56 + 2 ** 49, 2 ** 63]));
+      check(() => expectArray(upload('uint64', [2n ** 64n - 1n, 2n ** 40n + 2n ** 32n + 1n]).astype('bfloat16'), 'bfloat16', [2], [2 ** 64, 2 ** 40 + 2 ** 33]));
+      check(() => expectArray(gpuarray.toGpu(new Uint16Array([0x7f7f, 0x0001, 0xff80, 0x7fc1, 0x8000]), { dtype: 'bfloat16' }).astype('float64'),
+        'float64', [5], [3.3895313892515355e38, 2 ** -133, -Infinity, NaN, -0]));
+      check(() => expectArray(upload('bfloat16', [1 + 2 ** -7, 3.3895313892515355e38, 2 ** -133]).astype('float16'), 'float16', [3], [1 + 2 ** -7, Infinity, 0]));
+      check(() => expectArray(upload('float16', [1 + 2 ** -8, 65504, 2 ** -24]).astype('bfloat16'), 'bfloat16', [3], [1, 65536, 2 ** -24]));
+      const bits = gpuarray.toGpu([1, -2, NaN, -NaN, Infinity], { dtype: 'float32' }).astype('bfloat16').get() as Uint16Array;
+      check(() => expect(bits).toBeInstanceOf(Uint16Array));
+      check(() => expect([...bits].map((b) => b & 0x7fc0)).toEqual([0x3f80, 0x4000 & 0x7fc0, 0x7fc0, 0x7fc0, 0x7f80]));
+      check(() => expect(upload('bfloat16', [0.1]).item()).toBe(bf16Of(0.1)));
+      check.done();
+    }));
+
     test('fill every dtype; fill a strided view; fill returns the array', () => cuda.tidy(() => {
       const check = softly();
       const values: Partial<Record<DTypeName, [unknown, V]>> = {
         bool: [true, 1], int8: [-5, -5], uint8: [200, 200], int16: [-300, -300], uint16: [60000, 60000], int32: [-(2 ** 31), -(2 ** 31)],
         uint32: [2 ** 32 - 1, 2 ** 32 - 1], int64: [2n ** 62n, 2n ** 62n], uint64: [2n ** 64n - 1n, 2n ** 64n - 1n], float16: [1.5, 1.5],
+        bfloat16: [0.1, bf16Of(0.1)],
         float32: [0.1, Math.fround(0.1)], float64: [-0, -0], complex64: [{ re: 1, im: -2 }, cplx(1, -2)], complex128: [3, cplx(3, 0)],
       };
       for (const d of DTYPE_NAMES) {

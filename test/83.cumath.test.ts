@@ -11,6 +11,7 @@
  * - float32: ULPS32[f] × 2^-23: CUDA's max ulp error + 1 (the reference is Math.fround of the
  *   float64 result, itself within 0.5 ulp).
  * - float16 (computed in float32, stored as half): one half ulp, 2^-10 (double rounding).
+ * - bfloat16 (computed in float32, stored as bfloat16): one bfloat16 ulp, 2^-7 (double rounding).
  * - complex64 2e-5 and complex128 1e-13 relative to |expected| (formula-based kernels).
  * - fastMath float32: 2^-19 relative + 2^-20 absolute (intrinsics, arguments in their good range).
  */
@@ -51,13 +52,15 @@ function tolFor(name: string, d: DTypeName): number {
     case 'float64': return ULPS64[name] * 2 ** -52;
     case 'float32': return ULPS32[name] * 2 ** -23;
     case 'float16': return 2 ** -10;
+    case 'bfloat16': return 2 ** -7;
     default: return 0;
   }
 }
 
 const FLOAT_OF: Record<string, DTypeName> = {
   bool: 'float16', int8: 'float16', uint8: 'float16', int16: 'float32', uint16: 'float32', int32: 'float64',
-  uint32: 'float64', int64: 'float64', uint64: 'float64', float16: 'float16', float32: 'float32', float64: 'float64',
+  uint32: 'float64', int64: 'float64', uint64: 'float64', float16: 'float16', bfloat16: 'bfloat16', float32: 'float32',
+  float64: 'float64',
 };
 
 /** NumPy 2's result dtype (null: TypeError). */

@@ -6,7 +6,7 @@
  */
 import { DTYPES, DTypeName, GPUArray, driver, gpuarray, random } from '../lib';
 import { describeGpu, expectCode } from './helpers';
-import { decode, half } from './reference';
+import { decode, half, toBf16 } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, Number, BigInt } = globalThis;
 
@@ -39,6 +39,7 @@ const keyOf = (seed: bigint): number[] => [Number(seed & 0xffffffffn), Number(se
 const ctr = (b: number, c2 = 0, c3 = 0): number[] => [b % 2 ** 32, Math.floor(b / 2 ** 32), c2, c3];
 const u01f = (x: number) => (x >>> 8) * 2 ** -24;
 const u01h = (x: number) => (x >>> 21) * 2 ** -11;
+const u01b = (x: number) => (x >>> 24) * 2 ** -8;
 const u01d = (a: number, b: number) => ((a >>> 5) * 67108864 + (b >>> 6)) * 2 ** -53;
 const u01dOc = (a: number, b: number) => ((a >>> 5) * 67108864 + (b >>> 6) + 1) * 2 ** -53;
 const u01fOc = (x: number) => Math.fround(Math.fround(x) * 2 ** -32 + 2 ** -33);
@@ -80,7 +81,7 @@ function reference(dist: Dist, d: DTypeName, k: number[], e: number, p: P): numb
   const f64 = d === 'float64';
   switch (dist) {
     case 'uniform':
-      return (f64 ? u01d(x[2 * l], x[2 * l + 1]) : d === 'float16' ? u01h(x[l]) : u01f(x[l])) * p.b! + p.a!;
+      return (f64 ? u01d(x[2 * l], x[2 * l + 1]) : d === 'float16' ? u01h(x[l]) : d === 'bfloat16' ? u01b(x[l]) : u01f(x[l])) * p.b! + p.a!;
     case 'normal':
     case 'lognormal': {
       const z = f64 ? boxMullerD(x) : [...boxMullerF(x[0], x[1]), ...boxMullerF(x[2], x[3])];
@@ -114,6 +115,7 @@ function tolerance(dist: Dist, d: DTypeName, want: number): number {
   const m = Math.max(1, Math.abs(want));
   if (d === 'float64') return 1e-12 * m;
   if (d === 'float16') return 2 ** -10 * m;
+  if (d === 'bfloat16') return 2 ** -7 * m;
   if (dist === 'uniform') return 2 ** -22 * m;
   return 1e-5 * m; // __sincosf: |error| <= 2^-21.41 times r <= 6.8; ln u and expf within a few ulp
 }
@@ -128,7 +130,7 @@ function expectReference(got: ArrayLike<number | bigint>, dist: Dist, d: DTypeNa
     if (typeof want === 'bigint' || DTYPES[d].kind !== 'f') {
       ok = BigInt(got[i]) === BigInt(want);
     } else {
-      want = d === 'float16' && exact ? half(want) : d === 'float32' && exact ? Math.fround(want) : want;
+      want = d === 'float16' && exact ? half(want) : d === 'bfloat16' && exact ? toBf16(want) : d === 'float32' && exact ? Math.fround(want) : want;
       ok = exact ? got[i] === want : Math.abs(Number(got[i]) - want) <= tolerance(dist, d, want);
     }
     if (!ok && ++bad <= 5) first.push(`[${i}] got ${got[i]} want ${want}`);
@@ -187,6 +189,7 @@ describe('random arguments (checked before any GPU work)', () => {
     expectCode(() => g.integers(4, 0, 2, 'float32'), TypeError, 'ERR_INVALID_DTYPE');
     expectCode(() => g.integers(4, 0, 2, 'bool'), TypeError, 'ERR_INVALID_DTYPE');
     expectCode(() => g.poisson(4, 1, { dtype: 'float16' }), TypeError, 'ERR_INVALID_DTYPE');
+    expectCode(() => g.poisson(4, 1, { dtype: 'bfloat16' }), TypeError, 'ERR_INVALID_DTYPE');
     expectCode(() => random.rand(4, 'int32'), TypeError, 'ERR_INVALID_DTYPE');
     expectCode(() => random.randn(4, 'uint64'), TypeError, 'ERR_INVALID_DTYPE');
   });
@@ -217,7 +220,7 @@ describe('random arguments (checked before any GPU work)', () => {
 
 // ---- GPU -----------------------------------------------------------------------------------
 
-const FLOATS: DTypeName[] = ['float16', 'float32', 'float64'];
+const FLOATS: DTypeName[] = ['float16', 'bfloat16', 'float32', 'float64'];
 const INTS: DTypeName[] = ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64'];
 
 describeGpu('random: bit-exact against the JS reference', () => {
@@ -498,10 +501,22 @@ describeGpu('random: statistics of 10^7 samples', () => {
     expect(x.every((v) => v >= 2 && v <= 6)).toBe(true);
     expectMoments(x, 4, 16 / 12, 256 / 80);
   });
-  test.each(['float32', 'float64', 'float16'] as DTypeName[])('normal %s: moments and KS', (d) => {
+  test('uniform bfloat16 with low/high: moments; [0, 1) on the 2^-8 grid', () => {
+    const x = decode('bfloat16', g.uniform([N], { dtype: 'bfloat16', low: 2, high: 6 }).get()) as number[];
+    expect(x.every((v) => v >= 2 && v <= 6)).toBe(true);
+    // The 256 equally likely values 2 + 4k/256, each rounded to bfloat16: the moments of that set.
+    const vals = Array.from({ length: 256 }, (_, k) => toBf16(2 + (4 * k) / 256));
+    const mu = vals.reduce((p, v) => p + v, 0) / 256;
+    const va = vals.reduce((p, v) => p + (v - mu) ** 2, 0) / 256, m4 = vals.reduce((p, v) => p + (v - mu) ** 4, 0) / 256;
+    expectMoments(x, mu, va, m4);
+    const u = decode('bfloat16', random.rand(4096, 'bfloat16').get()) as number[];
+    expect(u.every((v) => v >= 0 && v < 1 && Number.isInteger(v * 256))).toBe(true);
+    expect(new Set(u).size).toBe(256);
+  });
+  test.each(['float32', 'float64', 'float16', 'bfloat16'] as DTypeName[])('normal %s: moments and KS', (d) => {
     const x = decode(d, g.normal([N], { dtype: d, mean: 2, std: 3 }).get()) as number[];
     expectMoments(x, 2, 9, 3 * 81, undefined);
-    if (d !== 'float16') expect(ks(x.slice(0, 1_000_000), (v) => 0.5 * erfc(-(v - 2) / (3 * Math.SQRT2)))).toBeLessThan(1.95);
+    if (d !== 'float16' && d !== 'bfloat16') expect(ks(x.slice(0, 1_000_000), (v) => 0.5 * erfc(-(v - 2) / (3 * Math.SQRT2)))).toBeLessThan(1.95);
   });
   test('logNormal: log of the samples is normal; exponential: mean, variance and KS', () => {
     const l = g.logNormal([N], { mean: 0.5, std: 0.75, dtype: 'float32' }).get() as Float32Array;

@@ -29,7 +29,7 @@ const meth = (name: string, a: GPUArray, opts?: Opts): GPUArray =>
   opts === undefined ? (a as unknown as Record<string, (o?: Opts) => GPUArray>)[name]()
     : (a as unknown as Record<string, (o?: Opts) => GPUArray>)[name](opts);
 const live = (): number => cuda.memory().liveAllocations;
-const FLOATS: DTypeName[] = ['float16', 'float32', 'float64', 'complex64', 'complex128'];
+const FLOATS: DTypeName[] = ['float16', 'bfloat16', 'float32', 'float64', 'complex64', 'complex128'];
 const isC = (v: V): v is C => typeof v === 'object';
 const nan = (v: V): boolean => (isC(v) ? Number.isNaN(v.re) || Number.isNaN(v.im) : typeof v === 'number' && Number.isNaN(v));
 /** Small integer k as a value of dtype d. */

@@ -102,9 +102,9 @@ describeGpu('scans', () => {
       expect([gd.length, bad]).toEqual([m, -1]);
     }), 120000);
 
-    test('float32 and float16 cumsum across tile boundaries (positive data: relative tolerance)', () => cuda.tidy(() => {
+    test('float32, float16 and bfloat16 cumsum across tile boundaries (positive data: relative tolerance)', () => cuda.tidy(() => {
       const check = softly();
-      for (const d of ['float32', 'float16'] as DTypeName[]) {
+      for (const d of ['float32', 'float16', 'bfloat16'] as DTypeName[]) {
         for (const n of [4095, 4097, 8193, 4096 * 37 + 1, 4096 * 300 + 1, 2 ** 20 + 3]) {
           const xs = randomValues(d, n, 300 + n, 0, 1);
           check(() => expectClose(download(fn('cumsum', upload(d, xs))), cumsumRef(d, xs), `${d} n=${n}`));
@@ -143,7 +143,7 @@ describeGpu('scans', () => {
         shape: [5, 14, 3], strides: [360, -27, 2], offset: 360 + 39 * 9 + 2,
       },
     ];
-    test.each(['int32', 'float32', 'float16', 'uint8', 'complex64'] as DTypeName[])('%s: cumsum/cumprod along an axis of 2-d/3-d, transposed and sliced inputs', (d) => cuda.tidy(() => {
+    test.each(['int32', 'float32', 'float16', 'bfloat16', 'uint8', 'complex64'] as DTypeName[])('%s: cumsum/cumprod along an axis of 2-d/3-d, transposed and sliced inputs', (d) => cuda.tidy(() => {
       const check = softly();
       CASES.forEach((c, ci) => {
         const size = c.base.reduce((p, q) => p * q, 1);

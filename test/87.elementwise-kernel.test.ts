@@ -10,13 +10,15 @@ import * as fs from 'fs';
 import { DTypeName, ElementwiseKernel, GPUArray, Scalar, dtype, gpuarray, slice } from '../lib';
 import { native } from '../lib/cuda/native';
 import { describeGpu, expectCode } from './helpers';
-import { C, DTYPE_NAMES, V, download, expectArray, expectSame, half, kind, nonzero, store, upload, viewOf, wrap } from './reference';
+import {
+  C, DTYPE_NAMES, V, download, expectArray, expectSame, half, kind, nonzero, store, toBf16, upload, viewOf, wrap,
+} from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, BigInt } = globalThis;
 
 const C_NAMES: Record<string, string> = {
   bool: 'bool', int8: 'signed char', uint8: 'unsigned char', int16: 'short', uint16: 'unsigned short', int32: 'int',
-  uint32: 'unsigned int', int64: 'long long', uint64: 'unsigned long long', float16: 'half', float32: 'float',
+  uint32: 'unsigned int', int64: 'long long', uint64: 'unsigned long long', float16: 'half', bfloat16: '__nv_bfloat16', float32: 'float',
   float64: 'double', complex64: 'pycuda::complex<float>', complex128: 'pycuda::complex<double>',
 };
 const FLOATS = [0, -0, 1, -1.5, 2.25, 1000, -7.125, NaN, Infinity, -Infinity, 0.1, 3e-5, 65504, -0.25];
@@ -43,6 +45,7 @@ function linRef(d: DTypeName, a: V, b: V, x: V, y: V): V {
     case 'b': return nonzero(x) || nonzero(y) ? 1 : 0;
     case 'i': case 'u': return wrap(d, BigInt(a as number | bigint) * BigInt(x as number | bigint) + BigInt(b as number | bigint) * BigInt(y as number | bigint));
     case 'f': return d === 'float16' ? half((a as number) * (x as number) + (b as number) * (y as number))
+      : d === 'bfloat16' ? toBf16((a as number) * (x as number) + (b as number) * (y as number))
       : R(d)(R(d)((a as number) * (x as number)) + R(d)((b as number) * (y as number)));
     default: {
       const r = R(d), A = a as C, B = b as C, X = x as C, Y = y as C;
@@ -149,13 +152,24 @@ describeGpu('ElementwiseKernel (PyCUDA form)', () => {
     }
   });
 
-  test('half and complex operations', () => {
+  test('half, bfloat16 and complex operations', () => {
     const hk = new ElementwiseKernel('half *h, half s', 'h[i] += s; h[i] *= 2; h[i] = h[i] > 10.0f ? -h[i] : h[i]', 'hops');
     const hs = [0, 1, 2.5, 6, -3, 65504, NaN].map(half);
     const h = upload('float16', hs);
     hk(h, 0.5);
     const step = (v: number) => { const a = half(half(v + 0.5) * 2); return a > 10 ? -a : a; };
     expectSame(download(h), hs.map(step), 0, 'float16');
+
+    const bk = new ElementwiseKernel('__nv_bfloat16 *h, nv_bfloat16 s, const double *d, const long long *l, float *back',
+      'h[i] += s; h[i] *= 2; h[i] = h[i] > 10.0f ? -h[i] : h[i]; back[i] = h[i]; if (i % 2) h[i] = d[i]; else h[i] = l[i];', 'bops');
+    const bs = [0, 1, 2.5, 6, -3, 3e38, NaN].map(toBf16);
+    const bh = upload('bfloat16', bs), back = gpuarray.zeros([7], 'float32');
+    // Odd i: a double just above a bfloat16 tie; even i: a 64-bit integer just above one (both round once, up).
+    const ds = bs.map(() => 1 + 2 ** -8 + 2 ** -40), ls = bs.map(() => 2n ** 56n + 2n ** 48n + 1n);
+    bk(bh, 0.5, upload('float64', ds), upload('int64', ls), back);
+    const bstep = (v: number) => { const a = toBf16(toBf16(v + 0.5) * 2); return a > 10 ? -a : a; };
+    expectSame(download(back), bs.map(bstep), 0, 'float32');
+    expectSame(download(bh), bs.map((_, i) => (i % 2 ? 1 + 2 ** -7 : 2 ** 56 + 2 ** 49)), 0, 'bfloat16');
 
     const ck = new ElementwiseKernel('pycuda::complex<double> *x, double s, double *re, pycuda::complex<double> *z',
       'z[i] = conj(x[i]) * s + x[i]; re[i] = real(x[i]) + imag(x[i]) + norm(x[i])', 'cops');
@@ -220,7 +234,8 @@ function addRef(d: DTypeName, x: V, y: V): V {
   switch (kind(d)) {
     case 'b': return nonzero(x) || nonzero(y) ? 1 : 0;
     case 'i': case 'u': return wrap(d, BigInt(x as number | bigint) + BigInt(y as number | bigint));
-    case 'f': return d === 'float16' ? half((x as number) + (y as number)) : R(d)((x as number) + (y as number));
+    case 'f': return d === 'float16' ? half((x as number) + (y as number)) : d === 'bfloat16' ? toBf16((x as number) + (y as number))
+      : R(d)((x as number) + (y as number));
     default: return { re: R(d)((x as C).re + (y as C).re), im: R(d)((x as C).im + (y as C).im) };
   }
 }

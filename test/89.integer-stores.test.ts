@@ -64,7 +64,7 @@ describe('a) weak scalars stored into integer dtypes (CPU)', () => {
   });
 
   test('float, complex and bool dtypes take any number', () => {
-    for (const d of ['bool', 'float16', 'float32', 'float64', 'complex64', 'complex128'] as DTypeName[]) {
+    for (const d of ['bool', 'float16', 'bfloat16', 'float32', 'float64', 'complex64', 'complex128'] as DTypeName[]) {
       for (const v of [NaN, Infinity, -Infinity, 1e300, -1e300, 2n ** 70n]) expect(() => checkStorable(DTYPES[d], v)).not.toThrow();
     }
   });

@@ -1,6 +1,6 @@
 /**
  * matmul (cuBLAS), NumPy's dot/inner/outer/vdot and linalg.norm on a real GPU against a CPU
- * reference accumulated in float64: every dtype cuBLAS multiplies (float16, float32, float64,
+ * reference accumulated in float64: every dtype cuBLAS multiplies (float16, bfloat16, float32, float64,
  * complex64, complex128), shapes 1-D·1-D, 1-D·2-D, 2-D·1-D, 2-D·2-D and batched with broadcast
  * batch dims, odd sizes (1, 3, 17, 129), empty dims, transposed, sliced, stepped and reversed
  * views (no copy where cuBLAS can read the view), NaN/Inf propagation, `out=`, streams, the
@@ -16,7 +16,7 @@ import { UNIT, chain, randomValues } from './reduce-reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, Number } = globalThis;
 
-const FLOATS: DTypeName[] = ['float16', 'float32', 'float64', 'complex64', 'complex128'];
+const FLOATS: DTypeName[] = ['float16', 'bfloat16', 'float32', 'float64', 'complex64', 'complex128'];
 const isC = (v: V): v is C => typeof v === 'object';
 const cx = (v: V): C => (isC(v) ? v : { re: Number(v), im: 0 });
 const live = (): number => cuda.memory().liveAllocations;
@@ -65,7 +65,7 @@ function refMatmul(xs: V[], sa: number[], ys: V[], sb: number[], conjA = false):
 function expectMatch(r: GPUArray, d: DTypeName, ref: Ref, label: string, unit?: number): void {
   expect([label, r.dtype.name, [...r.shape]]).toEqual([label, d, ref.shape]);
   const got = download(r);
-  const u = unit ?? UNIT[d === 'float16' ? 'float32' : d];
+  const u = unit ?? UNIT[d === 'float16' || d === 'bfloat16' ? 'float32' : d];
   const bad: string[] = [];
   const comp = (g: number, w: number, tol: number): boolean =>
     (Number.isFinite(w) ? Math.abs(g - w) <= tol : Object.is(g, w) || (Number.isNaN(g) && Number.isNaN(w)));
@@ -139,7 +139,7 @@ describeGpu('matmul on cuBLAS', () => {
     check.done();
   }));
 
-  test.each(['float32', 'complex128', 'float16'] as DTypeName[])(
+  test.each(['float32', 'complex128', 'float16', 'bfloat16'] as DTypeName[])(
     '%s: transposed, sliced, stepped, reversed and batch-transposed views; no copy where cuBLAS reads the view', (d) => cuda.tidy(() => {
       const check = softly();
       const copy = jest.spyOn(GPUArray.prototype, 'copy');
@@ -183,7 +183,7 @@ describeGpu('matmul on cuBLAS', () => {
   }));
 
   test('NaN and Inf propagate as in IEEE arithmetic', () => cuda.tidy(() => {
-    for (const d of ['float32', 'float64', 'complex64', 'float16'] as DTypeName[]) {
+    for (const d of ['float32', 'float64', 'complex64', 'float16', 'bfloat16'] as DTypeName[]) {
       const xs = randomValues(d, 4 * 5, 7, 0.5, 1.5), ys = randomValues(d, 5 * 3, 8, 0.5, 1.5);
       const special = (v: number): V => (d.startsWith('complex') ? { re: v, im: 0 } : v);
       xs[1] = special(NaN); // row 0: NaN everywhere
@@ -286,6 +286,12 @@ describeGpu('matmul on cuBLAS', () => {
     const h = gpuarray.matmul(f.astype('float16'), f);
     expect(h.dtype.name).toBe('float32');
     expect(gpuarray.matmul(f.astype('complex64'), f).dtype.name).toBe('complex64');
+    // bfloat16 promotes like PyTorch: with float32 → float32, with float16 → float32, with integers → bfloat16.
+    expect(gpuarray.matmul(f.astype('bfloat16'), f).dtype.name).toBe('float32');
+    expect(gpuarray.matmul(f.astype('bfloat16'), f.astype('float16')).toArray()).toEqual([[1, 0], [0, 1]]);
+    const bi = gpuarray.matmul(i, f.astype('bfloat16'));
+    expect(bi.dtype.name).toBe('bfloat16');
+    expect(bi.astype('float64').toArray()).toEqual([[1, 2], [3, 4]]);
   }));
 
   test('shape errors name both shapes; 0-d operands and bad options are typed errors', () => cuda.tidy(() => {
@@ -408,6 +414,9 @@ describeGpu('linalg.norm', () => {
     const h = linalg.norm(gpuarray.full([4096], 8, 'float16')); // Σx² = 262144 overflows float16 sums
     expect(h.dtype.name).toBe('float16');
     close(h, [512], 'float16 accumulates in float32', 1e-3);
+    const b = linalg.norm(gpuarray.full([4096], 8, 'bfloat16'));
+    expect(b.dtype.name).toBe('bfloat16');
+    close(b, [512], 'bfloat16 accumulates in float32', 1e-3);
   }));
 
   test("matrices: 'fro', 1, -1, ±Infinity; 2 and 'nuc' need an SVD (ERR_NOT_SUPPORTED)", () => cuda.tidy(() => {

@@ -30,7 +30,8 @@ const LEN = 67;
 
 /**
  * Rank r's input for `op`. Floats: multiples of 0.5 in [-4, 4] (integers for prod), exact in
- * float16 and in every summation order; elements 0-2 hold Inf, Inf against -Inf, and (not for
+ * float16 and in every summation order (bfloat16 prod: integers in [-2, 2], whose products stay
+ * exact in its 8 bits); elements 0-2 hold Inf, Inf against -Inf, and (not for
  * max/min, whose NaN rule NCCL leaves to the type) NaN. Integers: the dtype's extremes, wrapping.
  */
 function rankData(d: DTypeName, op: NcclReduceOp, r: number, len = LEN): V[] {
@@ -38,7 +39,8 @@ function rankData(d: DTypeName, op: NcclReduceOp, r: number, len = LEN): V[] {
     const p = pool(d);
     return Array.from({ length: len }, (_, i) => p[(i + 7 * r) % p.length]);
   }
-  const f = (i: number): number => op === 'prod' ? ((i * 7 + r * 5) % 9) - 4 : (((i * 7 + r * 13) % 17) - 8) / 2;
+  const f = (i: number): number => op === 'prod' ? (d === 'bfloat16' ? ((i * 7 + r * 5) % 5) - 2 : ((i * 7 + r * 5) % 9) - 4)
+    : (((i * 7 + r * 13) % 17) - 8) / 2;
   if (kind(d) === 'c') return Array.from({ length: len }, (_, i) => store(d, { re: f(i), im: f(i + 3) }));
   return Array.from({ length: len }, (_, i) => {
     if (i === 0 && r === 0) return store(d, Infinity);

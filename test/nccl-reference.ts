@@ -6,8 +6,8 @@ import type { GPUArray } from '../lib';
 import type { DTypeName, NcclReduceOp } from '../lib';
 import { V, isInt, kind, store, upload, wrap } from './reference';
 
-export const NCCL_DTYPES: DTypeName[] = ['int8', 'uint8', 'int32', 'uint32', 'int64', 'uint64', 'float16', 'float32', 'float64',
-  'complex64', 'complex128'];
+export const NCCL_DTYPES: DTypeName[] = ['int8', 'uint8', 'int32', 'uint32', 'int64', 'uint64', 'float16', 'bfloat16', 'float32',
+  'float64', 'complex64', 'complex128'];
 export const NCCL_OPS: NcclReduceOp[] = ['sum', 'prod', 'max', 'min', 'avg'];
 export const opsFor = (d: DTypeName): NcclReduceOp[] => kind(d) === 'c' ? ['sum', 'avg'] : NCCL_OPS;
 

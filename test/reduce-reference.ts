@@ -15,7 +15,7 @@
  * partial sum is exact in float32 (compared exactly). Scans use the same bound per prefix.
  */
 import type { DTypeName } from '../lib';
-import { C, V, halfOf, kind, wrap } from './reference';
+import { C, V, bf16Of, halfOf, kind, wrap } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, Number, BigInt } = globalThis;
 
@@ -24,11 +24,11 @@ export const RED_NAMES: RedName[] = ['sum', 'prod', 'mean', 'var', 'std', 'min',
 
 /** Unit roundoff. */
 export const UNIT: Record<string, number> = {
-  float16: 2 ** -11, float32: 2 ** -24, float64: 2 ** -53, complex64: 2 ** -24, complex128: 2 ** -53,
+  float16: 2 ** -11, bfloat16: 2 ** -8, float32: 2 ** -24, float64: 2 ** -53, complex64: 2 ** -24, complex128: 2 ** -53,
 };
 /** Half the smallest subnormal: the absolute part of rounding to a type (underflow). */
 export const TINY: Record<string, number> = {
-  float16: 2 ** -25, float32: 2 ** -150, float64: 2 ** -1075, complex64: 2 ** -150, complex128: 2 ** -1075,
+  float16: 2 ** -25, bfloat16: 2 ** -134, float32: 2 ** -150, float64: 2 ** -1075, complex64: 2 ** -150, complex128: 2 ** -1075,
 };
 /** The chain-length factor of the tolerance. */
 export const chain = (n: number): number => Math.sqrt(n) + Math.log2(n + 1) + 2;
@@ -37,7 +37,10 @@ const isC = (v: unknown): v is C => typeof v === 'object' && v !== null;
 const num = (v: V): number => (isC(v) ? v.re : Number(v));
 const isFloat = (d: DTypeName): boolean => kind(d) === 'f' || kind(d) === 'c';
 /** The type float arithmetic happens in for data/results of dtype d. */
-export const computeOf = (d: DTypeName): DTypeName => (d === 'float16' ? 'float32' : d);
+export const computeOf = (d: DTypeName): DTypeName => (d === 'float16' || d === 'bfloat16' ? 'float32' : d);
+/** A float64 value rounded (once) to the real float dtype d. */
+const roundReal = (d: DTypeName, x: number): number =>
+  (d === 'float16' ? halfOf(x) : d === 'bfloat16' ? bf16Of(x) : d === 'float32' || d === 'complex64' ? Math.fround(x) : x);
 
 // ---- deterministic data -------------------------------------------------------------------------
 
@@ -68,8 +71,7 @@ export function randomValue(d: DTypeName, r: () => number, lo = -1, hi = 1): V {
       return wrap(d, BigInt(Math.floor(r() * 2 ** bits)));
     }
     case 'f': {
-      const x = lo + (hi - lo) * r();
-      return d === 'float16' ? halfOf(x) : d === 'float32' ? Math.fround(x) : x;
+      return roundReal(d, lo + (hi - lo) * r());
     }
     default: {
       const f = d === 'complex64' ? Math.fround : (x: number) => x;
@@ -155,13 +157,12 @@ export function convert(v: V, from: DTypeName, to: DTypeName): V {
   if (kind(to) === 'b') return Number(v) !== 0 || Number.isNaN(v as number) ? 1 : 0;
   if (kind(to) === 'i' || kind(to) === 'u') return wrap(to, typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v))));
   void from;
-  const x = Number(v);
-  return to === 'float16' ? halfOf(x) : to === 'float32' ? Math.fround(x) : x;
+  return roundReal(to, Number(v));
 }
 
 /** Rounds a float64 value to dtype d (float16/float32/complex64). */
 export function roundTo(d: DTypeName, v: V): V {
-  const f = (x: number): number => (d === 'float16' ? halfOf(x) : d === 'float32' || d === 'complex64' ? Math.fround(x) : x);
+  const f = (x: number): number => roundReal(d, x);
   return isC(v) ? { re: f(v.re), im: f(v.im) } : typeof v === 'number' ? f(v) : v;
 }
 
@@ -181,7 +182,7 @@ export function less(a: V, b: V): boolean {
 export interface Expect { value: V; tol: number; overflow?: number }
 
 const OVERFLOW: Partial<Record<DTypeName, number>> = {
-  float16: 65520, float32: 3.4028235677973366e38, complex64: 3.4028235677973366e38,
+  float16: 65520, bfloat16: 3.3961775292304740e38, float32: 3.4028235677973366e38, complex64: 3.4028235677973366e38,
 };
 
 /** Marks expectations of dtype `d` with its overflow threshold. */

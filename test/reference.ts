@@ -1,16 +1,17 @@
 /**
  * CPU reference for the GPUArray tests: NumPy 2 semantics of every operator, computed in JS.
  * Values: bool → 0/1, ints up to 32 bits → number, 64-bit ints → bigint, floats → number (float16
- * values exactly), complex → {re, im}. float16 arithmetic is done in float32 and rounded to half
- * (as NumPy and the GPU do); integers wrap (BigInt.asIntN/asUintN).
+ * and bfloat16 values exactly), complex → {re, im}. float16 and bfloat16 arithmetic is done in
+ * float32 and rounded to the 16-bit type (as NumPy, torch and the GPU do); integers wrap
+ * (BigInt.asIntN/asUintN).
  */
-import { GPUArray, floatToHalfBits, gpuarray, halfBitsToFloat } from '../lib';
+import { GPUArray, bf16BitsToFloat, floatToBf16Bits, floatToHalfBits, gpuarray, halfBitsToFloat } from '../lib';
 import type { DTypeName } from '../lib';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, Number, BigInt } = globalThis;
 
 export const DTYPE_NAMES: DTypeName[] = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64',
-  'uint64', 'float16', 'float32', 'float64', 'complex64', 'complex128'];
+  'uint64', 'float16', 'bfloat16', 'float32', 'float64', 'complex64', 'complex128'];
 
 export interface C { re: number; im: number }
 export type V = number | bigint | C;
@@ -29,9 +30,28 @@ const num = (v: Raw): number => isC(v) ? v.re : Number(v);
 export const half = (x: number): number => halfBitsToFloat(floatToHalfBits(Math.fround(x)));
 /** Correctly rounded half of a double (NumPy's float64 → float16). */
 export const halfOf = (x: number): number => halfBitsToFloat(floatToHalfBits(x));
-/** Rounding of the compute type: float16 and complex64 compute in float32. */
+/** bfloat16 of a float32 result (what the kernels' round-to-nearest-even store gives). */
+export const toBf16 = (x: number): number => bf16BitsToFloat(floatToBf16Bits(Math.fround(x)));
+/** Correctly rounded bfloat16 of a double (the float64 → bfloat16 conversion). */
+export const bf16Of = (x: number): number => bf16BitsToFloat(floatToBf16Bits(x));
+/**
+ * Correctly rounded bfloat16 of an integer (exact for 64-bit ones: the top 24 bits and a sticky
+ * bit make a 25-bit double that rounds like the integer).
+ */
+export function bf16OfBig(b: bigint): number {
+  const a = b < 0n ? -b : b;
+  if (a < 2n ** 53n) return bf16Of(Number(b));
+  const shift = BigInt(a.toString(2).length - 24);
+  const m = ((a >> shift) << 1n) | ((a & ((1n << shift) - 1n)) !== 0n ? 1n : 0n);
+  return bf16Of((b < 0n ? -1 : 1) * Number(m) * 2 ** (Number(shift) - 1));
+}
+/** The value of bfloat16 bits. */
+export const fromBf16 = (bits: number): number => bf16BitsToFloat(bits);
+/** float16 or bfloat16 (2-byte floats: host bits in a Uint16Array, compute in float32). */
+export const is16 = (d: DTypeName): boolean => d === 'float16' || d === 'bfloat16';
+/** Rounding of the compute type: float16, bfloat16 and complex64 compute in float32. */
 const R = (d: DTypeName): ((x: number) => number) =>
-  d === 'float16' || d === 'float32' || d === 'complex64' ? Math.fround : (x) => x;
+  is16(d) || d === 'float32' || d === 'complex64' ? Math.fround : (x) => x;
 
 export function wrap(d: DTypeName, v: bigint): number | bigint {
   const b = BITS[d];
@@ -46,7 +66,9 @@ export function store(d: DTypeName, v: Raw): V {
   switch (kind(d)) {
     case 'b': return nonzero(v) ? 1 : 0;
     case 'i': case 'u': return wrap(d, typeof v === 'boolean' ? (v ? 1n : 0n) : big(isC(v) ? v.re : v));
-    case 'f': return d === 'float16' ? half(num(v)) : R(d)(num(v));
+    // bfloat16 rounds once (values are already float32 results, or integers converted exactly).
+    case 'f': return d === 'float16' ? half(num(v)) : d === 'bfloat16' ? (typeof v === 'bigint' ? bf16OfBig(v) : bf16Of(num(v)))
+      : R(d)(num(v));
     default: {
       const c = isC(v) ? v : { re: num(v), im: 0 };
       return { re: R(d)(c.re), im: R(d)(c.im) };
@@ -62,9 +84,10 @@ const ARRAYS: Record<string, new (n: number[] | bigint[]) => ArrayBufferView> = 
   complex64: Float32Array, complex128: Float64Array,
 } as never;
 
-/** Host data of dtype `d` for `vals` (float16 as bits, complex interleaved). */
+/** Host data of dtype `d` for `vals` (float16 and bfloat16 as bits, complex interleaved). */
 export function hostOf(d: DTypeName, vals: V[]): ArrayBufferView {
   if (d === 'float16') return new Uint16Array(vals.map((v) => floatToHalfBits(num(v))));
+  if (d === 'bfloat16') return new Uint16Array(vals.map((v) => floatToBf16Bits(num(v))));
   if (kind(d) === 'c') return new ARRAYS[d](vals.flatMap((v) => isC(v) ? [v.re, v.im] : [num(v), 0]));
   if (BITS[d] === 64) return new ARRAYS[d](vals.map(big));
   return new ARRAYS[d](vals.map((v) => num(v)));
@@ -79,6 +102,7 @@ export function upload(d: DTypeName, vals: V[], shape: number[] = [vals.length])
 export function decode(d: DTypeName, h: ArrayBufferView): V[] {
   const a = h as unknown as ArrayLike<number | bigint>;
   if (d === 'float16') return Array.from(a, (x) => h instanceof Uint16Array ? halfBitsToFloat(Number(x)) : Number(x));
+  if (d === 'bfloat16') return Array.from(a, (x) => bf16BitsToFloat(Number(x)));
   if (kind(d) === 'c') return Array.from({ length: a.length / 2 }, (_, i) => ({ re: Number(a[2 * i]), im: Number(a[2 * i + 1]) }));
   return Array.from(a);
 }
@@ -88,7 +112,7 @@ export const download = (a: GPUArray): V[] => decode(a.dtype.name, a.get());
 
 // ---- comparison -------------------------------------------------------------------------------
 
-const ATOL: Record<string, number> = { float16: 8 * 2 ** -24, float32: 8 * 2 ** -149, float64: 8 * 2 ** -1074 };
+const ATOL: Record<string, number> = { float16: 8 * 2 ** -24, bfloat16: 8 * 2 ** -133, float32: 8 * 2 ** -149, float64: 8 * 2 ** -1074 };
 ATOL.complex64 = ATOL.float32;
 ATOL.complex128 = ATOL.float64;
 
@@ -257,7 +281,9 @@ function extreme(name: string, pickFirst: (a: V, b: V) => boolean): OpRef {
   };
 }
 
-const POW_TOL: Record<string, number> = { float16: 2 ** -9, float32: 2 ** -19, float64: 2 ** -48, complex64: 1e-5, complex128: 1e-12 };
+const POW_TOL: Record<string, number> = {
+  float16: 2 ** -9, bfloat16: 2 ** -7, float32: 2 ** -19, float64: 2 ** -48, complex64: 1e-5, complex128: 1e-12,
+};
 const powTol = (d: DTypeName): number => POW_TOL[d] ?? 0;
 const cTol = (d: DTypeName): number => ({ complex64: 1e-6, complex128: 1e-14 } as Record<string, number>)[d] ?? 0;
 
@@ -343,7 +369,9 @@ export const OPS: Record<string, OpRef> = {
 // ---- test data ----------------------------------------------------------------------------------
 
 const FLOATS = [0, -0, 1, -1, 0.5, -2.5, 3, 7.25, -7, NaN, Infinity, -Infinity];
-const EXTREME: Record<string, [number, number]> = { float16: [60000, 2 ** -24], float32: [1e30, 2 ** -140], float64: [1e300, 5e-324] };
+const EXTREME: Record<string, [number, number]> = {
+  float16: [60000, 2 ** -24], bfloat16: [3e38, 2 ** -133], float32: [1e30, 2 ** -140], float64: [1e300, 5e-324],
+};
 const INTS: Record<string, Array<number | bigint>> = {
   int8: [0, 1, -1, 2, -3, 7, 127, -128, 100, -100, 64, -65, 5],
   uint8: [0, 1, 2, 3, 7, 255, 254, 128, 100, 16, 200, 9],

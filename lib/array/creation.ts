@@ -1,7 +1,7 @@
 /**
  * Creating GPUArrays: toGpu(Async), empty, zeros, ones, full, arange, linspace, *Like.
  */
-import { DTYPES, DType, DTypeLike, dtype as toDType, float64 } from '../base/dtype';
+import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, float64 } from '../base/dtype';
 import { checkSize, rangeError, typeError, describe } from '../base/errors';
 import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, streamHandle } from '../cuda/driver';
@@ -38,7 +38,7 @@ export interface PlaceOptions {
 
 /**
  * Copies host data to a new GPUArray. TypedArrays keep their dtype (pass `dtype` to convert, or
- * to reinterpret: Uint16Array bits as float16, interleaved floats as complex); number arrays
+ * to reinterpret: Uint16Array bits as float16 or bfloat16, interleaved floats as complex); number arrays
  * (nested allowed, shape inferred) default to float64; ArrayBuffers need a dtype (default uint8).
  * @example
  * gpuarray.toGpu(new Float32Array([1, 2, 3]));
@@ -161,7 +161,7 @@ export function full(shape: number | readonly number[], value: Operand, dtype?: 
 
 function seq(name: string, n: number, start: number, step: number, d: DType, stream?: Stream | null): GPUArray {
   const out = GPUArray.allocate([n], d, stream);
-  const compute = d.kind === 'f' || d.kind === 'c' ? (d.name === 'float16' ? DTYPES.float32 : d) : DTYPES.float64;
+  const compute = d.kind === 'f' || d.kind === 'c' ? computeDType(d) : DTYPES.float64;
   const f = compute.name === 'float32' ? 'float' : 'double';
   // start + i * step in floating point, rounded at each step (no FMA) as NumPy computes it.
   const [add, mul] = f === 'float' ? ['__fadd_rn', '__fmul_rn'] : ['__dadd_rn', '__dmul_rn'];

@@ -119,8 +119,8 @@ template <typename R> __device__ __forceinline__ NC_C(R) nc_csign(NC_C(R) z) {
 `;
 
 
-/** NumPy's float loop for a real dtype: the smallest float that holds it (int8 → float16, int32 → float64). */
-const toFloat = (d: DType): DType => promoteTypes(d, DTYPES.float16);
+/** NumPy's float loop for a real dtype: floats keep theirs, else the smallest float that holds it (int8 → float16, int32 → float64). */
+const toFloat = (d: DType): DType => (d.kind === 'f' ? d : promoteTypes(d, DTYPES.float16));
 
 function unsupported(name: string, d: DType): never {
   throw typeError('ERR_INVALID_DTYPE', `cumath.${name} is not supported for ${d.name} (NumPy has no such loop)`);

@@ -207,7 +207,8 @@ export class GPUArray {
 
   /**
    * Copies to the host: a TypedArray of the dtype's host type (Float16Array for float16 where
-   * the runtime has it, else Uint16Array bits; complex interleaved re/im), or into `out`.
+   * the runtime has it, else Uint16Array bits; bfloat16: Uint16Array bits; complex interleaved
+   * re/im), or into `out`.
    * @example
    * const host = a.get();
    * const f = a.get(new Float32Array(a.size)); // Float32Array: `out` itself comes back
@@ -628,9 +629,10 @@ export function hostInput(host: unknown, opts: { shape?: number | readonly numbe
   if (ArrayBuffer.isView(host) && !(host instanceof DataView)) {
     const own = dtypeOfArray(host);
     if (!own) throw typeError('ERR_INVALID_ARG_TYPE', `Unsupported TypedArray ${host.constructor.name}`);
-    // A dtype whose host type is this array's type reinterprets it (float16 from Uint16Array bits,
-    // complex from interleaved floats, bool from Uint8Array).
-    const dt = want && want.array === own.array ? want : own;
+    // A dtype whose host type is this array's type reinterprets it (float16 and bfloat16 from
+    // Uint16Array bits, complex from interleaved floats, bool from Uint8Array); a Float16Array's
+    // values convert to bfloat16.
+    const dt = want && want.array === own.array && !(own.name === 'float16' && want.name === 'bfloat16') ? want : own;
     const n = host.byteLength / dt.bytes;
     if (!Number.isInteger(n)) throw rangeError('ERR_OUT_OF_RANGE', `${host.byteLength} bytes are not a whole number of ${dt.name}`);
     const shape = opts.shape === undefined ? [n] : normalizeShape(opts.shape);

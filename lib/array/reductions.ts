@@ -4,7 +4,7 @@
  * `dtype` and `out`. Each is a ReduceSpec (templates/reduction.ts) built from the dtypes; the
  * engine (engine/reduce.ts) picks the kernel variant for the layout.
  */
-import { DTYPES, DType, DTypeLike, dtype as toDType, own } from '../base/dtype';
+import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, isFloat16Like, own } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
@@ -190,7 +190,7 @@ const argExtremum = (op: 'argmax' | 'argmin'): KindOf => (d, acc, name) => {
 };
 
 const withDtype = (requested: DTypeLike | undefined, fallback: DType): DType => (requested === undefined ? fallback : toDType(requested));
-const halfToFloat = (d: DType): DType => (d.name === 'float16' ? DTYPES.float32 : d);
+const halfToFloat = computeDType;
 
 /** sum, prod: the `dtype` option or NumPy's (small ints and bool → int64, unsigned → uint64). */
 const sumTypes: ReductionDef['types'] = (d, requested) => {
@@ -204,17 +204,17 @@ const ownTypes = (op: string): ReductionDef['types'] => (d, requested) => {
   return [d, d];
 };
 
-/** mean: float64 for integers, float16 accumulates in float32. */
+/** mean: float64 for integers, float16/bfloat16 accumulate in float32. */
 const meanTypes: ReductionDef['types'] = (d, requested) => {
   const out = withDtype(requested, meanDtype(d));
   return isInt(out) ? [DTYPES.float64, DTYPES.float64] : [halfToFloat(out), out];
 };
 
-/** var, std: accumulate (and take the mean) like mean; the result is real (float16 in, float16 out). */
+/** var, std: accumulate (and take the mean) like mean; the result is real (float16 in, float16 out; bfloat16 too). */
 const varianceTypes: ReductionDef['types'] = (d, requested) => {
   const m = withDtype(requested, meanDtype(d));
   const acc = isInt(m) ? DTYPES.float64 : halfToFloat(m);
-  return [acc, realOf(requested === undefined && d.name === 'float16' ? DTYPES.float16 : acc)];
+  return [acc, realOf(requested === undefined && isFloat16Like(d) ? d : acc)];
 };
 
 /**

@@ -8,7 +8,7 @@ import { describe, rangeError, typeError } from './errors';
 /** Names of the element types. */
 export type DTypeName =
   | 'bool' | 'int8' | 'uint8' | 'int16' | 'uint16' | 'int32' | 'uint32' | 'int64' | 'uint64'
-  | 'float16' | 'float32' | 'float64' | 'complex64' | 'complex128';
+  | 'float16' | 'bfloat16' | 'float32' | 'float64' | 'complex64' | 'complex128';
 
 /** A TypedArray constructor. */
 export type TypedArrayConstructor =
@@ -28,7 +28,7 @@ export interface DType {
   readonly align: number;
   /** b(ool), i(nt), u(nsigned), f(loat), c(omplex). */
   readonly kind: 'b' | 'i' | 'u' | 'f' | 'c';
-  /** Host array type (complex: interleaved re/im; float16: Uint16Array bits). */
+  /** Host array type (complex: interleaved re/im; float16 and bfloat16: Uint16Array bits). */
   readonly array: TypedArrayConstructor;
   /** PyCUDA/struct letter for prepare(). */
   readonly letter: string;
@@ -36,7 +36,7 @@ export interface DType {
   readonly rank: number;
   /** Storage C type in nodecuda's generated kernels (templates/preamble.ts: nc_bool, nc_half, nc_c64…). */
   readonly storageC: string;
-  /** Compute C type in generated kernels (float16 computes in float, complex in nc_c64_t/nc_c128_t). */
+  /** Compute C type in generated kernels (float16/bfloat16 compute in float, complex in nc_c64_t/nc_c128_t). */
   readonly computeC: string;
   /** Accumulator C type of reductions and scans (small types widened to 32 bits). */
   readonly accC: string;
@@ -99,6 +99,10 @@ export const DTYPES: Readonly<Record<DTypeName, DType>> = Object.freeze({
       cNames: ['unsigned long', 'unsigned long int', 'unsigned long long', 'unsigned long long int', 'uint64_t', 'size_t'] }),
   float16: row('float16', '__half', 2, 'f', Uint16Array, 'e', 1,
     { storageC: 'nc_half', computeC: 'float', accC: 'float', accBytes: 4, cNames: ['__half', 'half'] }),
+  // bfloat16: the top 16 bits of a float32 (8-bit exponent, 8-bit significand). Not a NumPy type:
+  // its prepare() letter 'E' is ours (capital of half's 'e'); promotion follows PyTorch.
+  bfloat16: row('bfloat16', '__nv_bfloat16', 2, 'f', Uint16Array, 'E', 1,
+    { storageC: 'nc_bf16', computeC: 'float', accC: 'float', accBytes: 4, cNames: ['__nv_bfloat16', 'nv_bfloat16'] }),
   float32: row('float32', 'float', 4, 'f', Float32Array, 'f', 2, { cNames: ['float'] }),
   float64: row('float64', 'double', 8, 'f', Float64Array, 'd', 3, { cNames: ['double'] }),
   complex64: row('complex64', 'complex64', 8, 'c', Float32Array, 'F', 2,
@@ -261,6 +265,60 @@ export function halfBitsToFloat(h: number): number {
   return sign * (1 + mant / 1024) * 2 ** (exp - 15);
 }
 
+/**
+ * number → bfloat16 bits (the top half of a float32), correctly rounded to nearest even from the
+ * double (not float32 then bfloat16, which can round twice); ±Inf, -0 and subnormals kept, values
+ * from (2 − 2^-8)·2^127 up overflow to ±Inf, NaN → quiet NaN `0x7fc0` with the sign kept.
+ * @example
+ * floatToBf16Bits(1) === 0x3f80; floatToBf16Bits(1 + 2 ** -8) === 0x3f80; // tie → even
+ */
+export function floatToBf16Bits(x: number): number {
+  if (typeof x !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `floatToBf16Bits() takes a number. Received ${describe(x)}`);
+  f32[0] = x;
+  const bits = u32[0];
+  const h = bits >>> 16;
+  if (Number.isNaN(x)) return (h & 0x8000) | 0x7fc0;
+  const rem = bits & 0xffff;
+  // A float32 that lands on a bfloat16 tie may not be one in x: its rounding error breaks it.
+  const err = Math.abs(x) - Math.abs(f32[0]);
+  // +1 carries into the exponent (0x7f7f → 0x7f80 is +Inf), as round to nearest does.
+  return rem > 0x8000 || (rem === 0x8000 && (err > 0 || (err === 0 && (h & 1)))) ? h + 1 : h;
+}
+
+/**
+ * bfloat16 bits → number (exact: the bits are the top half of a float32).
+ * @example
+ * bf16BitsToFloat(0x3f80) === 1; bf16BitsToFloat(0xff80) === -Infinity;
+ */
+export function bf16BitsToFloat(h: number): number {
+  if (typeof h !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `bf16BitsToFloat() takes a number. Received ${describe(h)}`);
+  u32[0] = (h & 0xffff) << 16;
+  return f32[0];
+}
+
+/**
+ * @internal float16 and bfloat16 (2-byte floats computing in float32): their bits from a number,
+ * rounded to nearest even; undefined for other dtypes.
+ */
+export function toBits16(d: DType, x: number): number {
+  return d.name === 'bfloat16' ? floatToBf16Bits(x) : floatToHalfBits(x);
+}
+
+/** @internal The value of float16 or bfloat16 bits `h` of dtype `d`. */
+export function fromBits16(d: DType, h: number): number {
+  return d.name === 'bfloat16' ? bf16BitsToFloat(h) : halfBitsToFloat(h);
+}
+
+/** @internal Whether `d` is float16 or bfloat16: stored as 16-bit patterns, computed in float32. */
+export function isFloat16Like(d: DType): boolean {
+  return d.name === 'float16' || d.name === 'bfloat16';
+}
+
+/** @internal The dtype host code computes `d` in: float32 for float16/bfloat16, else `d`. */
+export function computeDType(d: DType): DType {
+  return isFloat16Like(d) ? DTYPES.float32 : d;
+}
+
 const INT_RANGE: Partial<Record<DTypeName, [bigint, bigint]>> = {
   int64: [-(2n ** 63n), 2n ** 63n - 1n],
   uint64: [0n, 2n ** 64n - 1n],
@@ -359,6 +417,7 @@ function normalize(dt: DType, v: number): number {
   switch (dt.name) {
     case 'bool': return v ? 1 : 0;
     case 'float16': return halfBitsToFloat(floatToHalfBits(v));
+    case 'bfloat16': return bf16BitsToFloat(floatToBf16Bits(v));
     case 'float32': return Math.fround(v);
     case 'float64': return v;
     default: {
@@ -382,6 +441,7 @@ export function writeScalar(view: DataView, offset: number, dt: DType, v: number
     case 'int64': view.setBigInt64(offset, BigInt.asIntN(64, v as bigint), true); break;
     case 'uint64': view.setBigUint64(offset, BigInt.asUintN(64, v as bigint), true); break;
     case 'float16': view.setUint16(offset, floatToHalfBits(Number(v)), true); break;
+    case 'bfloat16': view.setUint16(offset, floatToBf16Bits(Number(v)), true); break;
     case 'float32': view.setFloat32(offset, Number(v), true); break;
     case 'float64': view.setFloat64(offset, Number(v), true); break;
     case 'complex64':
@@ -424,6 +484,13 @@ export const int64 = factory('int64');
 export const uint64 = factory('uint64');
 /** Makes a float16 (C `__half`) Scalar, like NumPy's `float16(x)`; also stands for the dtype. */
 export const float16 = factory('float16');
+/**
+ * Makes a bfloat16 (C `__nv_bfloat16`: 8-bit exponent like float32, 8-bit significand) Scalar, like
+ * PyTorch's `torch.bfloat16` / ml_dtypes' `bfloat16(x)`; also stands for the dtype.
+ * @example
+ * cuda.bfloat16(1.1).value === 1.1015625;
+ */
+export const bfloat16 = factory('bfloat16');
 /** Makes a float32 (C `float`) Scalar, like NumPy's `float32(x)`; also stands for the dtype. */
 export const float32 = factory('float32');
 /** Makes a float64 (C `double`) Scalar, like NumPy's `float64(x)`; also stands for the dtype. */

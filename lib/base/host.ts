@@ -1,9 +1,10 @@
 /**
  * Host-side data for GPUArray: nested JS arrays ↔ flat TypedArrays of a dtype's host type
  * (BigInt64Array for 64-bit ints, Uint8Array for bool, interleaved re/im for complex, Uint16Array
- * bits — or Float16Array where the runtime has it — for float16), and NumPy-style printing.
+ * bits — or Float16Array where the runtime has it — for float16, Uint16Array bits for bfloat16), and
+ * NumPy-style printing.
  */
-import { Complex, DType, TypedArrayConstructor, checkStorable, floatToHalfBits, halfBitsToFloat } from './dtype';
+import { Complex, DType, TypedArrayConstructor, checkStorable, fromBits16, isFloat16Like, toBits16 } from './dtype';
 import { describe, rangeError, typeError } from './errors';
 
 /** A host array of some dtype. */
@@ -82,8 +83,8 @@ export function setElement(h: HostArray, d: DType, i: number, v: Element): void 
   if (typeof v === 'number' || typeof v === 'bigint') checkStorable(d, v, `element ${i}`);
   if (d.name === 'int64' || d.name === 'uint64') {
     (h as BigInt64Array)[i] = typeof v === 'bigint' ? v : BigInt(Math.trunc(Number(v)));
-  } else if (d.name === 'float16') {
-    (h as Uint16Array)[i] = floatToHalfBits(Number(v));
+  } else if (isFloat16Like(d)) {
+    (h as Uint16Array)[i] = toBits16(d, Number(v));
   } else if (d.name === 'bool') {
     (h as Uint8Array)[i] = v !== 0 && v !== 0n && v !== false ? 1 : 0; // NaN is true, as in NumPy
   } else if (typeof v === 'bigint' || typeof v === 'boolean' || typeof v === 'number') {
@@ -96,7 +97,7 @@ export function setElement(h: HostArray, d: DType, i: number, v: Element): void 
 /** Element `i` of a host array of dtype `d` as JS sees it. */
 export function getElement(h: HostArray, d: DType, i: number): Element {
   if (d.kind === 'c') return { re: Number(h[2 * i]), im: Number(h[2 * i + 1]) };
-  if (d.name === 'float16') return halfBitsToFloat((h as Uint16Array)[i]);
+  if (isFloat16Like(d)) return fromBits16(d, (h as Uint16Array)[i]);
   if (d.name === 'bool') return (h as Uint8Array)[i] !== 0;
   return h[i] as number | bigint;
 }

@@ -30,10 +30,11 @@ const INT_BY_BYTES: Record<number, DType> = { 1: T.int8, 2: T.int16, 4: T.int32,
 /**
  * NumPy's type numbers (Linux: int64 is `long`): the dtype with the highest one leads the
  * promotion of a sequence (float16 is last, so it leads), as in `PyArray_PromoteDTypeSequence`.
+ * bfloat16 is not NumPy's (ml_dtypes registers it after the built-ins): one more.
  */
 const TYPE_NUM: Record<DTypeName, number> = {
   bool: 0, int8: 1, uint8: 2, int16: 3, uint16: 4, int32: 5, uint32: 6, int64: 7, uint64: 8,
-  float32: 11, float64: 12, complex64: 14, complex128: 15, float16: 23,
+  float32: 11, float64: 12, complex64: 14, complex128: 15, float16: 23, bfloat16: 24,
 };
 /** NumPy's kind ordering for 'same_kind' casts: b < u < i < f < c. */
 const KIND_ORDER: Record<DType['kind'], number> = { b: 0, u: 1, i: 2, f: 3, c: 4 };
@@ -56,15 +57,30 @@ function isDType(v: unknown): v is DType {
 }
 
 /**
+ * PyTorch's promotion of bfloat16 (NumPy has none) with `o`: bool and every integer → bfloat16,
+ * float16 → float32, float32/float64/complex → `o` (complex64 for complex64, as torch).
+ */
+function withBf16(o: DType): DType {
+  if (o.kind === 'b' || o.kind === 'i' || o.kind === 'u') return T.bfloat16;
+  return o === T.float16 ? T.float32 : o;
+}
+
+/**
  * NumPy's `promote_types` for two dtypes: the smallest dtype both cast to safely (uint64 with a
- * signed integer gives float64, as in NumPy).
+ * signed integer gives float64, as in NumPy). bfloat16 follows PyTorch: with bool or any integer
+ * it stays bfloat16, with float16 it gives float32, with float32/float64/complex64/complex128 that
+ * type.
  * @example
  * promoteTypes(dtype('uint8'), dtype('int8')).name === 'int16';
+ * promoteTypes('bfloat16', 'float16').name === 'float32';
  */
 export function promoteTypes(a: DTypeLike, b: DTypeLike): DType {
   const x = toDType(a);
   const y = toDType(b);
-  if (x === y || y.kind === 'b') return x;
+  if (x === y) return x;
+  if (x === T.bfloat16) return withBf16(y);
+  if (y === T.bfloat16) return withBf16(x);
+  if (y.kind === 'b') return x;
   if (x.kind === 'b') return y;
   if (x.kind === 'f' || x.kind === 'c' || y.kind === 'f' || y.kind === 'c') {
     const bits = Math.max(floatBits(x), floatBits(y));
@@ -179,7 +195,8 @@ function canCastSafely(f: DType, t: DType): boolean {
     case 'b': return false;
     case 'i': return (f.kind === 'i' && t.bytes >= f.bytes) || (f.kind === 'u' && t.bytes > f.bytes);
     case 'u': return f.kind === 'u' && t.bytes >= f.bytes;
-    case 'f': return f.kind !== 'c' && floatBits(f) <= floatBits(t);
+    // float16 and bfloat16 each hold values the other cannot (range / precision).
+    case 'f': return f.kind !== 'c' && floatBits(f) <= floatBits(t) && !(f.bytes === 2 && f.kind === 'f' && t.bytes === 2);
     case 'c': return floatBits(f) <= floatBits(t);
   }
 }

@@ -99,11 +99,11 @@ export function parseKernelSignatures(source: string): Map<string, ParamType[]> 
   return out;
 }
 
-/** PyCUDA's struct letters for prepare(). */
+/** PyCUDA's struct letters for prepare(), and 'E' (ours; struct has none) for bfloat16. */
 const LETTERS: Record<string, DType | 'ptr'> = {
   P: 'ptr', '?': DTYPES.bool, b: DTYPES.int8, B: DTYPES.uint8, h: DTYPES.int16, H: DTYPES.uint16,
   i: DTYPES.int32, I: DTYPES.uint32, l: DTYPES.int64, L: DTYPES.uint64, q: DTYPES.int64,
-  Q: DTYPES.uint64, e: DTYPES.float16, f: DTYPES.float32, d: DTYPES.float64, F: DTYPES.complex64,
+  Q: DTYPES.uint64, e: DTYPES.float16, E: DTYPES.bfloat16, f: DTYPES.float32, d: DTYPES.float64, F: DTYPES.complex64,
   D: DTYPES.complex128,
 };
 

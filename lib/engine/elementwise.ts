@@ -5,7 +5,7 @@
  */
 import { envNumber } from '../base/env';
 import { DType } from '../base/dtype';
-import { Complex, DTYPES, floatToHalfBits, halfBitsToFloat } from '../base/dtype';
+import { Complex, computeDType, fromBits16, isFloat16Like, toBits16 } from '../base/dtype';
 import { generatedKernel } from '../cuda/compiler';
 import { collapseDims } from '../base/shape';
 import { ElementwiseSpec, InnerMode, Variant, elementwiseSource } from './templates/elementwise';
@@ -137,8 +137,8 @@ function kernelFor(spec: ElementwiseSpec, v: Variant, key: string): NativeAddon.
 }
 
 function writeCompute(d: DType, value: ScalarOperand['value']): void {
-  // Scalars travel in their compute type: float16 as float, complex as {re, im} of the part type.
-  const t = d.name === 'float16' ? DTYPES.float32 : d;
+  // Scalars travel in their compute type: float16/bfloat16 as float, complex as {re, im} of the part type.
+  const t = computeDType(d);
   if (t.kind === 'b') {
     // Any nonzero value (NaN included) is true, as in NumPy.
     const nonzero = typeof value === 'object' ? value.re !== 0 || value.im !== 0 : value !== 0 && value !== 0n && value !== false;
@@ -150,8 +150,8 @@ function writeCompute(d: DType, value: ScalarOperand['value']): void {
   if (t.kind !== 'c' && typeof v === 'object') v = v.re;
   if ((t.name === 'int64' || t.name === 'uint64') && typeof v === 'number') v = BigInt(Math.trunc(v));
   if (t.name !== 'int64' && t.name !== 'uint64' && typeof v === 'bigint') v = Number(v);
-  // A float16 operand is a float16 value first (NumPy converts the scalar to the dtype), then float.
-  if (d.name === 'float16' && typeof v === 'number') v = halfBitsToFloat(floatToHalfBits(v));
+  // A float16/bfloat16 operand is a value of that dtype first (NumPy converts the scalar to the dtype), then float.
+  if (isFloat16Like(d) && typeof v === 'number') v = fromBits16(d, toBits16(d, v));
   P.scalar(t, v, t.kind === 'c' ? t.bytes / 2 : t.align);
 }
 

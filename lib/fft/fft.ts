@@ -53,12 +53,12 @@ const REAL_OF: Partial<Record<string, DType>> = { complex64: DTYPES.float32, com
 const COMPLEX_OF: Partial<Record<string, DType>> = { float32: DTYPES.complex64, float64: DTYPES.complex128 };
 
 /**
- * The dtype a transform computes in. Complex stays; float32 and float16 go to complex64 (like
- * CuPy and NumPy 2); float64, integers and bool go to complex128 (NumPy). rfft takes real input
- * only (complex is a TypeError, as in CuPy). @internal
+ * The dtype a transform computes in. Complex stays; float32, float16 and bfloat16 go to complex64
+ * (like CuPy and NumPy 2; cuFFT has no general bfloat16 transform); float64, integers and bool go
+ * to complex128 (NumPy). rfft takes real input only (complex is a TypeError, as in CuPy). @internal
  */
 export function workDtype(kind: Kind, dt: DType, name: string): DType {
-  const single = dt.name === 'float32' || dt.name === 'float16';
+  const single = dt.name === 'float32' || dt.name === 'float16' || dt.name === 'bfloat16';
   if (kind === 'r2c') {
     if (dt.kind === 'c') {
       throw typeError('ERR_INVALID_ARG_TYPE', `${name}: the input must be real, not ${dt.name} (use fft for complex input)`);

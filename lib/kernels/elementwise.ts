@@ -384,7 +384,7 @@ export interface GenericElementwiseKernel {
 
 /**
  * CuPy's ElementwiseKernel: `inParams`/`outParams` like `"T x, raw T a, float32 w"`; user code
- * sees each non-raw parameter as a value of its compute type (float16 as float, complex as
+ * sees each non-raw parameter as a value of its compute type (float16/bfloat16 as float, complex as
  * nc_complex), `i` the linear index in the (broadcast) output, `n` the element count, raw ones as
  * `a[j]`/`a.size()`. Returns the output (several: an array of them).
  * @example

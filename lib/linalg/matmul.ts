@@ -110,7 +110,7 @@ export function product(x: GPUArray, y: GPUArray, opts: MatmulOptions, what: str
 /**
  * Matrix product with NumPy's semantics (`np.matmul`, `@`): the last two dimensions multiply,
  * earlier ones broadcast (a batch); a 1-D `a` is a row and a 1-D `b` a column, each dropped from
- * the result (1-D·1-D gives a 0-d array). Runs on cuBLAS for float16 (float32 accumulation),
+ * the result (1-D·1-D gives a 0-d array). Runs on cuBLAS for float16 and bfloat16 (float32 accumulation),
  * float32 (exact unless `{ precision: 'tf32' }`), float64, complex64 and complex128; mixed dtypes
  * promote like the operators. Integer and bool operands: TypeError `ERR_INVALID_DTYPE` (convert
  * with astype). Shapes that do not line up: RangeError `ERR_SHAPE_MISMATCH` naming both. 0-d

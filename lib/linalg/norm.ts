@@ -4,7 +4,7 @@
  * Frobenius, 1, -1, ±Infinity for matrices. Matrix 2-norms and nuclear norms need an SVD, which
  * nodecuda does not have: RangeError `ERR_NOT_SUPPORTED`.
  */
-import { DTYPES, DType } from '../base/dtype';
+import { DTYPES, DType, computeDType } from '../base/dtype';
 import { rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
 import { Stream } from '../cuda/driver';
@@ -38,7 +38,7 @@ function realOf(d: DType): DType {
 
 /**
  * Matrix or vector norm, as `numpy.linalg.norm(x, ord, axis, keepdims)`; a GPUArray (0-d unless
- * `axis` leaves dimensions) of the input's real float dtype (integers: float64). float16 sums in
+ * `axis` leaves dimensions) of the input's real float dtype (integers: float64). float16 and bfloat16 sum in
  * float32. Unknown orders: RangeError `ERR_INVALID_ARG_VALUE`; matrix ord 2, -2 and 'nuc':
  * RangeError `ERR_NOT_SUPPORTED` (they need an SVD).
  * @example
@@ -70,7 +70,7 @@ export function norm(x: GPUArray, ord?: NormOrder | null, opts?: NormOptions): G
 /** sqrt(Σ|x|²) over `axis` (all when null), accumulated in float32 at least. */
 function twoNorm(a: GPUArray, axis: number | readonly number[] | null, o: NormOptions): GPUArray {
   const real = realOf(a.dtype);
-  const acc = real.name === 'float16' ? DTYPES.float32 : real;
+  const acc = computeDType(real);
   const s = { stream: o.stream };
   const x = a.dtype.kind === 'c' ? apply('abs', [a], s) : a.dtype === real ? a : a.astype(real, s);
   const sq = apply('mul', [x, x], s);
@@ -93,7 +93,7 @@ function vectorNorm(a: GPUArray, ord: NormOrder, axis: number, o: NormOptions): 
       const m = apply('abs', [a], s);
       return m.dtype === real ? m : m.astype(real, s);
     };
-    const acc = real.name === 'float16' ? DTYPES.float32 : real;
+    const acc = computeDType(real);
     let out: GPUArray;
     if (ord === Infinity) out = red.max(abs(), r);
     else if (ord === -Infinity) out = red.min(abs(), r);
@@ -121,7 +121,7 @@ function matrixNorm(a: GPUArray, ord: NormOrder, [rowAxis, colAxis]: [number, nu
     const abs = m.dtype === real ? m : m.astype(real, s);
     // 1: max over columns of the column sums (sum down the rows); Infinity: max of the row sums.
     const [sumAxis, pickAxis] = Math.abs(ord) === 1 ? [rowAxis, colAxis] : [colAxis, rowAxis];
-    const acc = real.name === 'float16' ? DTYPES.float32 : real;
+    const acc = computeDType(real);
     const sums = red.sum(abs, { axis: sumAxis, keepdims: true, dtype: acc, stream: o.stream });
     const pick = ord > 0 ? red.max : red.min;
     let out = pick(sums, { axis: pickAxis, keepdims: true, stream: o.stream });

@@ -27,11 +27,12 @@ export interface GemmType {
 const COMPUTE_32F = 68, COMPUTE_32F_FAST_TF32 = 77, COMPUTE_64F = 70;
 
 /**
- * The dtypes matmul runs on cuBLAS, one row each (float16 accumulates in float32, like NumPy's
- * matmul of float16 on CPUs and torch). bfloat16 is one more row: `{ data: 14, compute: 68, tf32: 68 }`.
+ * The dtypes matmul runs on cuBLAS, one row each (float16 and bfloat16 accumulate in float32, like
+ * NumPy's matmul of float16 on CPUs and torch).
  */
 export const GEMM_TYPES: Readonly<Partial<Record<DTypeName, GemmType>>> = Object.freeze({
   float16: { data: 2, compute: COMPUTE_32F, tf32: COMPUTE_32F },
+  bfloat16: { data: 14, compute: COMPUTE_32F, tf32: COMPUTE_32F },
   float32: { data: 0, compute: COMPUTE_32F, tf32: COMPUTE_32F_FAST_TF32 },
   float64: { data: 1, compute: COMPUTE_64F, tf32: COMPUTE_64F },
   complex64: { data: 4, compute: COMPUTE_32F, tf32: COMPUTE_32F_FAST_TF32 },

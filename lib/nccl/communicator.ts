@@ -34,11 +34,11 @@ const OPS: Record<ReduceOp, number> = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 
  * ncclDataType_t by dtype. complex64/complex128 travel as pairs of float32/float64, which is exact
  * for `sum` and `avg` (they act on real and imaginary parts independently) and for data movement
  * (broadcast, allGather, send/recv); other ops on complex are refused. bool and (u)int16 have no
- * NCCL type: refused (NCCL_UNSUPPORTED_DTYPE).
+ * NCCL type: refused (NCCL_UNSUPPORTED_DTYPE). bfloat16 is ncclBfloat16 (9; NCCL ≥ 2.10).
  */
 const NCCL_TYPES: Partial<Record<DTypeName, [type: number, perElement: number]>> = {
   int8: [0, 1], uint8: [1, 1], int32: [2, 1], uint32: [3, 1], int64: [4, 1], uint64: [5, 1],
-  float16: [6, 1], float32: [7, 1], float64: [8, 1], complex64: [7, 2], complex128: [8, 2],
+  float16: [6, 1], float32: [7, 1], float64: [8, 1], bfloat16: [9, 1], complex64: [7, 2], complex128: [8, 2],
 };
 
 /** Options of every collective. */
@@ -145,7 +145,7 @@ function ncclBuffer(a: unknown, name: string, op?: ReduceOp): [number, number] {
   const t = NCCL_TYPES[a.dtype.name];
   if (!t) {
     const e = typeError('NCCL_UNSUPPORTED_DTYPE', `NCCL has no type for ${a.dtype.name} ("${name}"): use int8, uint8, int32, ` +
-      'uint32, int64, uint64, float16, float32 or float64 (or convert with astype())');
+      'uint32, int64, uint64, float16, bfloat16, float32 or float64 (or convert with astype())');
     throw e;
   }
   if (t[1] === 2 && op !== undefined && op !== 'sum' && op !== 'avg') {

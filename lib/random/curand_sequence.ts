@@ -6,7 +6,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { SourceModule } from '../cuda/compiler';
-import { DTYPES } from '../base/dtype';
+import { DTYPES, computeDType } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { GPUArray } from '../array/gpuarray';
@@ -180,10 +180,10 @@ const MAPS = {
 } as const;
 
 /**
- * @internal Fills `a` (float16/32/64, any layout, not empty) with `dist` from `seq`, first skipping
+ * @internal Fills `a` (float16/bfloat16/32/64, any layout, not empty) with `dist` from `seq`, first skipping
  * `seq` forward to `position` (random.Generator's skipAhead/setState): uniform pa + u·pb (low,
  * span; u in (0, 1]), normal pa + z·pb (mean, std), lognormal exp of that, exponential
- * (0 − log u)·pa (scale). Computed in float for float16/float32 (float16 drawn as float32 into a
+ * (0 − log u)·pa (scale). Computed in float for float16/bfloat16/float32 (those two drawn as float32 into a
  * temporary), double for float64; one map kernel, none for the standard uniform/normal.
  */
 export function fillFromSequence(seq: CurandSequence, position: number, dist: keyof typeof MAPS, a: GPUArray,
@@ -191,7 +191,7 @@ export function fillFromSequence(seq: CurandSequence, position: number, dist: ke
   if (seq.position < position) seq.skip(position - seq.position, stream);
   const m = MAPS[dist];
   const d = a.dtype;
-  const gen = d.name === 'float16' ? DTYPES.float32 : d;
+  const gen = computeDType(d);
   const body = gen.name === 'float64' ? m.f64 : m.f32;
   const scalars = dist === 'exponential' ? [{ value: pa }] : [{ value: pb }, { value: pa }];
   const computes = [gen, ...scalars.map(() => gen)];

@@ -3,7 +3,7 @@
  * NumPy-style distributions, and the PyCUDA-style module functions rand/randn/seed.
  *
  * The state is (seed, offset): offset counts 32-bit words of the Philox stream already used. A
- * draw of n elements taking C words each (C = 1 for float16/float32 and ≤ 32-bit integers, 2 for
+ * draw of n elements taking C words each (C = 1 for float16/bfloat16/float32 and ≤ 32-bit integers, 2 for
  * float64 and 64-bit integers) starts at unit e0 = ceil(offset / C) and leaves offset at
  * C·(e0 + n). Element k is a function of (seed, e0 + k) alone, so one call of n + m elements
  * equals a call of n then one of m, and consecutive calls never share words. See docs/random.md.
@@ -149,7 +149,7 @@ interface Params { a: number; b: number; ia: bigint; ib: bigint }
  * generators (generator t = curand_init(seed, t, 0); value e of the stream from generator
  * e mod 65536, so any split of a request gives the same numbers), created on the first draw.
  * They offer uniform (cuRAND's (0, 1] mapped to (low, high]), normal, logNormal and exponential
- * for float16/32/64 (float16 through float32); integers and poisson need 'philox'.
+ * for float16/bfloat16/32/64 (float16 and bfloat16 through float32); integers and poisson need 'philox'.
  * @example
  * const g = new random.Generator({ seed: 42 });
  * const x = g.normal([1024], { mean: 0, std: 1, dtype: 'float32' });
@@ -333,8 +333,8 @@ export class Generator {
   }
 
   /**
-   * Uniform in [low, high) (default [0, 1); float16/32/64, default float64 as NumPy).
-   * float32 values are multiples of 2^-24, float16 of 2^-11, float64 of 2^-53 (before scaling).
+   * Uniform in [low, high) (default [0, 1); float16/bfloat16/32/64, default float64 as NumPy).
+   * float32 values are multiples of 2^-24, float16 of 2^-11, bfloat16 of 2^-8, float64 of 2^-53 (before scaling).
    * xorwow/mrg32k3a: cuRAND's curand_uniform(_double) u in (0, 1] as low + u·(high − low), in (low, high].
    * @example
    * const x = g.uniform([4, 4], { low: -1, high: 1, dtype: 'float32' });
@@ -345,7 +345,7 @@ export class Generator {
   }
 
   /**
-   * Fills `a` (float16/32/64, any layout) with uniform values in [low, high) ((low, high] for xorwow/mrg32k3a).
+   * Fills `a` (float16/bfloat16/32/64, any layout) with uniform values in [low, high) ((low, high] for xorwow/mrg32k3a).
    * @example
    * g.fillUniform(a, { low: 0, high: 10 });
    */
@@ -365,7 +365,7 @@ export class Generator {
   }
 
   /**
-   * Fills `a` (float16/32/64) with normal values.
+   * Fills `a` (float16/bfloat16/32/64) with normal values.
    * @example
    * g.fillNormal(a, { mean: 10, std: 2 });
    */

@@ -40,6 +40,7 @@ const QUALIFIERS = new Set(['const', 'volatile', '__restrict__', '__restrict', '
 function cOf(d: DType): string {
   switch (d.name) {
     case 'float16': return 'half';
+    case 'bfloat16': return '__nv_bfloat16';
     case 'complex64': return 'pycuda::complex<float>';
     case 'complex128': return 'pycuda::complex<double>';
     default: return d.ctype;
@@ -115,14 +116,17 @@ export function parseCArgs(decls: string): CArg[] {
 
 /**
  * Helpers available to user code of both forms, after PREAMBLE: <stdint.h> names, `half`
- * (`__half`) as a storage type converting to and from float, `pycuda::complex<R>` (our
+ * (`__half`) and `__nv_bfloat16` (`nv_bfloat16`) as storage types converting to and from float
+ * (those names left out when `userPreamble` names cuda_fp16.h or cuda_bf16.h), `pycuda::complex<R>` (our
  * nc_complex) with real/imag/conj/abs/norm/arg and mixed real-complex arithmetic, and `nc_raw<T>`
  * (CuPy raw arguments: `a[j]`, `a.size()`). Definitions that a user #include could clash with
  * are left out when `userPreamble` includes headers.
  */
 export function helpers(userPreamble: string): string {
   const includes = /^\s*#\s*include/m.test(userPreamble);
-  const fp16 = /cuda_fp16/.test(userPreamble);
+  // cuda_bf16.h includes cuda_fp16.h, which declares struct __nv_bfloat16: either header keeps
+  // both names to itself (with cuda_fp16.h alone, include cuda_bf16.h too to use bfloat16).
+  const fp16 = /cuda_(fp|bf)16/.test(userPreamble);
   const parts: string[] = [];
   if (!includes) {
     parts.push(`typedef signed char int8_t; typedef unsigned char uint8_t; typedef short int16_t; typedef unsigned short uint16_t;
@@ -143,6 +147,28 @@ typedef int int32_t; typedef unsigned int uint32_t; typedef long long int64_t; t
   __device__ nc_khalf operator+() const { return *this; }
 };`);
   if (!fp16) parts.push('typedef nc_khalf half; typedef nc_khalf __half;');
+  // bfloat16 for user code: conversions as NC_STORE's (round to nearest even, any arch).
+  parts.push(String.raw`struct __align__(2) nc_kbf16 {
+  unsigned short x;
+  nc_kbf16() = default;
+  __device__ nc_kbf16(float f) { x = nc_f2bf(f).x; }
+  __device__ nc_kbf16(double d) { x = nc_d2bf(d).x; }
+  __device__ nc_kbf16(int v) { x = nc_i2bf(v).x; }
+  __device__ nc_kbf16(unsigned v) { x = nc_u2bf(v).x; }
+  __device__ nc_kbf16(long long v) { x = nc_ll2bf(v).x; }
+  __device__ nc_kbf16(unsigned long long v) { x = nc_ull2bf(v).x; }
+  __device__ nc_kbf16(long v) { x = nc_ll2bf(v).x; }
+  __device__ nc_kbf16(unsigned long v) { x = nc_ull2bf(v).x; }
+  template <typename T> __device__ nc_kbf16(T v) : nc_kbf16((float)v) {}
+  __device__ operator float() const { return __uint_as_float((unsigned)x << 16); }
+  __device__ nc_kbf16& operator+=(float v) { return *this = nc_kbf16((float)*this + v); }
+  __device__ nc_kbf16& operator-=(float v) { return *this = nc_kbf16((float)*this - v); }
+  __device__ nc_kbf16& operator*=(float v) { return *this = nc_kbf16((float)*this * v); }
+  __device__ nc_kbf16& operator/=(float v) { return *this = nc_kbf16((float)*this / v); }
+  __device__ nc_kbf16 operator-() const { nc_kbf16 h; h.x = x ^ 0x8000; return h; }
+  __device__ nc_kbf16 operator+() const { return *this; }
+};`);
+  if (!fp16) parts.push('typedef nc_kbf16 __nv_bfloat16; typedef nc_kbf16 nv_bfloat16;');
   parts.push(String.raw`namespace pycuda { template <typename R> using complex = nc_complex<R>; }
 template <typename R> __device__ __forceinline__ R real(nc_complex<R> a) { return a.re; }
 template <typename R> __device__ __forceinline__ R imag(nc_complex<R> a) { return a.im; }
@@ -294,7 +320,7 @@ export interface ResolvedParam {
 /** The C type the user's code sees for a non-raw value of dtype `d` (its compute type). */
 export function userCType(d: DType): string {
   switch (d.name) {
-    case 'float16': return 'float';
+    case 'float16': case 'bfloat16': return 'float';
     case 'complex64': return 'nc_c64_t';
     case 'complex128': return 'nc_c128_t';
     default: return d.ctype;
@@ -305,6 +331,7 @@ export function userCType(d: DType): string {
 export function rawCType(d: DType): string {
   switch (d.name) {
     case 'float16': return 'nc_khalf';
+    case 'bfloat16': return 'nc_kbf16';
     case 'complex64': return 'nc_complex<float>';
     case 'complex128': return 'nc_complex<double>';
     default: return d.ctype;

@@ -35,7 +35,7 @@ export function dtypesOf(dist: Distribution): readonly string[] {
   switch (dist) {
     case 'integers': return ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64'];
     case 'poisson': return ['int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64', 'float32', 'float64'];
-    default: return ['float16', 'float32', 'float64'];
+    default: return ['float16', 'bfloat16', 'float32', 'float64'];
   }
 }
 
@@ -82,6 +82,8 @@ __device__ __forceinline__ void nc_block(nc_u64 blk, const nc_rp& p, unsigned in
 __device__ __forceinline__ float nc_u01f(unsigned int x) { return (float)(x >> 8) * 5.9604644775390625e-8f; }
 // [0, 1) on the 2^-11 grid: exactly representable in float16.
 __device__ __forceinline__ float nc_u01h(unsigned int x) { return (float)(x >> 21) * 4.8828125e-4f; }
+// [0, 1) on the 2^-8 grid: exactly representable in bfloat16 (PyTorch's grid for bfloat16).
+__device__ __forceinline__ float nc_u01b(unsigned int x) { return (float)(x >> 24) * 3.90625e-3f; }
 // (0, 1]: x·2^-32 + 2^-33 (fine steps near 0, for log()).
 __device__ __forceinline__ float nc_u01f_oc(unsigned int x) { return fmaf((float)x, 2.3283064365386963e-10f, 1.16415321826934814e-10f); }
 // [0, 1) from 53 bits of two words (NumPy's next_double), and (0, 1].
@@ -216,7 +218,7 @@ function genBody(dist: Distribution, d: DType): { r: string; body: string } {
   switch (dist) {
     case 'uniform':
       if (f64) return { r: 'double', body: `${block} for (int l = 0; l < 2; l++) v[l] = fma(nc_u01d(x[2 * l], x[2 * l + 1]), p.b, p.a);` };
-      return { r: 'float', body: `${block} for (int l = 0; l < 4; l++) v[l] = fmaf(${d.name === 'float16' ? 'nc_u01h' : 'nc_u01f'}(x[l]), ${b}, ${a});` };
+      return { r: 'float', body: `${block} for (int l = 0; l < 4; l++) v[l] = fmaf(${d.name === 'float16' ? 'nc_u01h' : d.name === 'bfloat16' ? 'nc_u01b' : 'nc_u01f'}(x[l]), ${b}, ${a});` };
     case 'normal':
     case 'lognormal': {
       const e = dist === 'lognormal' ? ff('exp') : '';

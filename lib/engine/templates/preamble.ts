@@ -3,13 +3,36 @@
  * faster), our own half and complex types, and the vector type used for 16-byte accesses.
  */
 
-/** CUDA C source of the helpers (half via PTX cvt, complex with NumPy's semantics). */
+/** CUDA C source of the helpers (half via PTX cvt, bfloat16 in integer ops, complex with NumPy's semantics). */
 export const PREAMBLE = String.raw`
 // bool storage: one byte, a type of its own so it never matches uint8's overloads.
 struct __align__(1) nc_bool { unsigned char v; };
 struct __align__(2) nc_half { unsigned short x; };
 __device__ __forceinline__ float nc_h2f(nc_half h) { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.x)); return f; }
 __device__ __forceinline__ nc_half nc_f2h(float f) { nc_half h; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.x) : "f"(f)); return h; }
+// bfloat16: the top half of a float32. Integer conversions (no bf16 cvt before sm_80): to float
+// is a shift; from float rounds to nearest even, NaN → quiet NaN 0x7fc0 (sign kept), overflow → Inf.
+struct __align__(2) nc_bf16 { unsigned short x; };
+__device__ __forceinline__ float nc_bf2f(nc_bf16 h) { return __uint_as_float((unsigned)h.x << 16); }
+__device__ __forceinline__ nc_bf16 nc_f2bf(float f) {
+  const unsigned u = __float_as_uint(f);
+  nc_bf16 h;
+  h.x = (unsigned short)((u & 0x7fffffffu) > 0x7f800000u ? ((u >> 16) & 0x8000u) | 0x7fc0u : (u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  return h;
+}
+// Wider values round correctly through float rounded to odd (toward zero, then the low bit set
+// when inexact): float keeps 16 more bits than bfloat16, so the second rounding cannot tie wrongly.
+__device__ __forceinline__ nc_bf16 nc_odd2bf(float rz, bool inexact) { return nc_f2bf(__uint_as_float(__float_as_uint(rz) | (inexact ? 1u : 0u))); }
+__device__ __forceinline__ nc_bf16 nc_d2bf(double d) {
+  float f; double b;
+  asm("cvt.rz.f32.f64 %0, %1;" : "=f"(f) : "d"(d));
+  asm("cvt.f64.f32 %0, %1;" : "=d"(b) : "f"(f));
+  return nc_odd2bf(f, b != d);
+}
+__device__ __forceinline__ nc_bf16 nc_i2bf(int v) { float f; asm("cvt.rz.f32.s32 %0, %1;" : "=f"(f) : "r"(v)); return nc_odd2bf(f, (int)f != v); }
+__device__ __forceinline__ nc_bf16 nc_u2bf(unsigned v) { float f; asm("cvt.rz.f32.u32 %0, %1;" : "=f"(f) : "r"(v)); return nc_odd2bf(f, (unsigned)f != v); }
+__device__ __forceinline__ nc_bf16 nc_ll2bf(long long v) { float f; asm("cvt.rz.f32.s64 %0, %1;" : "=f"(f) : "l"(v)); return nc_odd2bf(f, (long long)f != v); }
+__device__ __forceinline__ nc_bf16 nc_ull2bf(unsigned long long v) { float f; asm("cvt.rz.f32.u64 %0, %1;" : "=f"(f) : "l"(v)); return nc_odd2bf(f, (unsigned long long)f != v); }
 
 template <typename R> struct nc_complex {
   R re, im;
@@ -50,6 +73,7 @@ template <typename T> __device__ __forceinline__ bool nc_isnan(T a) { return a !
 
 // Storage <-> compute conversions.
 __device__ __forceinline__ float nc_load(nc_half v) { return nc_h2f(v); }
+__device__ __forceinline__ float nc_load(nc_bf16 v) { return nc_bf2f(v); }
 __device__ __forceinline__ bool nc_load(nc_bool v) { return v.v != 0; }
 __device__ __forceinline__ nc_c64_t nc_load(nc_c64 v) { return nc_c64_t(v.re, v.im); }
 __device__ __forceinline__ nc_c128_t nc_load(nc_c128 v) { return nc_c128_t(v.re, v.im); }
@@ -62,6 +86,15 @@ __device__ __forceinline__ nc_half nc_d2h(double d) { nc_half h; asm("cvt.rn.f16
 template <> struct nc_store_t<nc_half> { template <typename T> __device__ static nc_half cvt(T v) { return nc_f2h((float)v); }
   __device__ static nc_half cvt(double v) { return nc_d2h(v); }
   template <typename R> __device__ static nc_half cvt(nc_complex<R> v) { return nc_f2h((float)v.re); } };
+template <> struct nc_store_t<nc_bf16> { template <typename T> __device__ static nc_bf16 cvt(T v) { return nc_f2bf((float)v); }
+  __device__ static nc_bf16 cvt(double v) { return nc_d2bf(v); }
+  __device__ static nc_bf16 cvt(int v) { return nc_i2bf(v); }
+  __device__ static nc_bf16 cvt(unsigned v) { return nc_u2bf(v); }
+  __device__ static nc_bf16 cvt(long v) { return nc_ll2bf(v); }
+  __device__ static nc_bf16 cvt(unsigned long v) { return nc_ull2bf(v); }
+  __device__ static nc_bf16 cvt(long long v) { return nc_ll2bf(v); }
+  __device__ static nc_bf16 cvt(unsigned long long v) { return nc_ull2bf(v); }
+  template <typename R> __device__ static nc_bf16 cvt(nc_complex<R> v) { return cvt(v.re); } };
 template <> struct nc_store_t<nc_c64> { template <typename T> __device__ static nc_c64 cvt(T v) { nc_c64 r; r.re = (float)v; r.im = 0; return r; }
   template <typename R> __device__ static nc_c64 cvt(nc_complex<R> v) { nc_c64 r; r.re = (float)v.re; r.im = (float)v.im; return r; } };
 template <> struct nc_store_t<nc_c128> { template <typename T> __device__ static nc_c128 cvt(T v) { nc_c128 r; r.re = (double)v; r.im = 0; return r; }
