@@ -1,6 +1,6 @@
 'use strict';
 // Matrix products on cuBLAS (issue 22): matmul 4096³ and 8192³ in float32 (exact: TF32 off, as in
-// the torch and CuPy peers) and float16 (float32 accumulation), and a batched 64×256³ product.
+// the torch and CuPy peers), float16 and bfloat16 (float32 accumulation), and a batched 64×256³ product.
 // Each batch writes into a preallocated `out`, like the peers' out= forms. Rows in TFLOP/s
 // (2·M·N·K per product).
 
@@ -34,6 +34,8 @@ module.exports = [
   matmul('float32', 8192, 8192, 8192),
   matmul('float16', 4096, 4096, 4096),
   matmul('float16', 8192, 8192, 8192),
+  matmul('bfloat16', 4096, 4096, 4096),
+  matmul('bfloat16', 8192, 8192, 8192),
   matmul('float32', 256, 256, 256, 64),
   matmul('float16', 256, 256, 256, 64),
 ];
