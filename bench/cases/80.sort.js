@@ -5,6 +5,7 @@
 // searchsorted row counts the queries): higher is faster, the peer columns compare the same
 // call time. torch.sort returns values and int64 indices (it has no keys-only sort), so the sort
 // row compares our keys-only sort with it, as its note says; argsort is torch.argsort(stable=True).
+// `npm run bench -- --filter=sort` runs these four rows.
 
 const cuda = require('../..');
 const { gpuarray, random } = cuda;
@@ -28,7 +29,7 @@ const keys = (n) => { random.seed(80); return random.rand([n], 'float32'); };
 module.exports = [
   row('sort', 'sort f32 (keys only)', N, () => ({ x: keys(N) }), ({ x }) => gpuarray.sort(x)),
   row('argsort', 'argsort f32 (int64 indices)', N, () => ({ x: keys(N) }), ({ x }) => gpuarray.argsort(x)),
-  row('unique', 'unique i32 in [0, 1000)', U, () => {
+  row('unique', 'unique i32 in [0, 1000) (sorts)', U, () => {
     random.seed(80);
     const u = random.rand([U], 'float32').mul(1000);
     const x = u.astype('int32');

@@ -339,6 +339,10 @@ extern "C" __global__ void __launch_bounds__(${B}) ${name}(${K}* k0, ${K}* k1, u
   return { source, name };
 }
 
+/** Grid-stride loop header over `n` (unsigned long long i). */
+const LOOP = `for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (unsigned long long)gridDim.x * blockDim.x)`;
+
 /** The `finish` kernel writing un-transformed keys (keys-only sorts of real dtypes). */
 export function finishKeysKernel(dt: DType): { source: string; name: string } {
   const kb = keyBytes(dt, 'value');
@@ -353,9 +357,7 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const ${K}* k0, const 
   if (*info & 8u) return;  // the last pass wrote the result
   ${K}* out = reinterpret_cast<${K}*>(out_);
   const ${K}* kin = (*info & 2u) ? k1 : k0;
-  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x)
-    out[i] = nc_untf(kin[i]);
+  ${LOOP} out[i] = nc_untf(kin[i]);
 }`;
   return { source, name };
 }
@@ -371,8 +373,7 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const unsigned int* v0
   const unsigned int f = *info;
   if (f & 8u) return;  // the last pass wrote the result
   const unsigned int* pv = (f & 2u) ? v1 : v0;
-  for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x) {
+  ${LOOP} {
     const unsigned int p = (f & 4u) ? (unsigned int)i : pv[i];
     if (out) out[i] = in[p];
     if (idx) idx[i] = (long long)(p % len);
@@ -380,10 +381,6 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const unsigned int* v0
 }`;
   return { source, name };
 }
-
-/** Grid-stride loop header over `n` (unsigned long long i). */
-const LOOP = `for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x)`;
 
 /** unique: boundary flags of a sorted array (equal: ==, or both NaN when `equalNan`). */
 export function uniqueMarkKernel(dt: DType, equalNan: boolean): { source: string; name: string } {
