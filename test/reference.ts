@@ -5,7 +5,7 @@
  * float32 and rounded to the 16-bit type (as NumPy, torch and the GPU do); integers wrap
  * (BigInt.asIntN/asUintN).
  */
-import { GPUArray, bf16BitsToFloat, floatToBf16Bits, floatToHalfBits, gpuarray, halfBitsToFloat } from '../lib';
+import { DTYPES, GPUArray, bf16BitsToFloat, floatToBf16Bits, floatToHalfBits, gpuarray, halfBitsToFloat } from '../lib';
 import type { DTypeName } from '../lib';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, Number, BigInt } = globalThis;
@@ -18,8 +18,8 @@ export type V = number | bigint | C;
 type Raw = V | boolean;
 export type Kind = 'b' | 'i' | 'u' | 'f' | 'c';
 
-export const kind = (d: DTypeName): Kind => d === 'bool' ? 'b' : d.startsWith('complex') ? 'c'
-  : d.startsWith('float') ? 'f' : d.startsWith('u') ? 'u' : 'i';
+/** The dtype's kind, from the library's dtype table (bfloat16 is a float although its name is not float*). */
+export const kind = (d: DTypeName): Kind => DTYPES[d].kind;
 const BITS: Record<string, number> = { bool: 8, int8: 8, uint8: 8, int16: 16, uint16: 16, int32: 32, uint32: 32, int64: 64, uint64: 64 };
 export const isInt = (d: DTypeName): boolean => kind(d) === 'i' || kind(d) === 'u';
 const isC = (v: unknown): v is C => typeof v === 'object' && v !== null;
