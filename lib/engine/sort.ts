@@ -18,8 +18,8 @@ import { ArgPacker } from '../cuda/args';
 import { PREAMBLE } from './templates/preamble';
 import { workspaceKey } from './reduce';
 import {
-  KeyKind, MAX_PASSES, SORT_BLOCK, SORT_TILE, finishKeysKernel, finishPayloadKernel, keyBits, keyBytes, passKernel,
-  prepKernel, scanHistKernel, searchKernel, uniqueCountsKernel, uniqueMarkKernel, uniqueScatterKernel,
+  KeyKind, MAX_PASSES, SORT_BLOCK, finishKeysKernel, finishPayloadKernel, keyBits, keyBytes, passKernel,
+  prepKernel, scanHistKernel, sortTile, searchKernel, uniqueCountsKernel, uniqueMarkKernel, uniqueScatterKernel,
 } from './templates/sort';
 
 /** Most elements one sort handles (uint32 payloads and 32-bit look-back counts). */
@@ -113,6 +113,7 @@ export function runSort(run: SortRun): void {
     const kb = keyBytes(dt, st.kind);
     return {
       passes: Math.ceil(keyBits(dt, st.kind, st.rows) / 8),
+      tiles: Math.ceil(n / sortTile(kb)),
       prep: sortKernel(st.kind === 'row' ? 'prep:row' : `prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
       pass: sortKernel(`pass:${dt.name}:${kb}:${payload}`, () => passKernel(dt, kb, payload)),
     };
@@ -120,8 +121,7 @@ export function runSort(run: SortRun): void {
   const scan = sortKernel('scanhist', scanHistKernel);
   const fin = payload ? sortKernel(`finpay:${dt.name}`, () => finishPayloadKernel(dt))
     : sortKernel(`finkeys:${dt.name}`, () => finishKeysKernel(dt));
-  const tiles = Math.ceil(n / SORT_TILE);
-  const w = workspace(tiles, run.stream);
+  const w = workspace(Math.max(...plan.map((p) => p.tiles)), run.stream);
   const kbMax = Math.max(...stages.map((s) => keyBytes(dt, s.kind)));
   const keys = new DeviceAllocation(2 * n * kbMax, run.stream ?? null);
   let vals: DeviceAllocation | null = null;
@@ -133,7 +133,7 @@ export function runSort(run: SortRun): void {
     const v1 = vals ? vals.ptr + BigInt(n * 4) : 0n;
     const grid = gridFor(n);
     let prevInfo = 0n;
-    plan.forEach(({ passes, prep, pass }, s) => {
+    plan.forEach(({ passes, tiles, prep, pass }, s) => {
       const info = w.info + BigInt(s * INFO_WORDS * 4);
       P.reset().ptr(run.input).ptr(v0).ptr(v1).ptr(prevInfo).ptr(k0).ptr(s > 0 ? v0 : 0n)
         .u32(n).u32(run.len).ptr(w.hist).i32(passes);

@@ -22,13 +22,20 @@
  * -0.0 sorts before +0.0. Complex: real part then imaginary part, each transformed like a float.
  */
 import { DType, DTYPES } from '../../base/dtype';
+import { envNumber } from '../../base/env';
 
 /** Threads per tile of the scatter pass (one per digit: must be 256). */
 export const SORT_BLOCK = 256;
-/** Keys per thread in a scatter tile. */
-export const SORT_ITEMS = 16;
-/** Keys per scatter tile. */
-export const SORT_TILE = SORT_BLOCK * SORT_ITEMS;
+/** Keys per thread in a scatter tile of 1-, 2- or 4-byte keys (tuning: NODECUDA_SORT_ITEMS; 8-byte keys: at most 16, shared memory). */
+export const SORT_ITEMS = envNumber('NODECUDA_SORT_ITEMS', 16, { min: 4, max: 32, multipleOf: 2 });
+/** Keys per thread in a scatter tile of `kb`-byte keys. */
+export function sortItems(kb: number): number {
+  return kb === 8 ? Math.min(SORT_ITEMS, 16) : SORT_ITEMS;
+}
+/** Keys per scatter tile of `kb`-byte keys. */
+export function sortTile(kb: number): number {
+  return SORT_BLOCK * sortItems(kb);
+}
 /** Most digit passes of one stage (64-bit keys). */
 export const MAX_PASSES = 8;
 
@@ -197,7 +204,7 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
   const name = `nc_sort_pass_${tag(dt)}_k${kb}${vals ? '_v' : ''}`;
   const S = dt.storageC;
   const B = SORT_BLOCK;
-  const IT = SORT_ITEMS;
+  const IT = sortItems(kb);
   const W = B / 32;
   const xb = Math.max(kb, vals ? 4 : kb);
   const source = `${vals ? '' : `
