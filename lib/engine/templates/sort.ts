@@ -27,7 +27,7 @@ import { envNumber } from '../../base/env';
 /** Threads per tile of the scatter pass (one per digit: must be 256). */
 export const SORT_BLOCK = 256;
 /** Keys per thread in a scatter tile of 1-, 2- or 4-byte keys (tuning: NODECUDA_SORT_ITEMS; 8-byte keys: at most 16, shared memory). */
-export const SORT_ITEMS = envNumber('NODECUDA_SORT_ITEMS', 16, { min: 4, max: 32, multipleOf: 2 });
+export const SORT_ITEMS = envNumber('NODECUDA_SORT_ITEMS', 24, { min: 4, max: 32, multipleOf: 2 });
 /** Keys per thread in a scatter tile of `kb`-byte keys. */
 export function sortItems(kb: number): number {
   return kb === 8 ? Math.min(SORT_ITEMS, 16) : SORT_ITEMS;
