@@ -60,13 +60,19 @@ function cumulative(op: 'cumsum' | 'cumprod') {
       }
       checkDevices(op, [a], out);
       const direct = out && !perm && out.dtype === acc && out.flags.cContiguous && !overlapping(out, a);
-      const dst = direct ? out! : GPUArray.allocate(src.shape, acc, opts.stream);
+      // Without `out` or a transposition the scanned buffer is the result (C order, the result's shape).
+      const own = !out && !perm;
+      const dst = direct ? out! : GPUArray.allocate(own ? shape : src.shape, acc, opts.stream);
       if (!direct) temps.push(dst);
       const spec = cumSpec(op, src.dtype, acc, acc, segmented);
       const args: ParamValue[] = [{ ptr: dst.address }, { ptr: src.address }];
       if (segmented) args.push({ dtype: DTYPES.int64, value: BigInt(len) });
       runScan(spec, src.size, args, opts.stream, [dst, src]);
       if (direct) return out!;
+      if (own) {
+        temps.splice(temps.indexOf(dst), 1); // scanned: it is the result, not a temporary
+        return dst;
+      }
       const result = out ?? GPUArray.allocate(shape, acc, opts.stream);
       let view = flat ? dst.reshape(shape) : dst;
       if (perm) view = view.transpose(perm.map((_, i) => perm!.indexOf(i)));
