@@ -62,6 +62,6 @@ test('sorting: every dtype and layout launches with well-formed parameters and f
   `);
   expectClean(r);
   expect(r.out.errs).toEqual([]);
-  expect(r.out.ok).toBe(r.out.dtypes * 20 + 2); // 20 cases a dtype, 2 more
+  expect(r.out.ok).toBe((r.out.dtypes as number) * 20 + 2); // 20 cases a dtype, 2 more
   expect(r.out.leaked).toBe(0);
 });
