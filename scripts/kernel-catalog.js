@@ -85,6 +85,20 @@ for (const dt of ['int32', 'int64', 'uint8']) {
   const a = ga.zeros([N], dt);
   for (const f of ['fabs', 'sqrt', 'sin', 'exp', 'log']) attempt(() => cumath[f](a));
 }
+{
+  // bfloat16: a few common kernels (conversions with float32, arithmetic, sums); the rest compile on first use.
+  const h = ga.zeros([N], 'bfloat16');
+  const f = ga.zeros([N], 'float32');
+  for (const op of ['add', 'sub', 'mul', 'div']) {
+    attempt(() => h[op](h));
+    attempt(() => h[op](2));
+  }
+  attempt(() => h.astype('float32'));
+  attempt(() => f.astype('bfloat16'));
+  attempt(() => h.fill(1));
+  attempt(() => h.copy());
+  for (const op of ['sum', 'mean', 'max']) attempt(() => ga[op](h));
+}
 for (const dt of ['float32', 'float64']) {
   attempt(() => random.rand([N], dt));
   attempt(() => random.randn([N], dt));
