@@ -19,7 +19,7 @@ type Raw = V | boolean;
 export type Kind = 'b' | 'i' | 'u' | 'f' | 'c';
 
 export const kind = (d: DTypeName): Kind => d === 'bool' ? 'b' : d.startsWith('complex') ? 'c'
-  : d.startsWith('float') ? 'f' : d.startsWith('u') ? 'u' : 'i';
+  : d.startsWith('float') || d === 'bfloat16' ? 'f' : d.startsWith('u') ? 'u' : 'i';
 const BITS: Record<string, number> = { bool: 8, int8: 8, uint8: 8, int16: 16, uint16: 16, int32: 32, uint32: 32, int64: 64, uint64: 64 };
 export const isInt = (d: DTypeName): boolean => kind(d) === 'i' || kind(d) === 'u';
 const isC = (v: unknown): v is C => typeof v === 'object' && v !== null;
