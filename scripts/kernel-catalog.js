@@ -94,6 +94,20 @@ for (const dt of ['float32', 'int32', 'int64', 'float64']) {
   attempt(() => ga.searchsorted(a, a));
   attempt(() => ga.unique(a, { returnCounts: true })); // its last kernels need a real device (a count read back)
 }
+{
+  // bfloat16: a few common kernels (conversions with float32, arithmetic, sums); the rest compile on first use.
+  const h = ga.zeros([N], 'bfloat16');
+  const f = ga.zeros([N], 'float32');
+  for (const op of ['add', 'sub', 'mul', 'div']) {
+    attempt(() => h[op](h));
+    attempt(() => h[op](2));
+  }
+  attempt(() => h.astype('float32'));
+  attempt(() => f.astype('bfloat16'));
+  attempt(() => h.fill(1));
+  attempt(() => h.copy());
+  for (const op of ['sum', 'mean', 'max']) attempt(() => ga[op](h));
+}
 for (const dt of ['float32', 'float64']) {
   attempt(() => random.rand([N], dt));
   attempt(() => random.randn([N], dt));

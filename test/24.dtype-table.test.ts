@@ -40,6 +40,7 @@ describe('dtype table C columns', () => {
     }
     expect(DTYPES.float16.storageC).toBe('nc_half');
     expect(DTYPES.float16.computeC).toBe('float');
+    expect([DTYPES.bfloat16.storageC, DTYPES.bfloat16.computeC, DTYPES.bfloat16.accC]).toEqual(['nc_bf16', 'float', 'float']);
     expect(DTYPES.int16.accC).toBe('int');
     expect(DTYPES.uint8.accC).toBe('unsigned int');
     expect(DTYPES.int64.accUnsignedC).toBe('unsigned long long');

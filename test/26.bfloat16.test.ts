@@ -6,7 +6,7 @@
  */
 import * as cuda from '../lib';
 import { DTYPES, coerce, dtypeOfCName, writeScalar } from '../lib/base/dtype';
-import { parseKernelSignatures } from '../lib/cuda/launch';
+import { makeFunction, parseKernelSignatures } from '../lib/cuda/launch';
 import { getElement, setElement } from '../lib/base/host';
 import { hostInput } from '../lib/array/gpuarray';
 import { bf16OfBig } from './reference';
@@ -78,6 +78,9 @@ describe('bfloat16: the dtype row', () => {
   test('kernel signatures and prepare() letters', () => {
     const sig = parseKernelSignatures('__global__ void k(__nv_bfloat16 *x, __nv_bfloat16 a, nv_bfloat16 b, const __nv_bfloat16* __restrict__ y) {}').get('k')!;
     expect(sig.map((p) => (p.kind === 'scalar' ? p.dtype.name : p.kind))).toEqual(['ptr', 'bfloat16', 'bfloat16', 'ptr']);
+    const k = makeFunction({} as never, 'k', null, null);
+    expect(k.prepare('PEe')).toBe(k); // E: bfloat16 (e: float16)
+    expect(() => k.prepare('PZ')).toThrow(TypeError);
   });
 });
 

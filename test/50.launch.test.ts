@@ -8,7 +8,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as cuda from '../lib';
 import {
-  CudaError, DTYPES, NvrtcError, SourceModule, compiler, driver, floatToHalfBits,
+  CudaError, DTYPES, NvrtcError, SourceModule, compiler, driver, floatToBf16Bits, floatToHalfBits,
 } from '../lib';
 import type { DTypeName, ScalarFactory } from '../lib';
 import { native } from '../lib/cuda/native';
@@ -70,17 +70,18 @@ const SCALARS: Array<{ name: DTypeName; ctype: string; value: number | bigint | 
   { name: 'int64', ctype: 'long long', value: -(2n ** 62n) - 5n, want: -(2n ** 62n) - 5n },
   { name: 'uint64', ctype: 'unsigned long long', value: 2n ** 64n - 3n, want: 2n ** 64n - 3n },
   { name: 'float16', ctype: '__half', value: 0.1, want: floatToHalfBits(0.1) },
+  { name: 'bfloat16', ctype: '__nv_bfloat16', value: 0.1, want: floatToBf16Bits(0.1) },
   { name: 'float32', ctype: 'float', value: 0.1, want: Math.fround(0.1) },
   { name: 'float64', ctype: 'double', value: Math.PI, want: Math.PI },
 ];
 const FACTORY: Record<string, ScalarFactory> = {
   bool: cuda.bool, int8: cuda.int8, uint8: cuda.uint8, int16: cuda.int16, uint16: cuda.uint16,
   int32: cuda.int32, uint32: cuda.uint32, int64: cuda.int64, uint64: cuda.uint64,
-  float16: cuda.float16, float32: cuda.float32, float64: cuda.float64,
+  float16: cuda.float16, bfloat16: cuda.bfloat16, float32: cuda.float32, float64: cuda.float64,
 };
 // A signed char before the value and a pointer after it check the parameter layout (alignment).
-// No headers: NVRTC has no cuda_fp16.h of its own, so __half is declared here (2 bytes, align 2).
-const PUT_SRC = 'struct __align__(2) __half { unsigned short x; };\n' + SCALARS.map(({ name, ctype: t }) =>
+// No headers: NVRTC has no cuda_fp16.h of its own, so __half and __nv_bfloat16 are declared here (2 bytes, align 2).
+const PUT_SRC = 'struct __align__(2) __half { unsigned short x; };\nstruct __align__(2) __nv_bfloat16 { unsigned short x; };\n' + SCALARS.map(({ name, ctype: t }) =>
   `__global__ void put_${name}(${t} *out, signed char pad, ${t} v, signed char *padOut) { out[0] = v; padOut[0] = pad; }`,
 ).join('\n');
 

@@ -52,6 +52,10 @@ describeGpu('GPUArray', () => {
       check(() => expectArray(gpuarray.toGpu(new Float64Array([1.7, -1.7, 300.5]), { dtype: 'int32' }), 'int32', [3], [1, -1, 300]));
       check(() => expectArray(gpuarray.toGpu(new Int32Array([1, -2]), { dtype: 'float32' }), 'float32', [2], [1, -2]));
       check(() => expectArray(gpuarray.toGpu(new Uint8Array([0, 1]), { dtype: 'bool' }), 'bool', [2], [0, 1]));
+      check(() => expectArray(gpuarray.toGpu(new Uint16Array([0x3f80, 0xc000, 0x7f7f, 0x0001, 0x8000]), { dtype: 'bfloat16' }), 'bfloat16', [5],
+        [1, -2, 3.3895313892515355e38, 2 ** -133, -0]));
+      check(() => expectArray(gpuarray.toGpu(new Float64Array([1 + 2 ** -8 + 2 ** -40, -0.1]), { dtype: 'bfloat16' }), 'bfloat16', [2],
+        [1 + 2 ** -7, -0.10009765625]));
       check.done();
     }));
 
@@ -69,6 +73,7 @@ describeGpu('GPUArray', () => {
       check(() => expectArray(gpuarray.toGpu([2n ** 40n, -1n]), 'int64', [2], [2n ** 40n, -1n]));
       check(() => expectArray(gpuarray.toGpu([{ re: 1, im: -1 }, 2]), 'complex128', [2], [cplx(1, -1), cplx(2, 0)]));
       check(() => expectArray(gpuarray.toGpu([1.5, 2.5, -0.5], { dtype: 'float16' }), 'float16', [3], [1.5, 2.5, -0.5]));
+      check(() => expectArray(gpuarray.toGpu([1.5, 0.1, NaN, -Infinity], { dtype: 'bfloat16' }), 'bfloat16', [4], [1.5, 0.10009765625, NaN, -Infinity]));
       const s = gpuarray.toGpu(5);
       check(() => expect([s.shape, s.ndim, s.size, s.item()]).toEqual([[], 0, 1, 5]));
       check(() => expectArray(gpuarray.toGpu([]), 'float64', [0], []));
@@ -167,6 +172,7 @@ describeGpu('GPUArray', () => {
       expectCode(() => a.get(new Float32Array(3)), RangeError, 'ERR_OUT_OF_RANGE');
       const h = upload('float16', [1.5]).get();
       expect(h instanceof Uint16Array || h.constructor.name === 'Float16Array').toBe(true);
+      expect(upload('bfloat16', [1.5, -2]).get()).toEqual(new Uint16Array([0x3fc0, 0xc000])); // bits, on every Node
       expect(upload('complex64', [cplx(1, 2)]).get()).toEqual(new Float32Array([1, 2]));
       expect(upload('bool', [1, 0]).get()).toEqual(new Uint8Array([1, 0]));
       expect(upload('uint64', [5n]).get()).toEqual(new BigUint64Array([5n]));
@@ -193,8 +199,15 @@ describeGpu('GPUArray', () => {
       const h = gpuarray.zeros(2, 'float16');
       h.set(new Uint16Array([0x3c00, 0x4000]));
       expectArray(h, 'float16', [2], [1, 2]);
+      const bh = gpuarray.zeros(2, 'bfloat16');
+      bh.set(new Uint16Array([0x3f80, 0x4000]));
+      expectArray(bh, 'bfloat16', [2], [1, 2]);
+      bh.set([0.1, -3]);
+      expectArray(bh, 'bfloat16', [2], [0.10009765625, -3]);
+      expectCode(() => bh.set(new Float32Array(2)), TypeError, 'ERR_INVALID_ARG_TYPE');
       a.dispose();
       h.dispose();
+      bh.dispose();
     });
 
     test('item() and toArray()', () => cuda.tidy(() => {
@@ -204,6 +217,8 @@ describeGpu('GPUArray', () => {
       check(() => expect(upload('bool', [1]).item()).toBe(true));
       check(() => expect(upload('complex128', [cplx(1, -2)]).item()).toEqual({ re: 1, im: -2 }));
       check(() => expect(upload('float16', [0.5]).item()).toBe(0.5));
+      check(() => expect(upload('bfloat16', [0.1]).item()).toBe(0.10009765625));
+      check(() => expect(upload('bfloat16', [1, -0.5], [2, 1]).toArray()).toEqual([[1], [-0.5]]));
       const m = upload('int32', range(6), [2, 3]);
       check(() => expect(m.index(1, 2).item()).toBe(5));
       check(() => expect(m.T.index(2, 1).item()).toBe(5));

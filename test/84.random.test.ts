@@ -509,7 +509,7 @@ describeGpu('random: statistics of 10^7 samples', () => {
     const mu = vals.reduce((p, v) => p + v, 0) / 256;
     const va = vals.reduce((p, v) => p + (v - mu) ** 2, 0) / 256, m4 = vals.reduce((p, v) => p + (v - mu) ** 4, 0) / 256;
     expectMoments(x, mu, va, m4);
-    const u = decode('bfloat16', random.rand(4096, 'bfloat16').get()) as number[];
+    const u = decode('bfloat16', g.uniform([4096], { dtype: 'bfloat16' }).get()) as number[];
     expect(u.every((v) => v >= 0 && v < 1 && Number.isInteger(v * 256))).toBe(true);
     expect(new Set(u).size).toBe(256);
   });

@@ -103,7 +103,7 @@ function values(n: number, seed: number): number[] {
 }
 
 const isComplex = (d: DTypeName): boolean => d.startsWith('complex');
-const single = (d: DTypeName): boolean => d === 'float32' || d === 'complex64' || d === 'float16';
+const single = (d: DTypeName): boolean => d === 'float32' || d === 'complex64' || d === 'float16' || d === 'bfloat16';
 
 /** A random array of dtype d and the same values as a host reference (rounded as d stores them). */
 function make(d: DTypeName, shape: number[], seed: number): [GPUArray, H] {
@@ -126,7 +126,7 @@ function make(d: DTypeName, shape: number[], seed: number): [GPUArray, H] {
 /** A GPU array as a host reference (complex or real). */
 function download(a: GPUArray): H {
   const n = a.size, h: H = { re: new Float64Array(n), im: new Float64Array(n), shape: [...a.shape] };
-  const data = (a.dtype.kind === 'f' && a.dtype.name !== 'float16' || a.dtype.kind === 'c' ? a.get() : a.astype('float64').get()) as Float32Array | Float64Array;
+  const data = (a.dtype.kind === 'f' && a.dtype.bytes !== 2 || a.dtype.kind === 'c' ? a.get() : a.astype('float64').get()) as Float32Array | Float64Array;
   for (let i = 0; i < n; i++) {
     if (a.dtype.kind === 'c') { h.re[i] = data[2 * i]; h.im[i] = data[2 * i + 1]; } else h.re[i] = data[i];
   }
@@ -237,10 +237,11 @@ describe('fft without a GPU', () => {
     expectCode(() => resolve(a, 'c2c', [0], [0], 'fftn'), RangeError, 'ERR_OUT_OF_RANGE');
     expectCode(() => resolve({ ndim: 0, shape: [] }, 'c2c', [-1], null, 'fft'), RangeError, 'ERR_AXIS_OUT_OF_RANGE');
     const w = (k: 'c2c' | 'r2c' | 'c2r', d: DTypeName): string => workDtype(k, DTYPES[d], 'f').name;
-    const all = ['float16', 'float32', 'float64', 'int8', 'uint64', 'bool', 'complex64', 'complex128'] as DTypeName[];
+    const all = ['float16', 'bfloat16', 'float32', 'float64', 'int8', 'uint64', 'bool', 'complex64', 'complex128'] as DTypeName[];
     expect(all.map((d) => w('c2c', d)))
-      .toEqual(['complex64', 'complex64', 'complex128', 'complex128', 'complex128', 'complex128', 'complex64', 'complex128']);
-    expect(['float16', 'float32', 'float64', 'int32'].map((d) => w('r2c', d as DTypeName))).toEqual(['float32', 'float32', 'float64', 'float64']);
+      .toEqual(['complex64', 'complex64', 'complex64', 'complex128', 'complex128', 'complex128', 'complex128', 'complex64', 'complex128']);
+    expect(['float16', 'bfloat16', 'float32', 'float64', 'int32'].map((d) => w('r2c', d as DTypeName)))
+      .toEqual(['float32', 'float32', 'float32', 'float64', 'float64']);
     expect(w('c2r', 'float32')).toBe('complex64');
     expectCode(() => w('r2c', 'complex64'), TypeError, 'ERR_INVALID_ARG_TYPE');
   });
@@ -349,7 +350,7 @@ describe('fft without a GPU', () => {
 describeGpu('fft on the GPU against a CPU DFT', () => {
   afterEach(() => fft.setPlanCacheLimit(16));
 
-  test.each(['complex64', 'complex128', 'float32', 'float64', 'int32', 'float16'] as DTypeName[])(
+  test.each(['complex64', 'complex128', 'float32', 'float64', 'int32', 'float16', 'bfloat16'] as DTypeName[])(
     '%s: fft and ifft, every size and norm', (d) => cuda.tidy(() => {
       for (const n of SIZES) {
         const [a, h] = make(d, [n], n);

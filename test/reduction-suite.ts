@@ -4,7 +4,7 @@
  * GPU run). What it covers is in those files' headers.
  */
 import * as cuda from '../lib';
-import { GPUArray, NvrtcError, ReductionKernel, driver, gpuarray } from '../lib';
+import { GPUArray, GenericScanKernel, NvrtcError, ReductionKernel, driver, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
 import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import { C, DTYPE_NAMES, V, download, kind, softly, upload, viewOf } from './reference';
@@ -516,6 +516,28 @@ function partB(): void {
       const kdef = new ReductionKernel('float64', { neutral: '0', reduceExpr: 'a+b' });
       const f64 = randomValues('float64', 1001, 113);
       expectClose(download(kdef(upload('float64', f64))), [reduceRef('sum', 'float64', f64)], 'default in[i]');
+    }));
+
+    test('16-bit floats: default arguments (float16, bfloat16, bool, complex64) and half / __nv_bfloat16 declarations', () => cuda.tidy(() => {
+      const check = softly();
+      const xs = [1, 2.5, -0.5, 4, 1 + 2 ** -7];
+      for (const d of ['float16', 'bfloat16'] as DTypeName[]) {
+        const kdef = new ReductionKernel(d, { neutral: 0, reduceExpr: 'a+b' });
+        // Accumulated in float: 8 + 2^-7, which float16 holds and bfloat16 rounds to 8.
+        check(() => expect([d, download(kdef(upload(d, xs)))]).toEqual([d, [d === 'float16' ? 8 + 2 ** -7 : 8]]));
+      }
+      check(() => expect(download(new ReductionKernel('bool', { neutral: 0, reduceExpr: 'a || b' })(upload('bool', [0, 1, 0])))).toEqual([1]));
+      check(() => expect(download(new ReductionKernel('complex64', { neutral: 0, reduceExpr: 'a + b' })(upload('complex64', [{ re: 1, im: 2 }, { re: 3, im: -1 }]))))
+        .toEqual([{ re: 4, im: 1 }]));
+      const kb = new ReductionKernel('float32', { neutral: 0, reduceExpr: 'a+b', mapExpr: 'x[i] * s + h[i]',
+        arguments: 'const __nv_bfloat16 *x, nv_bfloat16 s, const half *h' });
+      check(() => expect(download(kb(upload('bfloat16', xs), 3, upload('float16', xs)))).toEqual([4 * (8 + 2 ** -7)]));
+      const ks = new GenericScanKernel({ dtype: 'bfloat16', arguments: 'const __nv_bfloat16 *x, __nv_bfloat16 *y', inputExpr: 'x[i]',
+        scanExpr: 'a + b', neutral: 0, outputStatement: 'y[i] = item;' });
+      const y = gpuarray.zeros([5], 'bfloat16');
+      ks(upload('bfloat16', xs), y);
+      check(() => expect(download(y)).toEqual([1, 3.5, 3, 7, 8])); // 8 + 2^-7 rounds to 8 in bfloat16
+      check.done();
     }));
 
     test('axis and keepdims: i is the linear C-order index of the mapped element', () => cuda.tidy(() => {

@@ -263,7 +263,9 @@ export class GPUArray {
     if (ArrayBuffer.isView(host) || types.isAnyArrayBuffer(host)) {
       const r = hostRange(host, 'host');
       const fromType = ArrayBuffer.isView(host) ? dtypeOfArray(host) : undefined;
-      if (fromType && fromType !== this.dtype && !(fromType.array === this.dtype.array)) {
+      // Same host type: bits (Uint16Array into float16/bfloat16…); a Float16Array's values are not bfloat16 bits.
+      if (fromType && fromType !== this.dtype && (fromType.array !== this.dtype.array ||
+        (fromType.name === 'float16' && this.dtype.name === 'bfloat16'))) {
         throw typeError('ERR_INVALID_ARG_TYPE',
           `set(): a ${host.constructor.name} does not hold ${this.dtype.name} data; convert it or use astype()`);
       }

@@ -10,7 +10,7 @@ import { GPUArray } from '../array/gpuarray';
 import { runReduction } from '../engine/reduce';
 import { axesOf, finish, target } from '../array/reductions';
 import { ReduceSpec } from '../engine/templates/reduction';
-import { isOptions, parseArguments } from './user_args';
+import { isOptions, parseArguments, userPreamble } from './user_args';
 import { checkDevices } from '../array/devices';
 
 /** ReductionKernel options (PyCUDA's names, camelCase). */
@@ -21,7 +21,10 @@ export interface ReductionKernelOptions {
   reduceExpr: string;
   /** Expression in `i` and the arguments: the value of element i (default `in[i]`). */
   mapExpr?: string;
-  /** C declarator list (default `const <dtypeOut> *in`). */
+  /**
+   * C declarator list (default `const <dtypeOut> *in`); `half`/`__half` and `__nv_bfloat16`/
+   * `nv_bfloat16` are 16-bit float types converting to and from float.
+   */
   arguments?: string;
   /** Kernel name prefix (default 'reduce'; characters other than letters, digits and `_` become `_`). */
   name?: string;
@@ -77,7 +80,9 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
   const base = (o.name ?? 'reduce').replace(/[^A-Za-z0-9_]/g, '_');
   const spec: ReduceSpec = {
     name: `${base}_u${count++}`, acc, neutral: `(${acc})(${o.neutral})`, reduce: o.reduceExpr, out: out.storageC,
-    params: user.decls, map: o.mapExpr ?? 'in[i]', post: 'nc_acc', preamble: o.preamble,
+    // The default `in` is of the storage type (nc_half, nc_bf16, nc_bool, nc_c64…): nc_load reads its value.
+    params: user.decls, map: o.mapExpr ?? (o.arguments === undefined ? 'nc_load(in[i])' : 'in[i]'), post: 'nc_acc',
+    preamble: userPreamble(user.decls, o.preamble),
   };
   const nargs = user.params.length;
   return (...args: unknown[]): GPUArray => {

@@ -9,7 +9,7 @@ import { Stream } from '../cuda/driver';
 import { GPUArray } from '../array/gpuarray';
 import { ScanSpec } from '../engine/templates/scan';
 import { runScan } from '../engine/scan';
-import { UserArgs, isOptions, parseArguments } from './user_args';
+import { UserArgs, isOptions, parseArguments, userPreamble } from './user_args';
 import { checkDevices } from '../array/devices';
 
 // ---- kernel builders --------------------------------------------------------------------------
@@ -140,7 +140,8 @@ export const GenericScanKernel = function (this: unknown, o: GenericScanOptions)
   const c = dt.accC;
   const spec: ScanSpec = {
     name: `nc_gscan${builderCount++}`, acc: c, accBytes: dt.accBytes, scan: o.scanExpr, neutral: `(${c})(${o.neutral})`,
-    params: user.decls, input: o.inputExpr, output: o.outputStatement, segment: o.isSegmentStartExpr, preamble: o.preamble,
+    params: user.decls, input: o.inputExpr, output: o.outputStatement, segment: o.isSegmentStartExpr,
+    preamble: userPreamble(user.decls, o.preamble),
   };
   return (...args: unknown[]) => {
     let opts: { size?: number; stream?: Stream | null } = {};

@@ -7,6 +7,7 @@ import { describe, typeError } from '../base/errors';
 import { GPUArray } from '../array/gpuarray';
 import { paramDType } from '../cuda/launch';
 import { ParamValue } from '../cuda/args';
+import { floatTypes } from '../engine/templates/elementwise_kernel';
 
 /** One declared parameter: an array (pointer, with its element dtype when known) or a scalar. */
 export interface UserParam {
@@ -31,6 +32,16 @@ export function isOptions(v: unknown): boolean {
 }
 
 const QUALIFIERS = new Set(['const', 'volatile', '__restrict__', '__restrict', 'restrict']);
+
+/**
+ * The device code placed before a ReductionKernel/GenericScanKernel: `preamble`, after the 16-bit
+ * float types (`half`, `__nv_bfloat16`…, as ElementwiseKernel has them) when the declarations or
+ * the preamble name one.
+ */
+export function userPreamble(decls: string, preamble: string | undefined): string | undefined {
+  if (!/\b(half|__half|__nv_bfloat16|nv_bfloat16)\b/.test(`${decls}\n${preamble ?? ''}`)) return preamble;
+  return `${floatTypes(preamble ?? '')}\n${preamble ?? ''}`;
+}
 
 /**
  * Parses a declarator list. TypeError for a scalar of a type that cannot be passed from JS, and for

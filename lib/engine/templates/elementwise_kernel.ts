@@ -115,23 +115,16 @@ export function parseCArgs(decls: string): CArg[] {
 }
 
 /**
- * Helpers available to user code of both forms, after PREAMBLE: <stdint.h> names, `half`
- * (`__half`) and `__nv_bfloat16` (`nv_bfloat16`) as storage types converting to and from float
- * (those names left out when `userPreamble` names cuda_fp16.h or cuda_bf16.h), `pycuda::complex<R>` (our
- * nc_complex) with real/imag/conj/abs/norm/arg and mixed real-complex arithmetic, and `nc_raw<T>`
- * (CuPy raw arguments: `a[j]`, `a.size()`). Definitions that a user #include could clash with
- * are left out when `userPreamble` includes headers.
+ * The 16-bit float types of user code, after PREAMBLE: `half`/`__half` (nc_khalf) and
+ * `__nv_bfloat16`/`nv_bfloat16` (nc_kbf16), storage types converting to and from float (bfloat16
+ * rounding to nearest even on any arch). The four names are left out when `userPreamble` names
+ * cuda_fp16.h or cuda_bf16.h.
  */
-export function helpers(userPreamble: string): string {
-  const includes = /^\s*#\s*include/m.test(userPreamble);
+export function floatTypes(userPreamble: string): string {
   // cuda_bf16.h includes cuda_fp16.h, which declares struct __nv_bfloat16: either header keeps
   // both names to itself (with cuda_fp16.h alone, include cuda_bf16.h too to use bfloat16).
   const fp16 = /cuda_(fp|bf)16/.test(userPreamble);
   const parts: string[] = [];
-  if (!includes) {
-    parts.push(`typedef signed char int8_t; typedef unsigned char uint8_t; typedef short int16_t; typedef unsigned short uint16_t;
-typedef int int32_t; typedef unsigned int uint32_t; typedef long long int64_t; typedef unsigned long long uint64_t;`);
-  }
   parts.push(String.raw`struct __align__(2) nc_khalf {
   unsigned short x;
   nc_khalf() = default;
@@ -169,6 +162,25 @@ typedef int int32_t; typedef unsigned int uint32_t; typedef long long int64_t; t
   __device__ nc_kbf16 operator+() const { return *this; }
 };`);
   if (!fp16) parts.push('typedef nc_kbf16 __nv_bfloat16; typedef nc_kbf16 nv_bfloat16;');
+  return parts.join('\n');
+}
+
+/**
+ * Helpers available to user code of both forms, after PREAMBLE: <stdint.h> names, `half`
+ * (`__half`) and `__nv_bfloat16` (`nv_bfloat16`) as storage types converting to and from float
+ * (those names left out when `userPreamble` names cuda_fp16.h or cuda_bf16.h), `pycuda::complex<R>` (our
+ * nc_complex) with real/imag/conj/abs/norm/arg and mixed real-complex arithmetic, and `nc_raw<T>`
+ * (CuPy raw arguments: `a[j]`, `a.size()`). Definitions that a user #include could clash with
+ * are left out when `userPreamble` includes headers.
+ */
+export function helpers(userPreamble: string): string {
+  const includes = /^\s*#\s*include/m.test(userPreamble);
+  const parts: string[] = [];
+  if (!includes) {
+    parts.push(`typedef signed char int8_t; typedef unsigned char uint8_t; typedef short int16_t; typedef unsigned short uint16_t;
+typedef int int32_t; typedef unsigned int uint32_t; typedef long long int64_t; typedef unsigned long long uint64_t;`);
+  }
+  parts.push(floatTypes(userPreamble));
   parts.push(String.raw`namespace pycuda { template <typename R> using complex = nc_complex<R>; }
 template <typename R> __device__ __forceinline__ R real(nc_complex<R> a) { return a.re; }
 template <typename R> __device__ __forceinline__ R imag(nc_complex<R> a) { return a.im; }
