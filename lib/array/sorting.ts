@@ -117,9 +117,11 @@ function sorted(p: Prepared, values: boolean, indices: boolean, stream: Stream |
   const rows = n / len;
   const stages = stagesFor(dt, rows);
   const keysOnly = !indices && stages.length === 1 && dt.kind !== 'c';
-  const vals = values ? valuesInto ?? GPUArray.allocate(src.shape, dt, stream) : undefined;
-  const idx = indices ? indicesInto ?? GPUArray.allocate(src.shape, DTYPES.int64, stream) : undefined;
+  let vals: GPUArray | undefined;
+  let idx: GPUArray | undefined;
   try {
+    vals = values ? valuesInto ?? GPUArray.allocate(src.shape, dt, stream) : undefined;
+    idx = indices ? indicesInto ?? GPUArray.allocate(src.shape, DTYPES.int64, stream) : undefined;
     runSort({
       input: src.address, dt, n, len, stages, stream, uses: [src, vals, idx],
       keysOut: keysOnly ? vals!.address : undefined,
@@ -142,10 +144,13 @@ function placed(p: Prepared, r: GPUArray, out: GPUArray | undefined, stream: Str
     view = view.transpose(perm.map((_, i) => perm.indexOf(i)));
   }
   if (!out && !p.perm) return view;
-  const result = out ?? GPUArray.allocate(p.shape, r.dtype, stream);
-  assign(result, view, stream);
-  r.dispose();
-  return result;
+  try {
+    const result = out ?? GPUArray.allocate(p.shape, r.dtype, stream);
+    assign(result, view, stream);
+    return result;
+  } finally {
+    r.dispose();
+  }
 }
 
 function arrayIn(what: string, a: unknown): GPUArray {
@@ -258,19 +263,30 @@ export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResu
     if (stream) stream.synchronize();
     const k = Number(pos.view_([1], [8], Number(pos.address - pos.alloc.ptr) + (n - 1) * 8).item() as bigint);
     if (!(k >= 1 && k <= n)) throw rangeError('ERR_OUT_OF_RANGE', `unique: read back ${k} unique values of ${n} (the device result is invalid)`);
-    const values = GPUArray.allocate([k], a.dtype, stream);
-    const indices = o.returnIndex ? GPUArray.allocate([k], I64, stream) : undefined;
-    const inverse = o.returnInverse ? GPUArray.allocate(a.shape, I64, stream) : undefined;
-    const counts = o.returnCounts ? GPUArray.allocate([k], I64, stream) : undefined;
-    const starts = counts ? GPUArray.allocate([k], I64, stream) : undefined;
-    if (starts) temps.push(starts);
-    uniqueScatter(a.dtype, {
-      sorted: s.values!.address, flags: flags.address, pos: pos.address, perm: s.indices?.address ?? 0n,
-      vals: values.address, first: indices?.address ?? 0n, inv: inverse?.address ?? 0n, starts: starts?.address ?? 0n,
-    }, n, stream);
-    if (counts) uniqueCounts(starts!.address, counts.address, k, n, stream);
-    if (!asObject) return values;
-    return { values, indices, inverse, counts };
+    const made: GPUArray[] = []; // the results: disposed if a later step throws
+    const make = (shape: number[], dt: DType): GPUArray => {
+      const x = GPUArray.allocate(shape, dt, stream);
+      made.push(x);
+      return x;
+    };
+    try {
+      const values = make([k], a.dtype);
+      const indices = o.returnIndex ? make([k], I64) : undefined;
+      const inverse = o.returnInverse ? make(a.shape.slice(), I64) : undefined;
+      const counts = o.returnCounts ? make([k], I64) : undefined;
+      const starts = counts ? GPUArray.allocate([k], I64, stream) : undefined;
+      if (starts) temps.push(starts);
+      uniqueScatter(a.dtype, {
+        sorted: s.values!.address, flags: flags.address, pos: pos.address, perm: s.indices?.address ?? 0n,
+        vals: values.address, first: indices?.address ?? 0n, inv: inverse?.address ?? 0n, starts: starts?.address ?? 0n,
+      }, n, stream);
+      if (counts) uniqueCounts(starts!.address, counts.address, k, n, stream);
+      if (!asObject) return values;
+      return { values, indices, inverse, counts };
+    } catch (e) {
+      for (const x of made) x.dispose();
+      throw e;
+    }
   } finally {
     for (const t of temps) t.dispose();
   }
@@ -323,13 +339,15 @@ export function searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolea
     else temps.push((va = full([], v, scalarDType(v, a.dtype), { stream: o.stream })));
     checkDevices('searchsorted', [a, va, sorter]);
     const out = GPUArray.allocate(va.shape, DTYPES.int64, o.stream);
-    if (va.size === 0) return out;
+    temps.push(out); // until it is filled: disposed if the search throws
+    if (va.size === 0) return temps.pop()!;
     const common = promoteTypes(a.dtype, va.dtype);
     const ac = a.flags.cContiguous ? a : (temps.push(a.copy({ stream: o.stream })), temps[temps.length - 1]);
     const vc = va.flags.cContiguous ? va : (temps.push(va.copy({ stream: o.stream })), temps[temps.length - 1]);
     const sc = !sorter || sorter.flags.cContiguous ? sorter : (temps.push(sorter.copy({ stream: o.stream })), temps[temps.length - 1]);
     searchSorted(a.dtype, va.dtype, common, ac.address, a.size, sc?.address ?? 0n, vc.address, out.address, va.size,
       side === 'right', o.stream);
+    temps.splice(temps.indexOf(out), 1);
     return out;
   } finally {
     for (const t of temps) t.dispose();

@@ -47,7 +47,7 @@ const workspaces = new Map<string, Workspace>();
 /**
  * Per (context, stream): histograms (MAX_PASSES × 256, left zeroed by scanhist), digit starts,
  * per-stage info words, the ticket (left zeroed by each pass) and `tiles` × 256 look-back words
- * (epoch-tagged: never cleared).
+ * (epoch-tagged: cleared only when the epoch wraps).
  */
 function workspace(tiles: number, stream: Stream | null | undefined) {
   const key = workspaceKey(stream);
@@ -67,6 +67,16 @@ function workspace(tiles: number, stream: Stream | null | undefined) {
   }
   const p = ws.alloc.ptr;
   return { ws, hist: p, offs: p + HIST, info: p + 2n * HIST, ticket: p + 2n * HIST + INFO, lb: p + BigInt(FIXED) };
+}
+/** Forgets the workspace of `stream` (freed in stream order); the next sort there makes a zeroed one. */
+function dropWorkspace(stream: Stream | null | undefined): void {
+  const key = workspaceKey(stream);
+  const ws = workspaces.get(key);
+  workspaces.delete(key);
+  if (ws && !ws.alloc.freed) {
+    workspaceAllocations.delete(ws.alloc);
+    ws.alloc.free(stream ?? null);
+  }
 }
 const HIST = BigInt(MAX_PASSES * 256 * 4);
 const INFO = BigInt(MAX_STAGES * INFO_WORDS * 4);
@@ -142,7 +152,11 @@ export function runSort(run: SortRun): void {
       P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0).i32(last ? 1 : 0);
       P.launch(scan, sh, 1, 1, 1, 256, 1, 1, 0, true);
       for (let q = 0; q < passes; q++) {
-        w.ws.epoch = (w.ws.epoch + 1) & 0x3fffffff || 1;
+        const next = (w.ws.epoch + 1) & 0x3fffffff;
+        // Epochs wrap after 2^30 - 1 passes: clear the look-back words first, so no stale word of
+        // an earlier pass with this epoch can be read as current.
+        if (next === 0) cu.memset(w.lb, 0, w.ws.tiles * 256 * 2, 4, sh, false);
+        w.ws.epoch = next || 1;
         P.reset().ptr(k0).ptr(k1).ptr(v0).ptr(v1).ptr(info).ptr(w.offs).ptr(w.lb).ptr(w.ticket)
           .u32(n).i32(q).u32(w.ws.epoch)
           .ptr(run.input).ptr(payload ? run.valuesOut ?? 0n : run.keysOut!).ptr(run.indicesOut ?? 0n).u32(run.len);
@@ -156,6 +170,11 @@ export function runSort(run: SortRun): void {
         .u32(n).u32(run.len);
     }
     P.launch(fin, sh, grid, 1, 1, 256, 1, 1, 0, true);
+  } catch (e) {
+    // A launch that failed midway may leave histograms or the ticket set: the next sort on this
+    // stream starts from a fresh (zeroed) workspace instead.
+    dropWorkspace(run.stream);
+    throw e;
   } finally {
     keys.free(run.stream ?? null);
     vals?.free(run.stream ?? null);

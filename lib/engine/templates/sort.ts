@@ -94,7 +94,8 @@ export function prepKernel(dt: DType, kind: KeyKind): { source: string; name: st
   const kb = keyBytes(dt, kind);
   const K = uintC(kb);
   const name = kind === 'row' ? 'nc_sort_prep_row' : `nc_sort_prep_${kind}_${tag(dt)}`;  // row keys: any dtype
-  const pb = kind === 'value' && dt.kind !== 'c' ? dt.bytes : dt.bytes / 2;
+  // Row keys read no input: one source for every dtype (the prebuilt catalog ships it once).
+  const pb = kind === 'row' ? 4 : kind === 'value' && dt.kind !== 'c' ? dt.bytes : dt.bytes / 2;
   const P = uintC(pb);
   const key = kind === 'row' ? 'p / len'
     : kind === 're' ? 'nc_tf(in[2ull * p])'
