@@ -108,6 +108,11 @@ function checkSize(what: string, n: number): void {
   if (n > MAX_SORT_SIZE) throw rangeError('ERR_OUT_OF_RANGE', `${what}: at most 2^32 - 1 elements are supported. Received ${n}`);
 }
 
+/** A sort of `p` without indices writes un-transformed keys (one stage: a real dtype, one row). */
+function isKeysOnly(p: Prepared): boolean {
+  return stagesFor(p.src.dtype, p.src.size / p.len).length === 1 && p.src.dtype.kind !== 'c';
+}
+
 /** Sorts `p.src` into fresh contiguous arrays: values (dtype of a) and/or int64 indices. */
 function sorted(p: Prepared, values: boolean, indices: boolean, stream: Stream | null | undefined,
   valuesInto?: GPUArray, indicesInto?: GPUArray): { values?: GPUArray; indices?: GPUArray } {
@@ -116,7 +121,7 @@ function sorted(p: Prepared, values: boolean, indices: boolean, stream: Stream |
   const n = src.size;
   const rows = n / len;
   const stages = stagesFor(dt, rows);
-  const keysOnly = !indices && stages.length === 1 && dt.kind !== 'c';
+  const keysOnly = !indices && isKeysOnly(p);
   let vals: GPUArray | undefined;
   let idx: GPUArray | undefined;
   try {
@@ -194,9 +199,6 @@ export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
   }
 }
 
-function isKeysOnly(p: Prepared): boolean {
-  return p.src.dtype.kind !== 'c' && p.src.size === p.len;
-}
 
 /**
  * The int64 indices that sort `a` along `axis` (NumPy `argsort`; default -1, null: flattened),

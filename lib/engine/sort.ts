@@ -54,10 +54,7 @@ function workspace(tiles: number, stream: Stream | null | undefined) {
   let ws = workspaces.get(key);
   if (!ws || ws.alloc.freed || ws.tiles < tiles) {
     const cap = Math.max(64, tiles, (ws?.tiles ?? 0) * 2);
-    if (ws && !ws.alloc.freed) {
-      workspaceAllocations.delete(ws.alloc);
-      ws.alloc.free(stream ?? null);
-    }
+    dropWorkspace(stream);
     const bytes = FIXED + cap * 256 * 8;
     const alloc = new DeviceAllocation(bytes, stream ?? null);
     workspaceAllocations.add(alloc);
