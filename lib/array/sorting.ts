@@ -13,9 +13,8 @@ import { GPUArray, optionsArg } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { checkDevices } from './devices';
-import { full } from './creation';
-import { cumsum } from './scan';
-import { MAX_SORT_SIZE, SortStage, runSort, searchSorted, uniqueCounts, uniqueMark, uniqueScatter } from '../engine/sort';
+import { full, zeros } from './creation';
+import { MAX_SORT_SIZE, SortStage, runSort, searchSorted, uniqueCount, uniqueCounts, uniqueScan } from '../engine/sort';
 
 /** Options of gpuarray.sort. */
 export interface SortOptions {
@@ -257,13 +256,14 @@ export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResu
     const s = sorted(p, true, needPerm, stream);
     temps.push(s.values!);
     if (s.indices) temps.push(s.indices);
-    const flags = GPUArray.allocate([n], DTYPES.bool, stream);
-    temps.push(flags);
-    uniqueMark(a.dtype, o.equalNan !== false, s.values!.address, flags.address, n, stream);
-    const pos = cumsum(flags, { stream });
-    temps.push(pos);
+    const equalNan = o.equalNan !== false;
+    const perm = s.indices?.address ?? 0n;
+    // The runs are counted (read back), then one scan writes the results into arrays of that size.
+    const count = zeros([1], DTYPES.uint32, { stream });
+    temps.push(count);
+    uniqueCount(a.dtype, equalNan, s.values!.address, count.address, n, stream);
     if (stream) stream.synchronize();
-    const k = Number(pos.view_([1], [8], Number(pos.address - pos.alloc.ptr) + (n - 1) * 8).item() as bigint);
+    const k = Number(count.item());
     if (!(k >= 1 && k <= n)) throw rangeError('ERR_OUT_OF_RANGE', `unique: read back ${k} unique values of ${n} (the device result is invalid)`);
     const made: GPUArray[] = []; // the results: disposed if a later step throws
     const make = (shape: number[], dt: DType): GPUArray => {
@@ -278,10 +278,10 @@ export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResu
       const counts = o.returnCounts ? make([k], I64) : undefined;
       const starts = counts ? GPUArray.allocate([k], I64, stream) : undefined;
       if (starts) temps.push(starts);
-      uniqueScatter(a.dtype, {
-        sorted: s.values!.address, flags: flags.address, pos: pos.address, perm: s.indices?.address ?? 0n,
-        vals: values.address, first: indices?.address ?? 0n, inv: inverse?.address ?? 0n, starts: starts?.address ?? 0n,
-      }, n, stream);
+      uniqueScan(a.dtype, equalNan, {
+        sorted: s.values!.address, perm, vals: values.address, first: indices?.address ?? 0n, inv: inverse?.address ?? 0n,
+        starts: starts?.address ?? 0n,
+      }, n, stream, [s.values, s.indices, values, indices, inverse, starts]);
       if (counts) uniqueCounts(starts!.address, counts.address, k, n, stream);
       if (!asObject) return values;
       return { values, indices, inverse, counts };

@@ -19,8 +19,10 @@ import { PREAMBLE } from './templates/preamble';
 import { workspaceKey } from './reduce';
 import {
   KeyKind, MAX_PASSES, SORT_BLOCK, finishKeysKernel, finishPayloadKernel, keyBits, keyBytes, passKernel,
-  prepKernel, scanHistKernel, sortTile, searchKernel, uniqueCountsKernel, uniqueMarkKernel, uniqueScatterKernel,
+  prepKernel, scanHistKernel, sortTile, searchKernel, uniqueCountKernel, uniqueCountsKernel, uniqueScanSpec,
 } from './templates/sort';
+import { ScanSpec } from './templates/scan';
+import { runScan } from './scan';
 
 /** Most elements one sort handles (uint32 payloads and 32-bit look-back counts). */
 export const MAX_SORT_SIZE = 2 ** 32 - 1;
@@ -120,7 +122,7 @@ export function runSort(run: SortRun): void {
     const kb = keyBytes(dt, st.kind);
     return {
       passes: Math.ceil(keyBits(dt, st.kind, st.rows) / 8),
-      tiles: Math.ceil(n / sortTile(kb)),
+      tiles: Math.ceil(n / sortTile(kb, payload)),
       prep: sortKernel(st.kind === 'row' ? 'prep:row' : `prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
       pass: sortKernel(`pass:${dt.name}:${kb}:${payload}`, () => passKernel(dt, kb, payload)),
     };
@@ -183,19 +185,22 @@ function launchLoop(fn: NativeAddon.FunctionHandle, n: number, stream: Stream | 
   P.launch(fn, streamHandle(stream), gridFor(n), 1, 1, 256, 1, 1, 0, true);
 }
 
-/** unique: flags[i] = sorted[i] starts a run. @internal */
-export function uniqueMark(dt: DType, equalNan: boolean, sorted: bigint, flags: bigint, n: number, stream?: Stream | null): void {
-  const fn = sortKernel(`umark:${dt.name}:${equalNan}`, () => uniqueMarkKernel(dt, equalNan));
-  P.reset().ptr(sorted).ptr(flags).u64n(n);
+/** unique: adds the number of runs of the sorted array to the uint32 at `count` (zero it first). @internal */
+export function uniqueCount(dt: DType, equalNan: boolean, sorted: bigint, count: bigint, n: number, stream?: Stream | null): void {
+  const fn = sortKernel(`ucount:${dt.name}:${equalNan}`, () => uniqueCountKernel(dt, equalNan));
+  P.reset().ptr(sorted).ptr(count).u64n(n);
   launchLoop(fn, n, stream);
 }
 
-/** unique: values, first indices, inverse and run starts from the flags and their inclusive sums. @internal */
-export function uniqueScatter(dt: DType, a: { sorted: bigint; flags: bigint; pos: bigint; perm: bigint; vals: bigint;
-  first: bigint; inv: bigint; starts: bigint }, n: number, stream?: Stream | null): void {
-  const fn = sortKernel(`uscatter:${dt.name}`, () => uniqueScatterKernel(dt));
-  P.reset().ptr(a.sorted).ptr(a.flags).ptr(a.pos).ptr(a.perm).ptr(a.vals).ptr(a.first).ptr(a.inv).ptr(a.starts).u64n(n);
-  launchLoop(fn, n, stream);
+const uniqueSpecs = new Map<string, ScanSpec>();
+
+/** unique's results from the sorted array (templates/sort.ts uniqueScanSpec); zero pointers are skipped. @internal */
+export function uniqueScan(dt: DType, equalNan: boolean, a: { sorted: bigint; perm: bigint; vals: bigint; first: bigint;
+  inv: bigint; starts: bigint }, n: number, stream: Stream | null | undefined, uses: readonly unknown[]): void {
+  const key = `${dt.name}:${equalNan}`;
+  let spec = uniqueSpecs.get(key);
+  if (!spec) uniqueSpecs.set(key, (spec = uniqueScanSpec(dt, equalNan)));
+  runScan(spec, n, [a.sorted, a.perm, a.vals, a.first, a.inv, a.starts].map((ptr) => ({ ptr })), stream, uses);
 }
 
 /** unique: counts[j] = starts[j + 1] - starts[j] (starts[k] = total). @internal */

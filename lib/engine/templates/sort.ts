@@ -23,18 +23,24 @@
  */
 import { DType, DTYPES } from '../../base/dtype';
 import { envNumber } from '../../base/env';
+import { ScanSpec, scanKernel } from './scan';
 
 /** Threads per tile of the scatter pass (one per digit: must be 256). */
 export const SORT_BLOCK = 256;
-/** Keys per thread in a scatter tile of 1-, 2- or 4-byte keys (tuning: NODECUDA_SORT_ITEMS; 8-byte keys: at most 16, shared memory). */
-export const SORT_ITEMS = envNumber('NODECUDA_SORT_ITEMS', 24, { min: 4, max: 32, multipleOf: 2 });
-/** Keys per thread in a scatter tile of `kb`-byte keys. */
-export function sortItems(kb: number): number {
-  return kb === 8 ? Math.min(SORT_ITEMS, 16) : SORT_ITEMS;
+/**
+ * Keys per thread in a scatter tile of 1-, 2- or 4-byte keys (tuning: NODECUDA_SORT_ITEMS, which
+ * sets both variants): 32 for keys only, 24 with a payload (more spills registers under the
+ * two-blocks-per-SM bound). 8-byte keys: at most 16 (shared memory).
+ */
+const ITEMS_SET = envNumber('NODECUDA_SORT_ITEMS', 0, { min: 4, max: 32, multipleOf: 2 });
+/** Keys per thread in a scatter tile of `kb`-byte keys, with or without a payload. */
+export function sortItems(kb: number, payload: boolean): number {
+  const it = ITEMS_SET || (payload ? 24 : 32);
+  return kb === 8 ? Math.min(it, 16) : it;
 }
-/** Keys per scatter tile of `kb`-byte keys. */
-export function sortTile(kb: number): number {
-  return SORT_BLOCK * sortItems(kb);
+/** Keys per scatter tile of `kb`-byte keys, with or without a payload. */
+export function sortTile(kb: number, payload: boolean): number {
+  return SORT_BLOCK * sortItems(kb, payload);
 }
 /** Most digit passes of one stage (64-bit keys). */
 export const MAX_PASSES = 8;
@@ -205,13 +211,13 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
   const name = `nc_sort_pass_${tag(dt)}_k${kb}${vals ? '_v' : ''}`;
   const S = dt.storageC;
   const B = SORT_BLOCK;
-  const IT = sortItems(kb);
+  const IT = sortItems(kb, vals);
   const W = B / 32;
   const xb = Math.max(kb, vals ? 4 : kb);
   const source = `${vals ? '' : `
 namespace ${name}_ns {${transforms(dt, kb)}
 }`}
-extern "C" __global__ void __launch_bounds__(${B}) ${name}(${K}* k0, ${K}* k1, unsigned int* v0, unsigned int* v1,
+extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1, unsigned int* v0, unsigned int* v1,
     const unsigned int* __restrict__ info, const unsigned int* __restrict__ offs, unsigned long long* lb,
     unsigned int* ticket, const unsigned int n, const int pass, const unsigned int epoch,
     const ${S}* __restrict__ fin, void* __restrict__ fout_, long long* __restrict__ fidx, const unsigned int len) {
@@ -254,12 +260,20 @@ extern "C" __global__ void __launch_bounds__(${B}) ${name}(${K}* k0, ${K}* k1, u
     val[j] = i < n ? (iota ? (unsigned int)i : vin[i]) : 0u;` : ''}
   }
   // Stable warp ranking: item j of lane l comes after items < j and after lanes < l at item j.
+  // The lanes sharing a digit come from eight ballots, one per digit bit: a constant cost, where
+  // __match_any_sync slows down with the number of distinct digits (about 30 of 32 lanes on
+  // uniform keys; CUB's MatchAny does the same).
   const unsigned int lt = (1u << lane) - 1u;
   #pragma unroll
   for (int j = 0; j < IT; j++) {
     const bool valid = wbase + j * 32 + lane < n;
     const unsigned int d = valid ? (unsigned int)((key[j] >> shift) & 255u) : 256u;
-    const unsigned int peers = __match_any_sync(0xffffffffu, d);
+    unsigned int peers = __ballot_sync(0xffffffffu, valid);
+    #pragma unroll
+    for (int b = 0; b < 8; b++) {
+      const unsigned int on = __ballot_sync(0xffffffffu, (d >> b) & 1u);
+      peers &= ((d >> b) & 1u) ? on : ~on;
+    }
     const unsigned int c = valid ? s_cnt[warp][d] : 0u;
     __syncwarp();
     rk[j] = c + __popc(peers & lt);
@@ -390,44 +404,61 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const unsigned int* v0
   return { source, name };
 }
 
-/** unique: boundary flags of a sorted array (equal: ==, or both NaN when `equalNan`). */
-export function uniqueMarkKernel(dt: DType, equalNan: boolean): { source: string; name: string } {
+/** Device function `fname(s, i)`: 1 when sorted element i starts a run (unequal to the one before; NaNs equal when `equalNan`). */
+function uniqueHead(dt: DType, equalNan: boolean, fname: string): string {
   const S = dt.storageC;
-  const name = `nc_unique_mark_${tag(dt)}${equalNan ? '_eqnan' : ''}`;
+  return `
+__device__ __forceinline__ unsigned int ${fname}(const ${S}* __restrict__ s, long long i) {
+  if (i == 0) return 1u;
+  const ${dt.computeC} x = nc_load(s[i]), y = nc_load(s[i - 1]);
+  return (x == y${equalNan ? ' || (nc_isnan(x) && nc_isnan(y))' : ''}) ? 0u : 1u;
+}`;
+}
+
+/** unique: the number of runs of the sorted array `s`, added to `*count` (zeroed before). */
+export function uniqueCountKernel(dt: DType, equalNan: boolean): { source: string; name: string } {
+  const name = `nc_unique_count_${tag(dt)}${equalNan ? '_eqnan' : ''}`;
   const source = `
-extern "C" __global__ void __launch_bounds__(256) ${name}(const ${S}* __restrict__ s, nc_bool* __restrict__ flag,
+namespace ${name}_ns {${uniqueHead(dt, equalNan, 'head')}
+}
+extern "C" __global__ void __launch_bounds__(256) ${name}(const ${dt.storageC}* __restrict__ s, unsigned int* __restrict__ count,
     const unsigned long long n) {
-  ${LOOP} {
-    bool f = i == 0;
-    if (!f) {
-      const ${dt.computeC} x = nc_load(s[i]), y = nc_load(s[i - 1]);
-      f = !(x == y${equalNan ? ' || (nc_isnan(x) && nc_isnan(y))' : ''});
-    }
-    flag[i].v = f ? 1 : 0;
-  }
+  using namespace ${name}_ns;
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned int c = 0;
+  for (; i + 3 * stride < n; i += 4 * stride)  // four elements a step: their loads go out together
+    c += head(s, i) + head(s, i + stride) + head(s, i + 2 * stride) + head(s, i + 3 * stride);
+  for (; i < n; i += stride) c += head(s, i);
+  #pragma unroll
+  for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
+  if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
 }`;
   return { source, name };
 }
 
-/** unique: scatters the run heads (values, first indices, run starts) and the inverse. */
-export function uniqueScatterKernel(dt: DType): { source: string; name: string } {
+/**
+ * unique's results as one scan of the sorted array `s`: element i's input is 1 when it starts a
+ * run, so `item` is its run's number (1-based). The run heads write their value, first index
+ * (through `perm`, the sort's payload, when given) and start; `inv` gets every element's run.
+ * Null pointers are skipped.
+ */
+export function uniqueScanSpec(dt: DType, equalNan: boolean): ScanSpec {
   const S = dt.storageC;
-  const name = `nc_unique_scatter_${tag(dt)}`;
-  const source = `
-extern "C" __global__ void __launch_bounds__(256) ${name}(const ${S}* __restrict__ s, const nc_bool* __restrict__ flag,
-    const long long* __restrict__ pos, const long long* __restrict__ perm, ${S}* __restrict__ vals,
-    long long* __restrict__ first, long long* __restrict__ inv, long long* __restrict__ starts, const unsigned long long n) {
-  ${LOOP} {
-    const long long j = pos[i] - 1;
-    if (flag[i].v) {
-      vals[j] = s[i];
-      if (first) first[j] = perm ? perm[i] : (long long)i;
-      if (starts) starts[j] = (long long)i;
-    }
-    if (inv) inv[perm ? perm[i] : (long long)i] = j;
-  }
-}`;
-  return { source, name };
+  const name = `nc_unique_${tag(dt)}${equalNan ? '_eqnan' : ''}`;
+  return {
+    name, acc: 'unsigned int', accBytes: 4, scan: 'a + b', neutral: '0u',
+    params: `const ${S} *__restrict__ s, const long long *__restrict__ perm, ${S} *__restrict__ vals,
+    long long *__restrict__ first, long long *__restrict__ inv, long long *__restrict__ starts`,
+    preamble: uniqueHead(dt, equalNan, `${name}_head`),
+    input: `${name}_head(s, i)`,
+    output: `if (item != prev_item) {
+        if (vals) vals[prev_item] = s[i];
+        if (first) first[prev_item] = perm ? perm[i] : i;
+        if (starts) starts[prev_item] = i;
+      }
+      if (inv) inv[perm ? perm[i] : i] = (long long)item - 1;`,
+  };
 }
 
 /** unique: counts from the run starts. */
@@ -483,7 +514,8 @@ export function sortKernelsFor(dt: DType): Array<{ source: string; name: string 
   const ks = stageKinds(dt).filter((k) => k !== 'row').map((k) => prepKernel(dt, k));
   if (dt.kind !== 'c') ks.push(finishKeysKernel(dt), passKernel(dt, keyBytes(dt, 'value'), false));
   for (const kb of new Set(stageKinds(dt).map((k) => keyBytes(dt, k)))) ks.push(passKernel(dt, kb, true));
-  ks.push(finishPayloadKernel(dt), uniqueMarkKernel(dt, true), uniqueMarkKernel(dt, false), uniqueScatterKernel(dt),
+  ks.push(finishPayloadKernel(dt), uniqueCountKernel(dt, true), uniqueCountKernel(dt, false),
+    scanKernel(uniqueScanSpec(dt, true)), scanKernel(uniqueScanSpec(dt, false)),
     searchKernel(dt, dt, dt));
   return ks;
 }
