@@ -50,9 +50,8 @@ static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T && kOpC == CUBLAS_OP_C 
               kGemmDefault == CUBLAS_GEMM_DEFAULT);
 #endif
 
-// Workspace handed to each call (cuBLAS recommends 32 MiB on Hopper and newer, 4 MiB before):
-// from the context's stream-ordered pool on the call's stream, freed there after the call, so a
-// handle never shares memory between streams (cublasSetStream resets the workspace anyway).
+// Workspace of each handle (cuBLAS recommends 32 MiB on Hopper and newer, 4 MiB before). A handle
+// serves one stream, so its workspace is never used by two streams at once.
 constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 
 struct Cublas {
@@ -169,6 +168,7 @@ void Check(int status, const char* call) {
 // destroyed when its context is next used, so handles follow the live streams.
 struct BlasHandle {
   Handle h = nullptr;
+  CUdeviceptr ws = 0;  // its workspace (kWorkspaceBytes, or none if that allocation failed)
   std::mutex mu;
   std::weak_ptr<StreamRes> stream;  // empty for the legacy stream
   bool legacy = false;
@@ -182,10 +182,12 @@ using Key = std::tuple<uint64_t, uint64_t, CUstream>;
 std::mutex g_handles_mu;
 auto* g_handles = new std::map<Key, std::shared_ptr<BlasHandle>>();  // never destroyed (exit)
 
-// cublasDestroy, after pointing the handle at the legacy stream: its own stream may be gone.
+// cublasDestroy, after pointing the handle at the legacy stream: its own stream may be gone;
+// then its workspace is freed (cublasDestroy has waited for the device).
 void Destroy(BlasHandle& b) {
   g_blas.set_stream(b.h, nullptr);
   g_blas.destroy(b.h);
+  if (b.ws) DrainedCuUnchecked().cuMemFree(b.ws);
 }
 
 // Destroys the handles of context `id` (from ~Context, with the context current). Handles of an
@@ -240,10 +242,25 @@ std::shared_ptr<BlasHandle> HandleFor(Context& c, CUstream stream,
   b->legacy = stream == nullptr;
   if (res) b->stream = *res;
   Check(g_blas.create(&b->h), "cublasCreate");
+  // The handle serves this stream only: its stream and workspace are set once, here (as PyTorch
+  // and CuPy keep one workspace per handle). Without a workspace cuBLAS still works (some
+  // algorithms are not eligible): a failed allocation is not an error.
+  const char* call = "cublasSetStream";
+  int status = g_blas.set_stream(b->h, stream);
+  if (status == 0 && DrainedCuUnchecked().cuMemAlloc(&b->ws, kWorkspaceBytes) != CUDA_SUCCESS)
+    b->ws = 0;
+  if (status == 0 && b->ws) {
+    call = "cublasSetWorkspace";
+    status = g_blas.set_workspace(b->h, reinterpret_cast<void*>(b->ws), kWorkspaceBytes);
+  }
+  if (status != 0) {
+    Destroy(*b);
+    Check(status, call);
+  }
   std::lock_guard<std::mutex> lock(g_handles_mu);
   auto [it, inserted] = g_handles->emplace(key, b);
   if (!inserted) {  // another thread made one meanwhile: use it
-    g_blas.destroy(b->h);
+    Destroy(*b);
     return it->second;
   }
   if (first_of_context) {
@@ -329,25 +346,12 @@ Napi::Value Gemm(const Napi::CallbackInfo& info) {
 
   const Cublas& blas = Blas();
   ContextPtr ctx = Enter();
-  const DriverApi& cu = DrainedCu();  // submits queued launches first: they come before this GEMM
+  DrainedCu();  // submits queued launches first: they come before this GEMM
   std::shared_ptr<BlasHandle> h = HandleFor(*ctx, stream, stream_res);
   std::lock_guard<std::mutex> lock(h->mu);
-  Check(blas.set_stream(h->h, stream), "cublasSetStream");
-  CUdeviceptr ws = 0;
-  size_t ws_bytes = kWorkspaceBytes;
-  // Without a workspace cuBLAS still works (some algorithms are not eligible): a failed
-  // allocation is not an error here.
-  if (cu.cuMemAllocFromPoolAsync(&ws, ws_bytes, ctx->Pool(), stream) != CUDA_SUCCESS) {
-    ws = 0;
-    ws_bytes = 0;
-  }
-  int status = blas.set_workspace(h->h, reinterpret_cast<void*>(ws), ws_bytes);
-  if (status == 0)
-    status = blas.gemm(h->h, ta, tb, m, n, k, alpha, reinterpret_cast<const void*>(a), type, lda,
-                       sa, reinterpret_cast<const void*>(b), type, ldb, sb, beta,
-                       reinterpret_cast<void*>(c), type, ldc, sc, batch, compute, kGemmDefault);
-  blas.set_workspace(h->h, nullptr, 0);
-  if (ws) cu.cuMemFreeAsync(ws, stream);  // stream-ordered: after the GEMM's kernels
+  int status = blas.gemm(h->h, ta, tb, m, n, k, alpha, reinterpret_cast<const void*>(a), type, lda,
+                         sa, reinterpret_cast<const void*>(b), type, ldb, sb, beta,
+                         reinterpret_cast<void*>(c), type, ldc, sc, batch, compute, kGemmDefault);
   Check(status, "cublasGemmStridedBatchedEx");
   return info.Env().Undefined();
 }
