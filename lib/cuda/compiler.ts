@@ -10,13 +10,13 @@ import { Hash, createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 import * as diskCache from './disk_cache';
-import { disablePrebuilt, findPrebuilt, prebuiltKey } from './prebuilt';
+import { disablePrebuilt, findPrebuilt, prebuiltKey, warmPrebuilt } from './prebuilt';
 import { DEVICE_ATTRIBUTES } from './attributes';
 import { CudaError, NvrtcError, describe, typeError } from '../base/errors';
 import { DeviceAllocation } from './memory';
 import { CudaFunction, ParamType, makeFunction, parseKernelSignatures } from './launch';
 import { native } from './native';
-import { contextDevice, cudaVersionString, currentContext } from './driver';
+import { contextDevice, cudaVersionString, currentContext, onFirstContext } from './driver';
 import { syncDevice } from './scope';
 import { debug, kernelNames } from '../base/debug';
 import { AbortSignalLike, abortable } from '../base/abort';
@@ -670,6 +670,29 @@ function record(source: string, options: string[], key: string): void {
   recorded.add(key);
   fs.appendFileSync(file, JSON.stringify({ source, options }) + '\n');
 }
+
+/**
+ * The one-time work of a process's first kernel lookup, done when its first context is made
+ * (which takes 150 ms or more anyway) instead of in its first operation: the SHA-256 code's first
+ * use, the shipped archives' indexes for the device, the compiler part of the cache key (when a
+ * stat finds NVRTC; never opening it) and the toolkit's include directory. Best effort: anything
+ * that fails here is done (and reported) by the first kernel as before.
+ */
+function prewarm(): void {
+  try {
+    createHash('sha256').update('').digest();
+    const [major, minor] = deviceCapability();
+    warmPrebuilt(major, minor);
+    if (compilerKeyPart === undefined) {
+      const f = nvrtcFile();
+      if (f !== null) compilerKeyPart = f;
+    }
+    toolkitIncludeDir();
+  } catch {
+    // the first kernel does it
+  }
+}
+onFirstContext(prewarm);
 
 /**
  * @internal A kernel of generated source (which declares its own extern "C" names) for the current

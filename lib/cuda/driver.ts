@@ -117,6 +117,13 @@ export function multiprocessorCount(): number {
   return sms;
 }
 
+let firstContextHooks: Array<() => void> | null = [];
+
+/** @internal `fn` runs once, right after the process's first context is known (compiler.ts: one-time setup). */
+export function onFirstContext(fn: () => void): void {
+  firstContextHooks?.push(fn);
+}
+
 /** @internal The current context's id and generation (cached). */
 export function currentContext(): { generation: number; id: number } {
   syncDevice();
@@ -125,6 +132,11 @@ export function currentContext(): { generation: number; id: number } {
     currentCtx = { generation, id };
     currentEpoch = deviceEpoch.value;
     contextDevices.set(id, { ordinal, primary });
+    const hooks = firstContextHooks;
+    if (hooks) {
+      firstContextHooks = null;
+      for (const f of hooks) f();
+    }
   }
   return currentCtx;
 }
