@@ -220,6 +220,26 @@ describeGpu('sorting', () => {
       expect(gpuarray.sort(upload('float64', [2.5]).reshape([]), { axis: null }).shape).toEqual([1]);
       expect(gpuarray.sort(gpuarray.zeros([3, 0], 'int32'), { axis: 0 }).shape).toEqual([3, 0]);
     }));
+
+    // A keys-only sort's first pass reads the input itself (prep stores no keys) unless the result
+    // overwrites it: in place and shifted-out sorts, with one executed pass (uint8), skipped high
+    // digits (small-range int32), every pass skipped (all equal) and four passes (float32).
+    test('keys-only sorts into memory overlapping the input: in place, out shifted by one', () => cuda.tidy(() => {
+      const n = 300001;
+      const cases: Array<[DTypeName, V[]]> = [['uint8', values('uint8', n, 21)], ['int32', values('int32', n, 22, 50)],
+        ['float32', new Array<V>(n).fill(2.5)], ['float32', values('float32', n, 23)]];
+      for (const [d, xs] of cases) {
+        const want = argsortRef(xs).map((i) => xs[i]);
+        const a = upload(d, xs);
+        expect(gpuarray.sort(a, { out: a })).toBe(a);
+        expectValues(download(a), want, `${d} in place`);
+        const big = upload(d, [...xs, xs[0]]);
+        const dst = big.index(slice(1, n + 1));
+        gpuarray.sort(big.index(slice(0, n)), { out: dst });
+        expectValues(download(dst), want, `${d} out shifted by one`);
+        expectValues(download(gpuarray.sort(upload(d, xs))), want, `${d} fresh out`);
+      }
+    }));
   });
 
   describe('unique', () => {

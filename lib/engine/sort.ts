@@ -108,6 +108,12 @@ function gridFor(n: number): number {
   return Math.max(1, Math.min(Math.ceil(n / 256), multiprocessorCount() * 16));
 }
 
+/** Whether the bytes the result is written to meet the input's (`bytes` each). */
+function overlaps(run: SortRun, bytes: number): boolean {
+  const b = BigInt(bytes);
+  return [run.keysOut, run.valuesOut].some((o) => o !== undefined && o !== 0n && o < run.input + b && run.input < o + b);
+}
+
 /** Sorts (stable) as `run` says; everything is enqueued on the stream, nothing is waited for. @internal */
 export function runSort(run: SortRun): void {
   const { n, dt, stages } = run;
@@ -144,11 +150,17 @@ export function runSort(run: SortRun): void {
     let prevInfo = 0n;
     plan.forEach(({ passes, tiles, prep, pass }, s) => {
       const info = w.info + BigInt(s * INFO_WORDS * 4);
-      P.reset().ptr(run.input).ptr(v0).ptr(v1).ptr(prevInfo).ptr(k0).ptr(s > 0 ? v0 : 0n)
+      // The first stage's keys are the input's values: prep stores none and the stage's first
+      // executed pass reads and transforms the input itself (one write and read of n keys fewer).
+      // Not when the result overwrites the input (an in-place or overlapping keys-only sort): the
+      // last pass would write keys that other tiles of a first pass still read.
+      const raw = s === 0 && stages[0].kind === 'value' && dt.kind !== 'c' && !overlaps(run, dt.bytes * n);
+      P.reset().ptr(run.input).ptr(v0).ptr(v1).ptr(prevInfo).ptr(raw ? 0n : k0).ptr(s > 0 ? v0 : 0n)
         .u32(n).u32(run.len).ptr(w.hist).i32(passes);
       P.launch(prep, sh, grid, 1, 1, 256, 1, 1, 0, true);
       const last = s === plan.length - 1;
-      P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0).i32(last ? 1 : 0);
+      P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0).i32(last ? 1 : 0)
+        .i32(raw ? 1 : 0);
       P.launch(scan, sh, 1, 1, 1, 256, 1, 1, 0, true);
       for (let q = 0; q < passes; q++) {
         const next = (w.ws.epoch + 1) & 0x3fffffff;
@@ -163,7 +175,7 @@ export function runSort(run: SortRun): void {
       }
       prevInfo = info + BigInt(passes * 4);
     });
-    if (!payload) P.reset().ptr(k0).ptr(k1).ptr(prevInfo).ptr(run.keysOut!).u32(n);
+    if (!payload) P.reset().ptr(k0).ptr(k1).ptr(prevInfo).ptr(run.keysOut!).u32(n).ptr(run.input);
     else {
       P.reset().ptr(v0).ptr(v1).ptr(prevInfo).ptr(run.input).ptr(run.valuesOut ?? 0n).ptr(run.indicesOut ?? 0n)
         .u32(n).u32(run.len);

@@ -132,7 +132,7 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const void* __restrict
     if (valid) {
       const unsigned int p = (pf & 4u) ? (unsigned int)i : pv[i];
       k = ${key};
-      kout[i] = k;
+      if (kout) kout[i] = k;  // null: the stage's first pass reads the input itself (scanhist's raw)
       if (vout) vout[i] = p;  // in place is fine: element i is read and written by this thread only
     }
     const unsigned int vm = __ballot_sync(0xffffffffu, valid);
@@ -157,14 +157,15 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const void* __restrict
 /**
  * The `scanhist` kernel (one block of 256): digit starts, skipped passes and buffer selection.
  * info[q]: bit 0 skip, bit 1 source is buffer 1, bit 2 payload is the identity (not yet stored),
- * bit 3 the pass writes the final result (the last executed pass of the last stage);
- * info[passes]: where the result is (bits 1 and 2), bit 3 already written. Leaves the histograms zeroed.
+ * bit 3 the pass writes the final result (the last executed pass of the last stage), bit 4 the
+ * keys are read from the input and transformed (`raw`: prep stored none; the first executed pass);
+ * info[passes]: where the result is (bits 1, 2 and 4), bit 3 already written. Leaves the histograms zeroed.
  */
 export function scanHistKernel(): { source: string; name: string } {
   const name = 'nc_sort_scanhist';
   const source = `
 extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restrict__ hist, unsigned int* __restrict__ offs,
-    unsigned int* __restrict__ info, const int passes, const unsigned int n, const int iota, const int last) {
+    unsigned int* __restrict__ info, const int passes, const unsigned int n, const int iota, const int last, const int raw) {
   __shared__ unsigned int s_w[8];
   __shared__ int s_triv[${MAX_PASSES}];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -184,18 +185,19 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restri
     __syncthreads();
   }
   if (t == 0) {
-    unsigned int sel = 0, io = iota ? 4u : 0u;
+    unsigned int sel = 0, io = iota ? 4u : 0u, rw = raw ? 16u : 0u;
     int lastq = -1;
     for (int q = 0; q < passes; q++) {
       if (s_triv[q]) { info[q] = 1u; continue; }
-      info[q] = sel | io;
+      info[q] = sel | io | rw;
       sel ^= 2u;
       io = 0;
+      rw = 0;
       lastq = q;
     }
     // The last stage's last executed pass writes the result itself (bit 3); finish then has nothing to do.
     if (last && lastq >= 0) info[lastq] |= 8u;
-    info[passes] = sel | io | ((last && lastq >= 0) ? 8u : 0u);
+    info[passes] = sel | io | rw | ((last && lastq >= 0) ? 8u : 0u);
   }
 }`;
   return { source, name };
@@ -214,9 +216,9 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
   const IT = sortItems(kb, vals);
   const W = B / 32;
   const xb = Math.max(kb, vals ? 4 : kb);
-  const source = `${vals ? '' : `
+  const source = `
 namespace ${name}_ns {${transforms(dt, kb)}
-}`}
+}
 extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1, unsigned int* v0, unsigned int* v1,
     const unsigned int* __restrict__ info, const unsigned int* __restrict__ offs, unsigned long long* lb,
     unsigned int* ticket, const unsigned int n, const int pass, const unsigned int epoch,
@@ -253,10 +255,12 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   const unsigned int* vin = b1 ? v1 : v0;
   unsigned int* vout = b1 ? v0 : v1;
   unsigned int val[IT];` : ''}
+  const bool raw = (inf & 16u) != 0;  // the stage's first pass: keys from the input, transformed here
+  const ${K}* __restrict__ rin = reinterpret_cast<const ${K}*>(fin);
   #pragma unroll
   for (int j = 0; j < IT; j++) {
     const unsigned long long i = wbase + j * 32 + lane;
-    key[j] = i < n ? kin[i] : (${K})0;${vals ? `
+    key[j] = i < n ? (raw ? ${name}_ns::nc_tf(rin[i]) : kin[i]) : (${K})0;${vals ? `
     val[j] = i < n ? (iota ? (unsigned int)i : vin[i]) : 0u;` : ''}
   }
   // Stable warp ranking: item j of lane l comes after items < j and after lanes < l at item j.
@@ -374,11 +378,17 @@ export function finishKeysKernel(dt: DType): { source: string; name: string } {
 namespace ${name}_ns {${transforms(dt, dt.bytes)}
 }
 extern "C" __global__ void __launch_bounds__(256) ${name}(const ${K}* k0, const ${K}* k1, const unsigned int* __restrict__ info,
-    void* __restrict__ out_, const unsigned int n) {
+    void* __restrict__ out_, const unsigned int n, const void* __restrict__ in_) {
   using namespace ${name}_ns;
-  if (*info & 8u) return;  // the last pass wrote the result
+  const unsigned int f = *info;
+  if (f & 8u) return;  // the last pass wrote the result
   ${K}* out = reinterpret_cast<${K}*>(out_);
-  const ${K}* kin = (*info & 2u) ? k1 : k0;
+  if (f & 16u) {  // every pass skipped and no keys stored: all keys are equal, the input is sorted
+    const ${K}* in = reinterpret_cast<const ${K}*>(in_);
+    ${LOOP} out[i] = in[i];
+    return;
+  }
+  const ${K}* kin = (f & 2u) ? k1 : k0;
   ${LOOP} out[i] = nc_untf(kin[i]);
 }`;
   return { source, name };
