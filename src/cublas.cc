@@ -50,9 +50,13 @@ static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T && kOpC == CUBLAS_OP_C 
               kGemmDefault == CUBLAS_GEMM_DEFAULT);
 #endif
 
-// Workspace of each handle (cuBLAS recommends 32 MiB on Hopper and newer, 4 MiB before). A handle
-// serves one stream, so its workspace is never used by two streams at once.
-constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+// Workspace of each handle, as cuBLAS recommends: 32 MiB on Hopper and newer, 4 MiB before. A
+// handle serves one stream, so its workspace is never used by two streams at once.
+size_t WorkspaceBytes(const DriverApi& cu, CUdevice dev) {
+  int major = 0;
+  cu.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
+  return size_t(major >= 9 ? 32 : 4) << 20;
+}
 
 struct Cublas {
   CreateFn create = nullptr;
@@ -168,7 +172,7 @@ void Check(int status, const char* call) {
 // destroyed when its context is next used, so handles follow the live streams.
 struct BlasHandle {
   Handle h = nullptr;
-  CUdeviceptr ws = 0;  // its workspace (kWorkspaceBytes, or none if that allocation failed)
+  CUdeviceptr ws = 0;  // its workspace, from the context's pool (none yet: made at the next call)
   std::mutex mu;
   std::weak_ptr<StreamRes> stream;  // empty for the legacy stream
   bool legacy = false;
@@ -183,7 +187,8 @@ std::mutex g_handles_mu;
 auto* g_handles = new std::map<Key, std::shared_ptr<BlasHandle>>();  // never destroyed (exit)
 
 // cublasDestroy, after pointing the handle at the legacy stream: its own stream may be gone;
-// then its workspace is freed (cublasDestroy has waited for the device).
+// then its workspace goes back to the pool (cublasDestroy has waited for the device, which
+// cuMemFree of pool memory does not).
 void Destroy(BlasHandle& b) {
   g_blas.set_stream(b.h, nullptr);
   g_blas.destroy(b.h);
@@ -242,26 +247,21 @@ std::shared_ptr<BlasHandle> HandleFor(Context& c, CUstream stream,
   b->legacy = stream == nullptr;
   if (res) b->stream = *res;
   Check(g_blas.create(&b->h), "cublasCreate");
-  // The handle serves this stream only: its stream and workspace are set once, here (as PyTorch
-  // and CuPy keep one workspace per handle). Without a workspace cuBLAS still works (some
-  // algorithms are not eligible): a failed allocation is not an error.
-  const char* call = "cublasSetStream";
-  int status = g_blas.set_stream(b->h, stream);
-  if (status == 0 && DrainedCuUnchecked().cuMemAlloc(&b->ws, kWorkspaceBytes) != CUDA_SUCCESS)
-    b->ws = 0;
-  if (status == 0 && b->ws) {
-    call = "cublasSetWorkspace";
-    status = g_blas.set_workspace(b->h, reinterpret_cast<void*>(b->ws), kWorkspaceBytes);
-  }
-  if (status != 0) {
+  // The handle serves this stream only: its stream is set once, here; its workspace at its first
+  // call (Gemm).
+  if (int status = g_blas.set_stream(b->h, stream); status != 0) {
     Destroy(*b);
-    Check(status, call);
+    Check(status, "cublasSetStream");
   }
-  std::lock_guard<std::mutex> lock(g_handles_mu);
-  auto [it, inserted] = g_handles->emplace(key, b);
-  if (!inserted) {  // another thread made one meanwhile: use it
-    Destroy(*b);
-    return it->second;
+  std::shared_ptr<BlasHandle> other;
+  {
+    std::lock_guard<std::mutex> lock(g_handles_mu);
+    auto [it, inserted] = g_handles->emplace(key, b);
+    if (!inserted) other = it->second;  // another thread made one meanwhile: use it
+  }
+  if (other) {
+    Destroy(*b);  // outside the lock: cublasDestroy waits for the device
+    return other;
   }
   if (first_of_context) {
     std::lock_guard<std::mutex> clock(c.mu);
@@ -346,9 +346,22 @@ Napi::Value Gemm(const Napi::CallbackInfo& info) {
 
   const Cublas& blas = Blas();
   ContextPtr ctx = Enter();
-  DrainedCu();  // submits queued launches first: they come before this GEMM
+  const DriverApi& cu = DrainedCu();  // submits queued launches first: they come before this GEMM
   std::shared_ptr<BlasHandle> h = HandleFor(*ctx, stream, stream_res);
   std::lock_guard<std::mutex> lock(h->mu);
+  if (!h->ws) {
+    // One workspace per handle, kept (as PyTorch and CuPy do), from the context's pool on the
+    // handle's stream. cuBLAS works without one (some algorithms are not eligible): a failed
+    // allocation is not an error, and the next call tries again.
+    CUdeviceptr ws = 0;
+    size_t bytes = WorkspaceBytes(cu, ctx->dev);
+    if (cu.cuMemAllocFromPoolAsync(&ws, bytes, ctx->Pool(), stream) == CUDA_SUCCESS) {
+      if (blas.set_workspace(h->h, reinterpret_cast<void*>(ws), bytes) == 0)
+        h->ws = ws;
+      else
+        cu.cuMemFreeAsync(ws, stream);
+    }
+  }
   int status = blas.gemm(h->h, ta, tb, m, n, k, alpha, reinterpret_cast<const void*>(a), type, lda,
                          sa, reinterpret_cast<const void*>(b), type, ldb, sb, beta,
                          reinterpret_cast<void*>(c), type, ldc, sc, batch, compute, kGemmDefault);

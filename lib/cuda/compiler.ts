@@ -651,7 +651,7 @@ const capabilities = new Map<number, [number, number]>();
 
 /** The current device's compute capability (no NVRTC: the shipped kernels must not need it). */
 function deviceCapability(): [number, number] {
-  const ord = native.currentDevice();
+  const ord = contextDevice(currentContext().id).ordinal; // the current context's device (a pushed one's too)
   let cc = capabilities.get(ord);
   if (!cc) {
     cc = [native.deviceAttribute(ord, DEVICE_ATTRIBUTES.COMPUTE_CAPABILITY_MAJOR),
@@ -688,8 +688,10 @@ function prewarm(): void {
       if (f !== null) compilerKeyPart = f;
     }
     toolkitIncludeDir();
-  } catch {
-    // the first kernel does it
+  } catch (e) {
+    // The first kernel does it; but a CudaError (a queued launch's failure reported by the first
+    // driver call here) is the caller's to see.
+    if (e instanceof CudaError) throw e;
   }
 }
 onFirstContext(prewarm);

@@ -74,9 +74,9 @@ export function counters(stream: Stream | null | undefined): bigint {
   const key = workspaceKey(stream);
   let ws = workspaces.get(key);
   if (!ws || ws.freed) {
-    ws = new DeviceAllocation(COUNTERS * 4, null);
+    ws = new DeviceAllocation(COUNTERS * 4, stream ?? null);
     workspaceAllocations.add(ws);
-    cu.memset(ws.ptr, 0, COUNTERS, 4, null, false);
+    cu.memset(ws.ptr, 0, COUNTERS, 4, streamHandle(stream), false); // ordered before the launches on `stream`
     workspaces.set(key, ws);
   }
   return ws.ptr;

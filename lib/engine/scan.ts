@@ -31,7 +31,7 @@ function workspace(tiles: number, stream: Stream | null | undefined):
     const bytes = 16 + cap * (4 + 2 * MAX_ACC + 8 + 16);
     const alloc = new DeviceAllocation(bytes, stream ?? null);
     workspaceAllocations.add(alloc);
-    cu.memset(alloc.ptr, 0, bytes / 4, 4, null, false);
+    cu.memset(alloc.ptr, 0, bytes / 4, 4, streamHandle(stream), false); // ordered before the scans on `stream` (a non-blocking one too)
     ws = { alloc, tiles: cap, epoch: 0 };
     workspaces.set(key, ws);
   }

@@ -32,7 +32,8 @@ export const SORT_BLOCK = 256;
  * sets both variants): 32 for keys only, 24 with a payload (more spills registers under the
  * two-blocks-per-SM bound). 8-byte keys: at most 16 (shared memory).
  */
-const ITEMS_SET = envNumber('NODECUDA_SORT_ITEMS', 0, { min: 4, max: 32, multipleOf: 2 });
+const ITEMS_SET = process.env.NODECUDA_SORT_ITEMS?.trim()
+  ? envNumber('NODECUDA_SORT_ITEMS', 32, { min: 4, max: 32, multipleOf: 2 }) : 0;
 /** Keys per thread in a scatter tile of `kb`-byte keys, with or without a payload. */
 export function sortItems(kb: number, payload: boolean): number {
   const it = ITEMS_SET || (payload ? 24 : 32);
@@ -255,12 +256,22 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   const unsigned int* vin = b1 ? v1 : v0;
   unsigned int* vout = b1 ? v0 : v1;
   unsigned int val[IT];` : ''}
-  const bool raw = (inf & 16u) != 0;  // the stage's first pass: keys from the input, transformed here
-  const ${K}* __restrict__ rin = reinterpret_cast<const ${K}*>(fin);
+  // The stage's first pass with raw set reads the input and transforms it here. One load a key
+  // from either pointer (a branch between two loads kept them from going out together).
+  const bool raw = (inf & 16u) != 0;
+  const ${K}* src = raw ? reinterpret_cast<const ${K}*>(fin) : kin;
   #pragma unroll
   for (int j = 0; j < IT; j++) {
     const unsigned long long i = wbase + j * 32 + lane;
-    key[j] = i < n ? (raw ? ${name}_ns::nc_tf(rin[i]) : kin[i]) : (${K})0;${vals ? `
+    key[j] = i < n ? src[i] : (${K})0;
+  }
+  if (raw) {
+    #pragma unroll
+    for (int j = 0; j < IT; j++) key[j] = ${name}_ns::nc_tf(key[j]);
+  }
+  #pragma unroll
+  for (int j = 0; j < IT; j++) {
+    const unsigned long long i = wbase + j * 32 + lane;${vals ? `
     val[j] = i < n ? (iota ? (unsigned int)i : vin[i]) : 0u;` : ''}
   }
   // Stable warp ranking: item j of lane l comes after items < j and after lanes < l at item j.
