@@ -1,11 +1,10 @@
 /**
  * Every sort kernel compiles with NVRTC (no GPU needed): the radix sort's prep/finish kernels,
- * unique's scans (with the scan engine's preamble) and searchsorted's for each dtype, and the dtype-independent scanhist and scatter
- * passes, for sm_75 (PTX) and sm_90 (CUBIN).
+ * unique's count and result kernels and searchsorted's for each dtype, and the dtype-independent
+ * scanhist and scatter passes, for sm_75 (PTX) and sm_90 (CUBIN).
  */
 import { DTYPES, compiler } from '../lib';
 import { PREAMBLE } from '../lib/engine/templates/preamble';
-import { REDUCE_PREAMBLE } from '../lib/engine/templates/reduction';
 import { searchKernel, sortCommonKernels, sortKernelsFor } from '../lib/engine/templates/sort';
 
 function compileBoth(source: string, names: string[]): void {
@@ -18,7 +17,7 @@ function compileBoth(source: string, names: string[]): void {
 describe('generated sort kernels compile (NVRTC, no GPU)', () => {
   test.each(Object.keys(DTYPES))('%s: prep, finish, unique and searchsorted kernels', (d) => {
     const ks = sortKernelsFor(DTYPES[d as keyof typeof DTYPES]);
-    compileBoth([PREAMBLE, REDUCE_PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+    compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
   });
 
   test('scanhist, the scatter passes and unique counts', () => {

@@ -14,7 +14,9 @@ import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { checkDevices } from './devices';
 import { full, zeros } from './creation';
-import { MAX_SORT_SIZE, SortStage, runSort, searchSorted, uniqueCount, uniqueCounts, uniqueScan } from '../engine/sort';
+import {
+  MAX_SORT_SIZE, SortStage, runSort, searchSorted, uniqueChunks, uniqueCount, uniqueCounts, uniqueResults,
+} from '../engine/sort';
 
 /** Options of gpuarray.sort. */
 export interface SortOptions {
@@ -258,10 +260,14 @@ export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResu
     if (s.indices) temps.push(s.indices);
     const equalNan = o.equalNan !== false;
     const perm = s.indices?.address ?? 0n;
-    // The runs are counted (read back), then one scan writes the results into arrays of that size.
+    // The runs are counted per chunk (the total read back), then a second kernel over the same
+    // chunks writes the results into arrays of that size (engine/templates/unique.ts).
     const count = zeros([1], DTYPES.uint32, { stream });
     temps.push(count);
-    uniqueCount(a.dtype, equalNan, s.values!.address, count.address, n, stream);
+    const ch = uniqueChunks(n);
+    const blocks = GPUArray.allocate([ch.grid], DTYPES.uint32, stream);
+    temps.push(blocks);
+    uniqueCount(a.dtype, equalNan, s.values!.address, count.address, blocks.address, n, ch, stream);
     if (stream) stream.synchronize();
     const k = Number(count.item());
     if (!(k >= 1 && k <= n)) throw rangeError('ERR_OUT_OF_RANGE', `unique: read back ${k} unique values of ${n} (the device result is invalid)`);
@@ -278,10 +284,10 @@ export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResu
       const counts = o.returnCounts ? make([k], I64) : undefined;
       const starts = counts ? GPUArray.allocate([k], I64, stream) : undefined;
       if (starts) temps.push(starts);
-      uniqueScan(a.dtype, equalNan, {
-        sorted: s.values!.address, perm, vals: values.address, first: indices?.address ?? 0n, inv: inverse?.address ?? 0n,
-        starts: starts?.address ?? 0n,
-      }, n, stream, [s.values, s.indices, values, indices, inverse, starts]);
+      uniqueResults(a.dtype, equalNan, {
+        sorted: s.values!.address, blocks: blocks.address, perm, vals: values.address, first: indices?.address ?? 0n,
+        starts: starts?.address ?? 0n, inv: inverse?.address ?? 0n,
+      }, n, ch, stream, [s.values, s.indices, blocks, values, indices, inverse, starts]);
       if (counts) uniqueCounts(starts!.address, counts.address, k, n, stream);
       if (!asObject) return values;
       return { values, indices, inverse, counts };

@@ -19,10 +19,9 @@ import { PREAMBLE } from './templates/preamble';
 import { workspaceKey } from './reduce';
 import {
   KeyKind, MAX_PASSES, SORT_BLOCK, finishKeysKernel, finishPayloadKernel, keyBits, keyBytes, passKernel,
-  prepKernel, scanHistKernel, sortTile, searchKernel, uniqueCountKernel, uniqueCountsKernel, uniqueScanSpec,
+  prepKernel, scanHistKernel, sortTile, searchKernel,
 } from './templates/sort';
-import { ScanSpec } from './templates/scan';
-import { runScan } from './scan';
+import { UNIQUE_ROUND, uniqueCountKernel, uniqueCountsKernel, uniqueResultKernel } from './templates/unique';
 
 /** Most elements one sort handles (uint32 payloads and 32-bit look-back counts). */
 export const MAX_SORT_SIZE = 2 ** 32 - 1;
@@ -197,22 +196,39 @@ function launchLoop(fn: NativeAddon.FunctionHandle, n: number, stream: Stream | 
   P.launch(fn, streamHandle(stream), gridFor(n), 1, 1, 256, 1, 1, 0, true);
 }
 
-/** unique: adds the number of runs of the sorted array to the uint32 at `count` (zero it first). @internal */
-export function uniqueCount(dt: DType, equalNan: boolean, sorted: bigint, count: bigint, n: number, stream?: Stream | null): void {
-  const fn = sortKernel(`ucount:${dt.name}:${equalNan}`, () => uniqueCountKernel(dt, equalNan));
-  P.reset().ptr(sorted).ptr(count).u64n(n);
-  launchLoop(fn, n, stream);
+/** unique's chunking (templates/unique.ts): `grid` blocks of `chunk` elements each, a multiple of a round. @internal */
+export interface UniqueChunks { grid: number; chunk: number }
+
+/** The chunks of `n` elements: at most 16 blocks an SM (as gridFor), none of them empty. @internal */
+export function uniqueChunks(n: number): UniqueChunks {
+  const rounds = Math.max(1, Math.ceil(n / UNIQUE_ROUND));
+  const chunk = Math.ceil(rounds / Math.min(rounds, multiprocessorCount() * 16)) * UNIQUE_ROUND;
+  return { grid: Math.ceil(Math.max(1, n) / chunk), chunk };
 }
 
-const uniqueSpecs = new Map<string, ScanSpec>();
+/**
+ * unique, first kernel: the number of runs of the sorted array in each chunk into the uint32
+ * `blocks[grid]`, their total added to the uint32 at `count` (zero it first). @internal
+ */
+export function uniqueCount(dt: DType, equalNan: boolean, sorted: bigint, count: bigint, blocks: bigint, n: number,
+  ch: UniqueChunks, stream?: Stream | null): void {
+  const fn = sortKernel(`ucount:${dt.name}:${equalNan}`, () => uniqueCountKernel(dt, equalNan));
+  P.reset().ptr(sorted).ptr(count).ptr(blocks).u64n(n).u64n(ch.chunk);
+  P.launch(fn, streamHandle(stream), ch.grid, 1, 1, 256, 1, 1, 0, true);
+}
 
-/** unique's results from the sorted array (templates/sort.ts uniqueScanSpec); zero pointers are skipped. @internal */
-export function uniqueScan(dt: DType, equalNan: boolean, a: { sorted: bigint; perm: bigint; vals: bigint; first: bigint;
-  inv: bigint; starts: bigint }, n: number, stream: Stream | null | undefined, uses: readonly unknown[]): void {
-  const key = `${dt.name}:${equalNan}`;
-  let spec = uniqueSpecs.get(key);
-  if (!spec) uniqueSpecs.set(key, (spec = uniqueScanSpec(dt, equalNan)));
-  runScan(spec, n, [a.sorted, a.perm, a.vals, a.first, a.inv, a.starts].map((ptr) => ({ ptr })), stream, uses);
+/**
+ * unique, second kernel (same `n` and chunks as uniqueCount, after it): the values, first indices
+ * (through `perm`, int64, when nonzero), run starts and inverse; zero pointers are skipped. @internal
+ */
+export function uniqueResults(dt: DType, equalNan: boolean,
+  a: { sorted: bigint; blocks: bigint; perm: bigint; vals: bigint; first: bigint; starts: bigint; inv: bigint },
+  n: number, ch: UniqueChunks, stream: Stream | null | undefined, uses: readonly unknown[]): void {
+  const sh = streamHandle(stream);
+  for (const u of uses) useOn(u, sh);
+  const fn = sortKernel(`uresult:${dt.name}:${equalNan}`, () => uniqueResultKernel(dt, equalNan));
+  P.reset().ptr(a.sorted).ptr(a.blocks).ptr(a.perm).ptr(a.vals).ptr(a.first).ptr(a.starts).ptr(a.inv).u64n(n).u64n(ch.chunk);
+  P.launch(fn, sh, ch.grid, 1, 1, 256, 1, 1, 0, true);
 }
 
 /** unique: counts[j] = starts[j + 1] - starts[j] (starts[k] = total). @internal */

@@ -23,7 +23,7 @@
  */
 import { DType, DTYPES } from '../../base/dtype';
 import { envNumber } from '../../base/env';
-import { ScanSpec, scanKernel } from './scan';
+import { uniqueCountKernel, uniqueCountsKernel, uniqueResultKernel } from './unique';
 
 /** Threads per tile of the scatter pass (one per digit: must be 256). */
 export const SORT_BLOCK = 256;
@@ -425,74 +425,6 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const unsigned int* v0
   return { source, name };
 }
 
-/** Device function `fname(s, i)`: 1 when sorted element i starts a run (unequal to the one before; NaNs equal when `equalNan`). */
-function uniqueHead(dt: DType, equalNan: boolean, fname: string): string {
-  const S = dt.storageC;
-  return `
-__device__ __forceinline__ unsigned int ${fname}(const ${S}* __restrict__ s, long long i) {
-  if (i == 0) return 1u;
-  const ${dt.computeC} x = nc_load(s[i]), y = nc_load(s[i - 1]);
-  return (x == y${equalNan ? ' || (nc_isnan(x) && nc_isnan(y))' : ''}) ? 0u : 1u;
-}`;
-}
-
-/** unique: the number of runs of the sorted array `s`, added to `*count` (zeroed before). */
-export function uniqueCountKernel(dt: DType, equalNan: boolean): { source: string; name: string } {
-  const name = `nc_unique_count_${tag(dt)}${equalNan ? '_eqnan' : ''}`;
-  const source = `
-namespace ${name}_ns {${uniqueHead(dt, equalNan, 'head')}
-}
-extern "C" __global__ void __launch_bounds__(256) ${name}(const ${dt.storageC}* __restrict__ s, unsigned int* __restrict__ count,
-    const unsigned long long n) {
-  using namespace ${name}_ns;
-  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-  unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned int c = 0;
-  for (; i + 3 * stride < n; i += 4 * stride)  // four elements a step: their loads go out together
-    c += head(s, i) + head(s, i + stride) + head(s, i + 2 * stride) + head(s, i + 3 * stride);
-  for (; i < n; i += stride) c += head(s, i);
-  #pragma unroll
-  for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);
-  if ((threadIdx.x & 31) == 0 && c) atomicAdd(count, c);
-}`;
-  return { source, name };
-}
-
-/**
- * unique's results as one scan of the sorted array `s`: element i's input is 1 when it starts a
- * run, so `item` is its run's number (1-based). The run heads write their value, first index
- * (through `perm`, the sort's payload, when given) and start; `inv` gets every element's run.
- * Null pointers are skipped.
- */
-export function uniqueScanSpec(dt: DType, equalNan: boolean): ScanSpec {
-  const S = dt.storageC;
-  const name = `nc_unique_${tag(dt)}${equalNan ? '_eqnan' : ''}`;
-  return {
-    name, acc: 'unsigned int', accBytes: 4, scan: 'a + b', neutral: '0u',
-    params: `const ${S} *__restrict__ s, const long long *__restrict__ perm, ${S} *__restrict__ vals,
-    long long *__restrict__ first, long long *__restrict__ inv, long long *__restrict__ starts`,
-    preamble: uniqueHead(dt, equalNan, `${name}_head`),
-    input: `${name}_head(s, i)`,
-    output: `if (item != prev_item) {
-        if (vals) vals[prev_item] = s[i];
-        if (first) first[prev_item] = perm ? perm[i] : i;
-        if (starts) starts[prev_item] = i;
-      }
-      if (inv) inv[perm ? perm[i] : i] = (long long)item - 1;`,
-  };
-}
-
-/** unique: counts from the run starts. */
-export function uniqueCountsKernel(): { source: string; name: string } {
-  const name = 'nc_unique_counts';
-  const source = `
-extern "C" __global__ void __launch_bounds__(256) ${name}(const long long* __restrict__ starts, long long* __restrict__ counts,
-    const unsigned long long n, const unsigned long long total) {
-  ${LOOP} counts[i] = (i + 1 < n ? starts[i + 1] : (long long)total) - starts[i];
-}`;
-  return { source, name };
-}
-
 /** searchsorted: one thread per value, binary search in `a` (through `sorter` when given), NaN last. */
 export function searchKernel(da: DType, dv: DType, common: DType): { source: string; name: string } {
   const C = common.computeC;
@@ -535,9 +467,8 @@ export function sortKernelsFor(dt: DType): Array<{ source: string; name: string 
   const ks = stageKinds(dt).filter((k) => k !== 'row').map((k) => prepKernel(dt, k));
   if (dt.kind !== 'c') ks.push(finishKeysKernel(dt), passKernel(dt, keyBytes(dt, 'value'), false));
   for (const kb of new Set(stageKinds(dt).map((k) => keyBytes(dt, k)))) ks.push(passKernel(dt, kb, true));
-  ks.push(finishPayloadKernel(dt), uniqueCountKernel(dt, true), uniqueCountKernel(dt, false),
-    scanKernel(uniqueScanSpec(dt, true)), scanKernel(uniqueScanSpec(dt, false)),
-    searchKernel(dt, dt, dt));
+  ks.push(finishPayloadKernel(dt), searchKernel(dt, dt, dt));
+  for (const equalNan of [true, false]) ks.push(uniqueCountKernel(dt, equalNan), uniqueResultKernel(dt, equalNan));
   return ks;
 }
 
