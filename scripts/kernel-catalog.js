@@ -19,6 +19,7 @@ process.env.NODECUDA_RECORD_KERNELS = path.resolve(out);
 process.env.NODECUDA_PREBUILT = '0';
 const cuda = require(process.env.NODECUDA_DIST || path.join(__dirname, '..', 'dist'));
 const { gpuarray: ga, cumath, random } = cuda;
+const { uniqueChunks, uniqueCounts, uniqueResults } = require(path.join(process.env.NODECUDA_DIST || path.join(__dirname, '..', 'dist'), 'engine', 'sort'));
 
 // The dtypes most programs use; others still compile on first use (NVRTC + the disk cache).
 const DTYPES = ['float32', 'float64', 'int32', 'int64', 'float16', 'uint8', 'bool'];
@@ -92,7 +93,13 @@ for (const dt of ['float32', 'int32', 'int64', 'float64']) {
   attempt(() => ga.argsort(a)); // with payload
   attempt(() => ga.sort(m, { axis: 0 })); // segmented: the row stage, the gather
   attempt(() => ga.searchsorted(a, a));
-  attempt(() => ga.unique(a, { returnCounts: true })); // its last kernels need a real device (a count read back)
+  attempt(() => ga.unique(a, { returnCounts: true })); // stops at the count read back (0 on the double)
+  // unique's kernels after the read back, launched directly (the double runs no kernel).
+  attempt(() => {
+    const z = { sorted: 0n, blocks: 0n, perm: 0n, vals: 0n, first: 0n, starts: 0n, inv: 0n };
+    uniqueResults(a.dtype, true, z, N, uniqueChunks(N), null, []);
+    uniqueCounts(0n, 0n, N, N, null);
+  });
 }
 {
   // bfloat16: a few common kernels (conversions with float32, arithmetic, sums); the rest compile on first use.
