@@ -1,12 +1,23 @@
 #!/usr/bin/env python3
 """The ops of bench/run.js measured in PyTorch and CuPy, for the ratio columns of its table.
 
-Usage: python3 bench/peers.py '<json>'
-  json: {"warmup": W, "reps": R, "cases": [{"id": "0", "kind": "h2d", "iters": 1, "bytes": N, ...}]}
+Usage: python3 bench/peers.py '<json>'     one shot: measures the request's cases, prints the report
+       python3 bench/peers.py --serve      server: imports once, then one request per stdin line
+  json (a request): {"warmup": W, "reps": R, "event_reps": E,
+                     "cases": [{"id": "0", "kind": "h2d", "iters": 1, "bytes": N, ...}]}
 
-Prints one JSON object on stdout (everything else goes to stderr):
+One shot prints one JSON object (a report) on stdout:
   {"torch": {"available": true, "version": "...", "results": {"<id>": {"seconds": s, "note": ...}}},
    "cupy": {"available": false, "reason": "No module named 'cupy'", "results": {}}}
+Server mode (bench/run.js uses it to measure each case right after nodecuda's measurement of it)
+first imports both frameworks and prints one line
+  {"ready": true, "torch": {"available": true, "version": "..."}, "cupy": {"available": false, "reason": "..."}}
+then reads one request per line on stdin and answers each with one line holding its report (or
+{"error": "..."} for a line that is not a request), flushed. Before each answer it frees torch's and
+CuPy's cached memory, so that the next nodecuda case has the GPU's memory. It exits at the end of stdin.
+In both modes stdout carries only these JSON lines; everything else (prints, library output on fd
+1) goes to stderr.
+
 Each framework is tried on its own, and each case on its own: an error is reported, not raised.
 Timing matches run.js: W untimed batches, then the median wall time of R batches, each ended by a
 device synchronize. `seconds` is the time of one batch of `iters` ops. `event_seconds`: the
@@ -17,7 +28,9 @@ To add an op: give both classes a method named like the case's peer kind, taking
 returning (batch, note, cleanup); note is None when the op is the same as nodecuda's.
 """
 
+import gc
 import json
+import os
 import statistics
 import sys
 import time
@@ -71,6 +84,9 @@ class Torch:
             return a.elapsed_time(b)
 
         return a.record, b.record, elapsed
+
+    def free_pools(self):
+        self.torch.cuda.empty_cache()
 
     def launch(self, case):
         # torch has no user-facing empty kernel; _sleep(0) launches its spin kernel for 0 cycles.
@@ -395,11 +411,23 @@ class Cupy:
         return batch, None, None
 
 
-def run_framework(cls, request):
+FRAMEWORKS = (("torch", Torch), ("cupy", Cupy))
+
+
+def load(cls):
+    """(peer, None), or (None, reason) when the framework cannot run here."""
     try:
-        peer = cls()
+        return cls(), None
     except Exception as e:  # ImportError, no GPU, broken install: skip this framework only
-        return {"available": False, "reason": f"{type(e).__name__}: {e}", "results": {}}
+        return None, f"{type(e).__name__}: {e}"
+
+
+def describe(loaded):
+    peer, reason = loaded
+    return {"available": True, "version": peer.version} if peer is not None else {"available": False, "reason": reason}
+
+
+def measure_cases(peer, request):
     results = {}
     for case in request["cases"]:
         try:
@@ -420,15 +448,65 @@ def run_framework(cls, request):
                 results[case["id"]]["note"] = note
         except Exception as e:
             results[case["id"]] = {"error": f"{type(e).__name__}: {e}".splitlines()[0]}
-    return {"available": True, "version": peer.version, "results": results}
+    return results
+
+
+def run_framework(loaded, request):
+    """One framework's part of a report: its availability and, when available, its results."""
+    peer = loaded[0]
+    return {**describe(loaded), "results": measure_cases(peer, request) if peer is not None else {}}
+
+
+def protocol_stdout():
+    """A text stream on the original stdout, for the JSON lines alone. Python's sys.stdout and
+    file descriptor 1 (where CUDA libraries and compilers may print) are sent to stderr."""
+    sys.stdout.flush()
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out
+
+
+def answer(out, obj):
+    out.write(json.dumps(obj) + "\n")
+    out.flush()
+
+
+def free_pools(loaded):
+    gc.collect()  # tensors kept alive by reference cycles would keep their blocks cached
+    for peer, _ in loaded.values():
+        if peer is not None:
+            try:
+                peer.free_pools()
+            except Exception as e:
+                print(f"peers.py: freeing {type(peer).__name__}'s memory failed: {e}", file=sys.stderr)
+
+
+def serve():
+    out = protocol_stdout()
+    loaded = {name: load(cls) for name, cls in FRAMEWORKS}
+    answer(out, {"ready": True, **{name: describe(fw) for name, fw in loaded.items()}})
+    for line in iter(sys.stdin.readline, ""):
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            report = {name: run_framework(loaded[name], request) for name, _ in FRAMEWORKS}
+        except Exception as e:  # a malformed request: say so, keep serving
+            report = {"error": f"{type(e).__name__}: {e}".splitlines()[0]}
+        free_pools(loaded)  # before answering: the answer tells run.js the GPU is its own again
+        answer(out, report)
 
 
 def main():
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+        return
     request = json.loads(sys.argv[1])
     # Libraries may print while importing or compiling; keep stdout for the JSON answer alone.
-    stdout, sys.stdout = sys.stdout, sys.stderr
-    report = {"torch": run_framework(Torch, request), "cupy": run_framework(Cupy, request)}
-    stdout.write(json.dumps(report) + "\n")
+    out = protocol_stdout()
+    # Each framework is imported right before its cases run, and measured on its own.
+    answer(out, {name: run_framework(load(cls), request) for name, cls in FRAMEWORKS})
 
 
 if __name__ == "__main__":

@@ -1,10 +1,19 @@
 #!/usr/bin/env node
 'use strict';
-// nodecuda benchmarks: npm run bench [-- --filter=TEXT[,TEXT…]] [--reps=N] [--no-peers] [--no-cold]
+// nodecuda benchmarks: npm run bench [-- --filter=TEXT[,TEXT…]] [--reps=N] [--rounds=N] [--no-peers] [--no-cold]
 //
-// Runs every case of bench/cases/*.js (files in name order), then the same ops in PyTorch and
-// CuPy through bench/peers.py when python3 has them (BENCH_PYTHON picks another interpreter),
-// prints one table and writes bench/results/latest.json, and $OUT/bench.json when OUT is set.
+// Runs every case of bench/cases/*.js (files in name order) and, interleaved, the same ops in
+// PyTorch and CuPy when python3 has them (BENCH_PYTHON picks another interpreter): one
+// `peers.py --serve` process (bench/peer_server.js) imports them before the first case, and each
+// case with a peer op is sent to it right after nodecuda's measurement of that case (nodecuda's
+// cached pool memory freed first, theirs freed before it answers), so both rows of an op are
+// measured seconds apart, in the same GPU clock and thermal state. Prints one table and writes
+// bench/results/latest.json, and $OUT/bench.json when OUT is set.
+//   --rounds=N  (default 1) measures each case N times, nodecuda and peers alternating; every
+//               figure is then the median of that side's N per-round medians.
+//   BENCH_PEER_START_TIMEOUT_S (default 300): how long peers.py may take to import torch and CuPy;
+//   BENCH_PEER_TIMEOUT_S (default 600): how long it may take to answer one case. Past either, or
+//   when it exits, it is killed and the remaining cases' peers are marked skipped with the reason.
 //
 // A case file exports an array of cases:
 //   op, size   labels for the table ('H2D from TypedArray', '256 MiB')
@@ -25,22 +34,22 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
+const { PeerServer } = require('./peer_server');
 
 const WARMUP = 2;
 const WARMUP_S = 0.1;
 const EVENT_REPS = 20;
 const PEERS = ['torch', 'cupy'];
-const PEER_TIMEOUT_MS = 600_000;
 
 function parseArgs(argv) {
-  const opts = { filter: '', reps: 10, peers: true, cold: true };
+  const opts = { filter: '', reps: 10, rounds: 1, peers: true, cold: true };
+  const count = (value) => Number.isInteger(Number(value)) && Number(value) > 0;
   for (const arg of argv) {
     const [key, value = ''] = arg.split('=');
     if (key === '--filter') opts.filter = value;
-    else if (key === '--reps' && Number.isInteger(Number(value)) && Number(value) > 0) {
-      opts.reps = Number(value);
-    } else if (key === '--no-peers') opts.peers = false;
+    else if (key === '--reps' && count(value)) opts.reps = Number(value);
+    else if (key === '--rounds' && count(value)) opts.rounds = Number(value);
+    else if (key === '--no-peers') opts.peers = false;
     else if (key === '--no-cold') opts.cold = false;
     else fail(`unknown or invalid option ${arg}`, 2);
   }
@@ -50,6 +59,14 @@ function parseArgs(argv) {
 function fail(message, code = 1) {
   console.error(`bench: ${message}`);
   process.exit(code);
+}
+
+// A timeout in ms from an environment variable in seconds.
+function envTimeoutMs(name, defaultS) {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return defaultS * 1e3;
+  if (!(Number(raw) > 0)) fail(`${name}=${raw}: expected a positive number of seconds`, 2);
+  return Number(raw) * 1e3;
 }
 
 const errorText = (e) => (e instanceof Error ? e.message : String(e)).split('\n')[0];
@@ -139,34 +156,94 @@ async function measure(cuda, c, reps) {
 const skipped = (reason) =>
   Object.fromEntries(PEERS.map((p) => [p, { available: false, reason, results: {} }]));
 
-// Runs bench/peers.py once for all cases that name a peer op. Returns { torch, cupy }, each
-// { available, version?, reason?, results: { [caseId]: { seconds, note? } | { error } } }.
-function runPeers(cases, reps) {
-  const request = {
-    warmup: WARMUP,
-    reps,
-    event_reps: EVENT_REPS,
-    cases: cases
-      .filter((c) => c.peer)
-      .map((c) => ({ id: c.id, iters: c.iters, bytes: c.bytes, ...c.peer })),
-  };
-  if (request.cases.length === 0) return skipped('no case has a peer op');
+const peerCase = (c) => ({ id: c.id, iters: c.iters, bytes: c.bytes, ...c.peer });
+
+// Starts `peers.py --serve` when peers are on and some case names a peer op. Returns { server,
+// peers }: peers is { torch, cupy }, each { available, version?, reason?, results: {} } (results
+// filled per case by the caller); server is absent when no peer will run (peers say why).
+async function startPeers(cases, opts) {
+  if (!opts.peers) return { peers: skipped('--no-peers') };
+  if (!cases.some((c) => c.peer)) return { peers: skipped('no case has a peer op') };
   const python = process.env.BENCH_PYTHON || 'python3';
-  const r = spawnSync(python, [path.join(__dirname, 'peers.py'), JSON.stringify(request)], {
-    encoding: 'utf8',
-    timeout: PEER_TIMEOUT_MS,
-    maxBuffer: 16 << 20,
+  const server = await PeerServer.start(python, path.join(__dirname, 'peers.py'), {
+    startTimeoutMs: envTimeoutMs('BENCH_PEER_START_TIMEOUT_S', 300),
   });
-  if (r.error) {
-    return skipped(r.error.code === 'ENOENT' ? `${python} not found` : errorText(r.error));
+  if (server.failure) return { peers: skipped(server.failure) };
+  const peers = Object.fromEntries(
+    PEERS.map((p) => {
+      const { available = false, version, reason = 'not in the ready line of peers.py' } = server.info[p] ?? {};
+      return [p, available ? { available, version, results: {} } : { available, reason, results: {} }];
+    }),
+  );
+  if (PEERS.some((p) => peers[p].available)) return { server, peers };
+  await server.close(); // neither framework can run: nothing to ask it
+  return { peers };
+}
+
+// Measures case c in the peers: one request, answered before this returns. Returns
+// { torch?, cupy? }, each { seconds, eventSeconds?, note? } | { error }; throws when the server
+// failed (exited, or no answer within the timeout: then it is killed).
+async function measurePeers(server, c, reps, timeoutMs) {
+  const request = { warmup: WARMUP, reps, event_reps: EVENT_REPS, cases: [peerCase(c)] };
+  const answer = await server.request(request, timeoutMs);
+  if (answer.error !== undefined) {
+    return Object.fromEntries(PEERS.map((p) => [p, { error: `peers.py: ${answer.error}` }]));
   }
-  const stderrTail = r.stderr.trim().split('\n').pop();
-  if (r.status !== 0) return skipped(`peers.py exited with ${r.status ?? r.signal}: ${stderrTail}`);
+  return Object.fromEntries(PEERS.map((p) => [p, answer[p]?.results?.[c.id]]).filter(([, r]) => r));
+}
+
+// One result from a case's rounds: the median of the per-round medians (seconds and eventSeconds
+// apart); the first note and the first error are kept.
+function combineRounds(rounds) {
+  if (rounds.length === 1) return rounds[0];
+  const pick = (key) => rounds.map((r) => r[key]).filter((v) => v !== undefined);
+  const [seconds, eventSeconds, [note], [error]] = ['seconds', 'eventSeconds', 'note', 'error'].map(pick);
+  const out = {};
+  if (seconds.length) out.seconds = median(seconds);
+  if (eventSeconds.length) out.eventSeconds = median(eventSeconds);
+  if (note !== undefined) out.note = note;
+  if (error !== undefined) out.error = error;
+  return out;
+}
+
+// Gives nodecuda's cached pool memory back to the driver (cuda.freeCachedMemory), so that each
+// case, nodecuda's or a peer's, starts with the GPU's memory free.
+function freeCached(cuda) {
   try {
-    return JSON.parse(r.stdout);
-  } catch {
-    return skipped(`peers.py printed no JSON: ${stderrTail}`);
+    cuda.freeCachedMemory();
+  } catch (e) {
+    console.error(`bench: freeCachedMemory: ${errorText(e)}`);
   }
+}
+
+// Measures every case, round by round: nodecuda, then (when it has a peer op and the server
+// serves) torch and CuPy in one request. Fills peers[p].results; returns nodecuda's results.
+async function measureAll(cuda, cases, opts, server, peers) {
+  const timeoutMs = envTimeoutMs('BENCH_PEER_TIMEOUT_S', 600);
+  const results = [];
+  for (const c of cases) {
+    const ours = [];
+    const theirs = Object.fromEntries(PEERS.map((p) => [p, []]));
+    for (let round = 0; round < opts.rounds; round++) {
+      ours.push(await measure(cuda, c, opts.reps));
+      freeCached(cuda);
+      if (!c.peer || !server || server.failure) continue;
+      try {
+        const answer = await measurePeers(server, c, opts.reps, timeoutMs);
+        for (const [p, r] of Object.entries(answer)) if (peers[p]?.available) theirs[p].push(r);
+      } catch (e) {
+        console.error(`bench: peers stopped at ${c.op}, ${c.size}: ${errorText(e)}`);
+      }
+    }
+    results.push(combineRounds(ours));
+    for (const p of PEERS) {
+      if (theirs[p].length) peers[p].results[c.id] = combineRounds(theirs[p]);
+      else if (c.peer && server?.failure && peers[p].available) {
+        peers[p].results[c.id] = { error: `skipped: ${server.failure}` };
+      }
+    }
+  }
+  return results;
 }
 
 // The row's figure: GB/s for 'GBs', TFLOP/s for 'TFLOPs', µs per op for 'us'.
@@ -236,7 +313,8 @@ function printTable(cases, rows, peers, header) {
     ];
     for (const p of PEERS) {
       const theirs = r[p];
-      if (theirs?.error) notes.push(`${label}: ${p} error: ${theirs.error}`);
+      // Rows skipped after the server stopped: the peer's footer line says why, once.
+      if (theirs?.error && !theirs.error.startsWith('skipped: ')) notes.push(`${label}: ${p} error: ${theirs.error}`);
       if (theirs?.note) notes.push(`${label}: ${p} runs ${theirs.note}`);
       line.push(theirs?.value === undefined ? '' : fmtValue(c, theirs.value));
       line.push(theirs?.ratio === undefined ? '' : `${theirs.ratio.toFixed(2)}×`);
@@ -250,7 +328,7 @@ function printTable(cases, rows, peers, header) {
   const format = (l) =>
     l.map((s, i) => (i < 2 ? s.padEnd(widths[i]) : s.padStart(widths[i]))).join('  ').trimEnd();
 
-  console.log(header);
+  for (const line of header) console.log(line);
   console.log('median: wall time of one batch, sync included; other columns: GB/s or µs/op');
   console.log(`events: the same figure from CUDA events around one batch (median of ${EVENT_REPS}, idle before each)`);
   console.log('×torch, ×cupy: > 1 means nodecuda is better (higher GB/s or fewer µs/op); ev×: the same from events');
@@ -261,7 +339,8 @@ function printTable(cases, rows, peers, header) {
   console.log();
   for (const p of PEERS) {
     const { available, version, reason } = peers[p];
-    console.log(available ? `${p} ${version}` : `${p}: skipped (${reason})`);
+    if (!available) console.log(`${p}: skipped (${reason})`);
+    else console.log(`${p} ${version}${reason ? `; stopped, the remaining cases skipped: ${reason}` : ''}`);
   }
   for (const n of notes) console.log(n);
 }
@@ -307,19 +386,27 @@ async function main() {
   const cases = loadCases(opts.filter);
   if (cases.length === 0) fail(`no case matches --filter=${opts.filter}`);
 
-  const results = [];
-  for (const c of cases) results.push(await measure(cuda, c, opts.reps));
-  const peers = opts.peers ? runPeers(cases, opts.reps) : skipped('--no-peers');
+  const { server, peers } = await startPeers(cases, opts);
+  const results = await measureAll(cuda, cases, opts, server, peers);
+  // The reason the server stopped, when it failed before the last case was answered.
+  const stopped = server?.failure ?? undefined;
+  await server?.close();
   const rows = cases.map((c, i) => buildRow(c, results[i], peers));
 
   const info = describe(cuda);
   const peerInfo = Object.fromEntries(
     PEERS.map((p) => {
       const { available = false, version, reason = 'no answer' } = peers[p] ?? {};
-      return [p, { available, version, reason: available ? undefined : reason }];
+      return [p, { available, version, reason: available ? stopped : reason }];
     }),
   );
-  const header = `nodecuda bench on ${info.device}: median of ${opts.reps}, ${WARMUP} warm-up`;
+  const header = [`nodecuda bench on ${info.device}: median of ${opts.reps}, ${WARMUP} warm-up`];
+  if (server) {
+    header.push('peers: measured interleaved, each case in torch and CuPy right after nodecuda (one peers.py --serve)');
+  }
+  if (opts.rounds > 1) {
+    header.push(`rounds: ${opts.rounds} per case, nodecuda and peers alternating; figures: median of the per-round medians`);
+  }
   printTable(cases, rows, peerInfo, header);
   let cold;
   if (opts.cold && !opts.filter) {
@@ -338,6 +425,7 @@ async function main() {
     ...info,
     warmup: WARMUP,
     reps: opts.reps,
+    rounds: opts.rounds,
     peers: peerInfo,
     rows,
     cold,
