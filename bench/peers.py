@@ -431,14 +431,21 @@ def measure_cases(peer, request):
     results = {}
     for case in request["cases"]:
         try:
-            batch, note, cleanup = getattr(peer, case["kind"])(case)
+            once, note, cleanup = getattr(peer, case["kind"])(case)
+            # `repeat` calls per timed batch, as run.js: seconds per call; events around one call.
+            repeat = case.get("repeat", 1)
+
+            def batch():
+                for _ in range(repeat):
+                    once()
+
             try:
-                seconds = time_batches(batch, peer.sync, request["warmup"], request["reps"])
+                seconds = time_batches(batch if repeat > 1 else once, peer.sync, request["warmup"], request["reps"]) / repeat
                 event_seconds = None
                 if request.get("event_reps"):
-                    event_seconds = time_events(batch, peer.sync, peer.event_pair, request["event_reps"])
+                    event_seconds = time_events(once, peer.sync, peer.event_pair, request["event_reps"])
             finally:
-                del batch  # drops the buffers the closure holds before cleanup frees pools
+                del batch, once  # drops the buffers the closures hold before cleanup frees pools
                 if cleanup:
                     cleanup()
             results[case["id"]] = {"seconds": seconds}

@@ -21,6 +21,11 @@
 //              'TFLOPs': `flops` (per batch) / batch time
 //   bytes      bytes one batch moves ('GBs'), or the size the op works on (passed to peers)
 //   iters      ops per batch (default 1)
+//   repeat     calls of run() per timed batch; by default enough for a batch of BENCH_BATCH_MS
+//              (2 ms; at most 100 calls; 1 for cases with iters > 1), so a short op's figure is not
+//              mostly launch latency and clock ramps of one call + sync. The row's figure is per call
+//              (batch time / repeat); its events column times ONE call, device idle before (the
+//              single-call view). Peers run the same count.
 //   target     optional goal: a minimum GB/s or a maximum µs/op
 //   peer       optional { kind, ...params } for bench/peers.py; rows without it have no peers
 //   setup()    optional, untimed; its result (or what its Promise resolves to) is the ctx given to run and teardown
@@ -131,6 +136,24 @@ function timeEvents(cuda, batch, reps) {
 }
 
 // Measures one case; any exception becomes { error } so the remaining cases still run.
+// Calls per batch for a case that sets no `repeat`: enough that a batch lasts BENCH_BATCH_MS
+// (default 2 ms; 0: always 1), at most 100, from the median of three timed single calls. Cases with
+// iters > 1 loop themselves: 1.
+function autoRepeat(cuda, c, once) {
+  const target = Number(process.env.BENCH_BATCH_MS ?? 2) / 1e3;
+  if (!(target > 0) || c.iters > 1) return 1;
+  const sync = () => cuda.driver.Context.synchronize();
+  const t = [];
+  for (let i = 0; i < 4; i++) {
+    const t0 = process.hrtime.bigint();
+    once();
+    sync();
+    if (i > 0) t.push(Number(process.hrtime.bigint() - t0) / 1e9); // the first call warms up
+  }
+  t.sort((a, b) => a - b);
+  return Math.max(1, Math.min(100, Math.round(target / t[1])));
+}
+
 async function measure(cuda, c, reps) {
   let ctx;
   try {
@@ -140,8 +163,12 @@ async function measure(cuda, c, reps) {
   }
   let result;
   try {
-    result = { seconds: timeBatches(cuda, () => c.run(ctx), reps) };
-    if (!c.noEvents) result.eventSeconds = timeEvents(cuda, () => c.run(ctx), EVENT_REPS);
+    // `repeat` calls per timed batch (seconds per call = batch / repeat); events time one call.
+    const once = () => c.run(ctx);
+    c.repeat ??= autoRepeat(cuda, c, once); // the first round decides; peers get the same count
+    const batch = c.repeat > 1 ? () => { for (let i = 0; i < c.repeat; i++) c.run(ctx); } : once;
+    result = { seconds: timeBatches(cuda, batch, reps) / (c.repeat || 1) };
+    if (!c.noEvents) result.eventSeconds = timeEvents(cuda, once, EVENT_REPS);
   } catch (e) {
     result = { error: errorText(e) };
   }
@@ -156,7 +183,7 @@ async function measure(cuda, c, reps) {
 const skipped = (reason) =>
   Object.fromEntries(PEERS.map((p) => [p, { available: false, reason, results: {} }]));
 
-const peerCase = (c) => ({ id: c.id, iters: c.iters, bytes: c.bytes, ...c.peer });
+const peerCase = (c) => ({ id: c.id, iters: c.iters, repeat: c.repeat || 1, bytes: c.bytes, ...c.peer });
 
 // Starts `peers.py --serve` when peers are on and some case names a peer op. Returns { server,
 // peers }: peers is { torch, cupy }, each { available, version?, reason?, results: {} } (results
@@ -271,6 +298,7 @@ function buildRow(c, ours, peers) {
     unit: c.unit,
     bytes: c.bytes,
     iters: c.iters,
+    repeat: c.repeat,
     target: c.target,
     ...ours,
   };
@@ -305,7 +333,7 @@ function printTable(cases, rows, peers, header) {
           (r.value === undefined ? '' : meetsTarget(c, r.value) ? ' ok' : ' MISS');
     const line = [
       r.op,
-      r.size,
+      r.repeat > 1 ? `${r.size} (×${r.repeat})` : r.size,
       r.error ? 'error' : fmtTime(r.seconds),
       r.value === undefined ? '' : fmtValue(c, r.value),
       r.eventValue === undefined ? '' : fmtValue(c, r.eventValue),
@@ -329,8 +357,8 @@ function printTable(cases, rows, peers, header) {
     l.map((s, i) => (i < 2 ? s.padEnd(widths[i]) : s.padStart(widths[i]))).join('  ').trimEnd();
 
   for (const line of header) console.log(line);
-  console.log('median: wall time of one batch, sync included; other columns: GB/s or µs/op');
-  console.log(`events: the same figure from CUDA events around one batch (median of ${EVENT_REPS}, idle before each)`);
+  console.log('median: wall time of one call (a batch of (×N) calls, sync included, divided by N); other columns: GB/s or µs/op');
+  console.log(`events: CUDA events around ONE call (median of ${EVENT_REPS}, device idle before each): the single-call view`);
   console.log('×torch, ×cupy: > 1 means nodecuda is better (higher GB/s or fewer µs/op); ev×: the same from events');
   console.log();
   console.log(format(titles));
