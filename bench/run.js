@@ -22,7 +22,7 @@
 //   bytes      bytes one batch moves ('GBs'), or the size the op works on (passed to peers)
 //   iters      ops per batch (default 1)
 //   repeat     calls of run() per timed batch; by default enough for a batch of BENCH_BATCH_MS
-//              (2 ms; at most 100 calls; 1 for cases with iters > 1), so a short op's figure is not
+//              (10 ms; at most 500 calls; 1 for cases with iters > 1), so a short op's figure is not
 //              mostly launch latency and clock ramps of one call + sync. The row's figure is per call
 //              (batch time / repeat); its events column times ONE call, device idle before (the
 //              single-call view). Peers run the same count.
@@ -137,10 +137,10 @@ function timeEvents(cuda, batch, reps) {
 
 // Measures one case; any exception becomes { error } so the remaining cases still run.
 // Calls per batch for a case that sets no `repeat`: enough that a batch lasts BENCH_BATCH_MS
-// (default 2 ms; 0: always 1), at most 100, from the median of three timed single calls. Cases with
+// (default 10 ms; 0: always 1), at most 500, from the median of three timed single calls. Cases with
 // iters > 1 loop themselves: 1.
 function autoRepeat(cuda, c, once) {
-  const target = Number(process.env.BENCH_BATCH_MS ?? 2) / 1e3;
+  const target = Number(process.env.BENCH_BATCH_MS ?? 10) / 1e3;
   if (!(target > 0) || c.iters > 1) return 1;
   const sync = () => cuda.driver.Context.synchronize();
   const t = [];
@@ -151,7 +151,7 @@ function autoRepeat(cuda, c, once) {
     if (i > 0) t.push(Number(process.hrtime.bigint() - t0) / 1e9); // the first call warms up
   }
   t.sort((a, b) => a - b);
-  return Math.max(1, Math.min(100, Math.round(target / t[1])));
+  return Math.max(1, Math.min(500, Math.round(target / t[1])));
 }
 
 async function measure(cuda, c, reps) {
