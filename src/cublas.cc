@@ -307,11 +307,18 @@ Napi::Value Gemm(const Napi::CallbackInfo& info) {
   CUstream stream = StreamArg(info[0]);
   const std::shared_ptr<StreamRes>* stream_res =
       stream ? &Unwrap<StreamRes>(info[0], Kind::Stream, "stream") : nullptr;
-  if (!info[1].IsTypedArray() ||
-      info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
-      info[1].As<Napi::Float64Array>().ElementLength() < 14)
+  // One napi_get_typedarray_info (node-addon-api's accessors would make five: a tenth of this
+  // call's host time).
+  bool typed = false;
+  napi_typedarray_type array_type = napi_int8_array;
+  size_t length = 0;
+  void* data = nullptr;
+  if (napi_is_typedarray(info.Env(), info[1], &typed) != napi_ok || !typed ||
+      napi_get_typedarray_info(info.Env(), info[1], &array_type, &length, &data, nullptr,
+                               nullptr) != napi_ok ||
+      array_type != napi_float64_array || length < 14)
     ThrowType("ERR_INVALID_ARG_TYPE", "cublasGemm parameters must be a Float64Array(14)");
-  const double* p = info[1].As<Napi::Float64Array>().Data();
+  const double* p = static_cast<const double*>(data);
   CUdeviceptr a = PtrArg(info, 2, "A"), b = PtrArg(info, 3, "B"), c = PtrArg(info, 4, "C");
   int ta = IntOf(p[0], "transa"), tb = IntOf(p[1], "transb");
   int m = IntOf(p[2], "m", 1), n = IntOf(p[3], "n", 1), k = IntOf(p[4], "k", 1);

@@ -13,6 +13,8 @@ import {
   GEMM_TYPES, GemmParams, MatmulShape, OP_C, OP_N, OP_T, OperandLayout, OperandPlan, batchStride, computeType, gemmParams,
   gemmType, matmulShape, matrixLayout, operandPlan,
 } from '../lib/linalg/plan';
+import { native } from '../lib/cuda/native';
+import { ArrayLayout, PlanMemo } from '../lib/linalg/plan_cache';
 import { DIST, expectCode } from './helpers';
 import { rng } from './reduce-reference';
 
@@ -284,6 +286,77 @@ describe('plans run through a CPU model of cuBLAS equal the row-major product', 
   });
 });
 
+describe('PlanMemo: plans by operand layout, bounded', () => {
+  const f32 = DTYPES.float32, f64 = DTYPES.float64;
+  const lay = (shape: number[], strides: number[], dtype = f32): ArrayLayout => ({ shape, strides, dtype });
+  const A = lay([4, 3], [12, 4]), B = lay([3, 5], [20, 4]), C = lay([4, 5], [20, 4]);
+
+  test('the same key gives the same plan, for equal arrays as for the same ones', () => {
+    const m = new PlanMemo<object>();
+    const plan = {};
+    m.set(A, B, C, undefined, false, plan);
+    expect(m.get(A, B, C, undefined, false)).toBe(plan);
+    expect(m.get(lay([4, 3], [12, 4]), lay([3, 5], [20, 4]), lay([4, 5], [20, 4]), undefined, false)).toBe(plan);
+    expect(m.size).toBe(1);
+  });
+
+  test('different strides, dtypes, out, precision or conjA: different plans', () => {
+    const m = new PlanMemo<string>();
+    const keys: Array<[ArrayLayout, ArrayLayout, ArrayLayout | null, unknown, boolean]> = [
+      [A, B, C, undefined, false],
+      [lay([4, 3], [4, 16]), B, C, undefined, false], // A transposed: other strides
+      [A, lay([3, 5], [40, 8]), C, undefined, false], // B a strided view
+      [lay([4, 3], [24, 8], f64), B, C, undefined, false], // A float64
+      [A, B, null, undefined, false], // no out
+      [A, B, lay([4, 5], [4, 16]), undefined, false], // a transposed out
+      [A, B, lay([4, 5], [40, 8], f64), undefined, false], // a float64 out
+      [A, B, lay([1, 4, 5], [80, 20, 4]), undefined, false], // out of another shape
+      [A, B, C, 'tf32', false],
+      [A, B, C, 'exact', false],
+      [A, B, C, undefined, true],
+      [lay([2, 4, 3], [48, 12, 4]), B, C, undefined, false], // a batch dim
+    ];
+    keys.forEach((k, i) => m.set(...k, `plan ${i}`));
+    keys.forEach((k, i) => expect(m.get(...k)).toBe(`plan ${i}`));
+    expect(m.size).toBe(keys.length);
+  });
+
+  test('bounded: the least recently used plan goes first; a hit counts as a use', () => {
+    const m = new PlanMemo<number>(4);
+    const key = (i: number): [ArrayLayout, ArrayLayout, null, undefined, boolean] => [lay([i + 1, 3], [12, 4]), B, null, undefined, false];
+    for (let i = 0; i < 4; i++) m.set(...key(i), i);
+    expect(m.get(...key(0))).toBe(0); // 0 is now the most recent: 1 is the oldest
+    m.set(...key(4), 4);
+    expect(m.size).toBe(4);
+    expect(m.get(...key(1))).toBeUndefined();
+    expect([0, 2, 3, 4].map((i) => m.get(...key(i)))).toEqual([0, 2, 3, 4]);
+    for (let i = 5; i < 100; i++) m.set(...key(i), i);
+    expect(m.size).toBe(4);
+    m.clear();
+    expect(m.size).toBe(0);
+    expect(m.get(...key(99))).toBeUndefined();
+  });
+
+  test('keys are copies of shape, strides and dtype, not the arrays: later changes do not reach them', () => {
+    const m = new PlanMemo<string>();
+    const shape = [4, 3], strides = [12, 4];
+    m.set(lay(shape, strides), B, null, undefined, false, 'p');
+    shape[0] = 8;
+    strides[0] = 24;
+    expect(m.get(lay([8, 3], [24, 4]), B, null, undefined, false)).toBeUndefined();
+    expect(m.get(lay([4, 3], [12, 4]), B, null, undefined, false)).toBe('p');
+    // An object that answers differently later (as if the memo held it rather than its layout).
+    let now: ArrayLayout = A;
+    const live: ArrayLayout = {
+      get shape() { return now.shape; }, get strides() { return now.strides; }, get dtype() { return now.dtype; },
+    };
+    m.set(B, B, live, undefined, false, 'q');
+    now = C;
+    expect(m.get(B, B, C, undefined, false)).toBeUndefined();
+    expect(m.get(B, B, A, undefined, false)).toBe('q');
+  });
+});
+
 describe('cuBLAS loading (no GPU needed)', () => {
   test('linalg.cublasStatus() finds libcublas or says what to install', () => {
     const st = linalg.cublasStatus();
@@ -297,6 +370,20 @@ describe('cuBLAS loading (no GPU needed)', () => {
     }
   });
 
+  test('the addon checks cublasGemm\'s parameters before loading cuBLAS: a Float64Array of 14, in range', () => {
+    const ok = [0, 0, 16, 16, 16, 16, 0, 16, 0, 16, 256, 1, 0, 68];
+    const call = (p: unknown): void => (native.cublasGemm as (...a: unknown[]) => void)(null, p, 1n, 2n, 3n);
+    for (const p of [null, 5, ok, Float32Array.from(ok), Float64Array.from(ok.slice(0, 13)), new DataView(new ArrayBuffer(112))]) {
+      const e = expectCode(() => call(p), TypeError, 'ERR_INVALID_ARG_TYPE');
+      expect(e.message).toBe('cublasGemm parameters must be a Float64Array(14)');
+    }
+    // A view at an offset is read from its own first element.
+    const at = new Float64Array(new ArrayBuffer(8 * 20), 8, 14);
+    at.set(ok);
+    at[2] = 0;
+    expect(expectCode(() => call(at), RangeError, 'ERR_OUT_OF_RANGE').message).toBe('cublasGemm: m out of range');
+  });
+
   test('CublasError carries code, status and call', () => {
     const e = new CublasError('x', { code: 'CUBLAS_STATUS_INVALID_VALUE', status: 7, call: 'cublasGemmStridedBatchedEx' });
     expect(e).toBeInstanceOf(Error);
@@ -308,9 +395,8 @@ describe('cuBLAS loading (no GPU needed)', () => {
       const cuda = require(${JSON.stringify(DIST)});
       const blas = require(${JSON.stringify(path.join(DIST, 'cuda', 'cublas.js'))});
       const out = { status: cuda.linalg.cublasStatus() };
-      const g = { transa: 0, transb: 0, m: 1, n: 1, k: 1, lda: 1, strideA: 0, ldb: 1, strideB: 0, ldc: 1, strideC: 1, batch: 1,
-        dataType: 0, computeType: 68 };
-      try { blas.gemm(null, g, 0n, 0n, 0n); out.threw = false; } catch (e) {
+      const g = { transa: 0, transb: 0, m: 1, n: 1, k: 1, lda: 1, strideA: 0, ldb: 1, strideB: 0, ldc: 1, strideC: 1, batch: 1 };
+      try { blas.gemm(null, blas.gemmCall(g, 0, 68), 0n, 0n, 0n); out.threw = false; } catch (e) {
         out.error = { name: e.name, code: e.code, status: e.status, call: e.call, message: e.message, isCublas: e instanceof cuda.CublasError };
       }
       console.log(JSON.stringify(out));`;

@@ -29,26 +29,26 @@ export function cublasStatus(): CublasStatus {
   return native.cublasStatus();
 }
 
-/** One cublasGemmStridedBatchedEx call (alpha 1, beta 0), column-major terms. */
-export interface GemmCall {
+/** The shape of one cublasGemmStridedBatchedEx call (alpha 1, beta 0), column-major terms. */
+export interface GemmShape {
   transa: number; transb: number; m: number; n: number; k: number;
   lda: number; strideA: number; ldb: number; strideB: number; ldc: number; strideC: number; batch: number;
-  /** cudaDataType of A, B and C. */
-  dataType: number;
-  /** cublasComputeType_t. */
-  computeType: number;
 }
 
-const params = new Float64Array(14);
+/**
+ * @internal The parameters of one call as the addon takes them (a Float64Array(14): the shape's
+ * fields in order, then the cudaDataType of A, B and C, then the cublasComputeType_t). Made once
+ * per plan and reused: lib/linalg memoizes plans, so a repeated product packs nothing.
+ */
+export function gemmCall(g: GemmShape, dataType: number, computeType: number): Float64Array {
+  return Float64Array.of(g.transa, g.transb, g.m, g.n, g.k, g.lda, g.strideA, g.ldb, g.strideB, g.ldc, g.strideC, g.batch,
+    dataType, computeType);
+}
 
 /**
- * @internal C = op(A)·op(B) for `batch` matrices on `stream` (the launch queue is drained first).
- * CublasError on a cuBLAS failure (`CUBLAS_NOT_FOUND` when libcublas is missing).
+ * @internal C = op(A)·op(B) for `batch` matrices on `stream` (the launch queue is drained first),
+ * `call` from gemmCall. CublasError on a cuBLAS failure (`CUBLAS_NOT_FOUND` when libcublas is missing).
  */
-export function gemm(stream: NativeAddon.StreamHandle | null, g: GemmCall, a: bigint, b: bigint, c: bigint): void {
-  params[0] = g.transa; params[1] = g.transb; params[2] = g.m; params[3] = g.n; params[4] = g.k;
-  params[5] = g.lda; params[6] = g.strideA; params[7] = g.ldb; params[8] = g.strideB;
-  params[9] = g.ldc; params[10] = g.strideC; params[11] = g.batch; params[12] = g.dataType;
-  params[13] = g.computeType;
-  native.cublasGemm(stream, params, a, b, c);
+export function gemm(stream: NativeAddon.StreamHandle | null, call: Float64Array, a: bigint, b: bigint, c: bigint): void {
+  native.cublasGemm(stream, call, a, b, c);
 }

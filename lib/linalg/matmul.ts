@@ -6,15 +6,16 @@
 import { DType } from '../base/dtype';
 import { rangeError, typeError } from '../base/errors';
 import { canCast, resultType } from '../base/promote';
-import { formatShape, sizeOf } from '../base/shape';
+import { formatShape, isCContiguous, sizeOf } from '../base/shape';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
-import { gemm } from '../cuda/cublas';
+import { gemm, gemmCall } from '../cuda/cublas';
 import { GPUArray, arrayArg, optionsArg } from '../array/gpuarray';
 import { assign, fill } from '../array/operators';
 import {
   MatmulShape, OperandPlan, Precision, computeType, gemmParams, gemmType, matmulShape, operandPlan,
 } from './plan';
+import { PlanMemo } from './plan_cache';
 
 /** Options of matmul (and the products built on it). */
 export interface MatmulOptions {
@@ -47,19 +48,49 @@ function checkOut(out: unknown, s: MatmulShape, dt: DType, what: string): GPUArr
 }
 
 /**
+ * What a product does, decided by the operands' layouts alone (memoized: plan_cache.ts): the
+ * result's dtype and shape, the packed cuBLAS call and whether cuBLAS may write `out` itself.
+ */
+interface ProductPlan {
+  readonly dt: DType;
+  /** The result's shape (frozen: shared by the results of this plan). */
+  readonly shape: readonly number[];
+  /** The cublasGemm parameters (gemmCall); null when there is nothing to multiply (empty result, or K = 0). */
+  readonly call: Float64Array | null;
+  /** K = 0 with a non-empty result: zeros (NumPy's empty sum). */
+  readonly zero: boolean;
+  /** `out` is what cuBLAS writes: C order in the result's dtype (false without `out`). */
+  readonly outDirect: boolean;
+}
+
+/** Plans of the products that ran on their operands as they are (no conversion, no copy). */
+const plans = new PlanMemo<ProductPlan>(16);
+
+/** @internal For tests: the memo of product plans. */
+export const productPlans_: { readonly size: number; clear(): void } = plans;
+
+/**
  * @internal The product behind matmul, dot, inner and vdot: C = A·B with NumPy's matmul shapes,
  * `conjA` conjugating A (vdot; A must be 1-D).
  */
 export function product(x: GPUArray, y: GPUArray, opts: MatmulOptions, what: string, conjA = false): GPUArray {
   const o = optionsArg(opts);
-  if (x.context !== y.context || (o.out instanceof GPUArray && o.out.context !== x.context)) {
+  const given = o.out;
+  if (x.context !== y.context || (given instanceof GPUArray && given.context !== x.context)) {
     throw typeError('ERR_DEVICE_MISMATCH', `${what}: arrays live on different devices/contexts; copy one over first`);
+  }
+  // A memoized plan: every check below that the layouts decide passed when it was made; `out`'s
+  // own check (arrayArg: disposed) and the stream's remain, in the same order.
+  const keyOut = given === undefined ? null : given instanceof GPUArray ? given : undefined;
+  if (keyOut !== undefined) {
+    const known = plans.get(x, y, keyOut, o.precision, conjA);
+    if (known) return run(known, x, y, x, y, keyOut?.check(), o.stream, streamHandle(o.stream));
   }
   const s = matmulShape(x.shape, y.shape, what);
   const dt = resultType(x.dtype, y.dtype);
   const t = gemmType(dt, what);
   const compute = computeType(t, o.precision, what);
-  const out = o.out === undefined ? undefined : checkOut(o.out, s, dt, what);
+  const out = given === undefined ? undefined : checkOut(given, s, dt, what);
   const stream = o.stream;
   const sh = streamHandle(stream);
   const temps: GPUArray[] = [];
@@ -77,33 +108,47 @@ export function product(x: GPUArray, y: GPUArray, opts: MatmulOptions, what: str
       }
       return [w, p];
     };
-    const empty = sizeOf(s.out) === 0;
-    const [xa, pa] = empty || s.k === 0 ? [x, null] : prepare(x, true);
-    const [yb, pb] = empty || s.k === 0 ? [y, null] : prepare(y, false);
-    // Straight into `out` when it is what cuBLAS writes (C order, the result's dtype) and shares
-    // no memory with the operands; else into a new array, then copied.
-    const direct = out !== undefined && out.dtype === dt && out.flags.cContiguous &&
-      out.alloc !== x.alloc && out.alloc !== y.alloc;
-    const dst = direct ? out : GPUArray.allocate(s.out, dt, stream);
-    let returned = false;
-    try {
-      if (!empty && s.k === 0) {
-        fill(dst, 0, stream); // an empty sum: NumPy gives zeros
-      } else if (!empty) {
-        const g = gemmParams(s, pa!, pb!, conjA);
-        useOn(xa, sh);
-        useOn(yb, sh);
-        useOn(dst, sh);
-        gemm(sh, { ...g, dataType: t.data, computeType: compute }, yb.ptr, xa.ptr, dst.ptr);
-      }
-      if (out !== undefined && dst !== out) assign(out, dst, stream);
-      returned = true;
-      return out ?? dst;
-    } finally {
-      if (dst !== out && (out !== undefined || !returned)) dst.dispose();
-    }
+    const none = sizeOf(s.out) === 0 || s.k === 0;
+    const [xa, pa] = none ? [x, null] : prepare(x, true);
+    const [yb, pb] = none ? [y, null] : prepare(y, false);
+    const plan: ProductPlan = {
+      dt,
+      shape: Object.freeze(s.out),
+      call: none ? null : gemmCall(gemmParams(s, pa!, pb!, conjA), t.data, compute),
+      zero: none && sizeOf(s.out) !== 0,
+      outDirect: out !== undefined && out.dtype === dt && isCContiguous(out.shape, out.strides, dt.bytes),
+    };
+    if (xa === x && yb === y && keyOut !== undefined) plans.set(x, y, keyOut, o.precision, conjA, plan);
+    return run(plan, x, y, xa, yb, out, stream, sh);
   } finally {
     for (const v of temps) v.dispose();
+  }
+}
+
+/**
+ * Runs `p` on `xa` and `yb` (`x` and `y`, or their converted copies) into `out`. Straight into
+ * `out` when it is what cuBLAS writes and shares no memory with the operands; else into a new
+ * array, then copied.
+ */
+function run(p: ProductPlan, x: GPUArray, y: GPUArray, xa: GPUArray, yb: GPUArray, out: GPUArray | undefined,
+  stream: Stream | null | undefined, sh: NativeAddon.StreamHandle | null): GPUArray {
+  const direct = p.outDirect && out!.alloc !== x.alloc && out!.alloc !== y.alloc;
+  const dst = direct ? out! : GPUArray.allocate(p.shape, p.dt, stream);
+  let returned = false;
+  try {
+    if (p.call) {
+      useOn(xa, sh);
+      useOn(yb, sh);
+      useOn(dst, sh);
+      gemm(sh, p.call, yb.ptr, xa.ptr, dst.ptr);
+    } else if (p.zero) {
+      fill(dst, 0, stream); // an empty sum: NumPy gives zeros
+    }
+    if (out !== undefined && dst !== out) assign(out, dst, stream);
+    returned = true;
+    return out ?? dst;
+  } finally {
+    if (dst !== out && (out !== undefined || !returned)) dst.dispose();
   }
 }
 

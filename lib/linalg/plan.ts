@@ -13,6 +13,7 @@
 import { DType, DTypeName } from '../base/dtype';
 import { rangeError, typeError } from '../base/errors';
 import { broadcastShapes, formatShape, sizeOf } from '../base/shape';
+import type { GemmShape } from '../cuda/cublas';
 
 /** cuBLAS's cudaDataType and cublasComputeType_t values for one dtype. */
 export interface GemmType {
@@ -182,11 +183,8 @@ export function operandPlan(x: OperandLayout, s: MatmulShape, isA: boolean, conj
   return stride === null ? null : { layout, stride };
 }
 
-/** The cublasGemm parameters (types/addon.d.ts) for C (batch, M, N), C-contiguous. */
-export interface GemmParams {
-  transa: number; transb: number; m: number; n: number; k: number;
-  lda: number; strideA: number; ldb: number; strideB: number; ldc: number; strideC: number; batch: number;
-}
+/** The cublasGemm parameters (lib/cuda/cublas.ts) for C (batch, M, N), C-contiguous. */
+export type GemmParams = GemmShape;
 
 const INT_MAX = 2 ** 31 - 1;
 

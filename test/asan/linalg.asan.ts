@@ -53,3 +53,51 @@ test('matmul on the driver double: typed argument errors, a CublasError from cuB
   }
   expect(o.leaked).toBe(0);
 });
+
+test('matmul plans memoized by layout: a repeated product plans once, fails as the first did, and the memo stays bounded', () => {
+  const r = runFake(`
+    const nc = require(process.env.NODECUDA_DIST);
+    const { productPlans_: plans } = require(process.env.NODECUDA_DIST + '/linalg/matmul.js');
+    const { gpuarray } = nc;
+    const err = (f) => { try { f(); return null; } catch (e) { return { name: e.name, code: e.code, message: e.message }; } };
+    const out = {};
+    plans.clear();
+    const a = gpuarray.zeros([4, 3], 'float32'), b = gpuarray.zeros([3, 5], 'float32'), c = gpuarray.zeros([4, 5], 'float32');
+    // cuBLAS fails here (no usable driver) after the plan is made: the same CublasError each time.
+    out.gemm = [1, 2, 3].map(() => err(() => gpuarray.matmul(a, b, { out: c })));
+    out.size1 = plans.size;
+    out.sameArrays = err(() => gpuarray.matmul(gpuarray.zeros([4, 3], 'float32'), b, { out: c }));
+    out.size2 = plans.size; // equal layouts: the same plan
+    out.noOut = err(() => gpuarray.matmul(a, b));
+    out.transposed = err(() => gpuarray.matmul(a, gpuarray.zeros([5, 3], 'float32').T, { out: c }));
+    out.size3 = plans.size;
+    // Checks the layouts do not decide still run on a hit, in the same order.
+    out.badStream = err(() => gpuarray.matmul(a, b, { out: c, stream: 3 }));
+    out.badPrecision = err(() => gpuarray.matmul(a, b, { out: c, precision: 'fast' }));
+    const d = gpuarray.zeros([4, 5], 'float32');
+    err(() => gpuarray.matmul(a, b, { out: d }));
+    d.dispose();
+    out.disposedOut = err(() => gpuarray.matmul(a, b, { out: d }));
+    const live = () => nc.memory().liveAllocations;
+    const xs = [];
+    for (let n = 1; n <= 40; n++) xs.push(gpuarray.zeros([n, 3], 'float32'));
+    const before = live();
+    for (const x of xs) err(() => gpuarray.matmul(x, b)); // each failing call frees its result itself
+    out.leaked = live() - before;
+    out.size4 = plans.size;
+    console.log(JSON.stringify(out));
+  `);
+  expectClean(r);
+  const o = r.out as Record<string, unknown>;
+  const gemm = o.gemm as Array<{ name: string }>;
+  expect(gemm[0]).toMatchObject({ name: 'CublasError' });
+  expect(gemm[1]).toEqual(gemm[0]);
+  expect(gemm[2]).toEqual(gemm[0]);
+  expect(o.sameArrays).toEqual(gemm[0]);
+  expect([o.size1, o.size2, o.size3]).toEqual([1, 1, 3]);
+  expect(o.badStream).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+  expect(o.badPrecision).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' });
+  expect(o.disposedOut).toMatchObject({ name: 'TypeError', code: 'ERR_USE_AFTER_DISPOSE' });
+  expect(o.leaked).toBe(0);
+  expect(o.size4).toBe(16);
+});
