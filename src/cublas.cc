@@ -35,12 +35,16 @@ using StatusNameFn = const char* (*)(int);              // cublasGetStatusName
 using GemmFn = int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int,
                        long long, const void*, int, int, long long, const void*, void*, int, int,
                        long long, int, int, int);  // cublasGemmStridedBatchedEx
+using SetPointerModeFn = int (*)(Handle, int);     // cublasSetPointerMode_v2
+using DotExFn = int (*)(Handle, int, const void*, int, int, const void*, int, int, void*, int,
+                        int);  // cublasDotEx
 
 // Values from library_types.h and cublas_api.h (checked below when the headers are present).
 constexpr int kR16F = 2, kR32F = 0, kR64F = 1, kC32F = 4, kC64F = 5, kR16BF = 14;
 constexpr int kCompute32F = 68, kCompute32FFastTf32 = 77, kCompute64F = 70;
 constexpr int kOpN = 0, kOpT = 1, kOpC = 2;
 constexpr int kGemmDefault = -1;
+constexpr int kPointerHost = 0, kPointerDevice = 1;
 #ifdef NODECUDA_HAVE_CUBLAS_H
 static_assert(kR16F == CUDA_R_16F && kR32F == CUDA_R_32F && kR64F == CUDA_R_64F &&
               kC32F == CUDA_C_32F && kC64F == CUDA_C_64F && kR16BF == CUDA_R_16BF);
@@ -48,6 +52,8 @@ static_assert(kCompute32F == CUBLAS_COMPUTE_32F && kCompute64F == CUBLAS_COMPUTE
               kCompute32FFastTf32 == CUBLAS_COMPUTE_32F_FAST_TF32);
 static_assert(kOpN == CUBLAS_OP_N && kOpT == CUBLAS_OP_T && kOpC == CUBLAS_OP_C &&
               kGemmDefault == CUBLAS_GEMM_DEFAULT);
+static_assert(kPointerHost == CUBLAS_POINTER_MODE_HOST &&
+              kPointerDevice == CUBLAS_POINTER_MODE_DEVICE);
 #endif
 
 // Workspace of each handle, as cuBLAS recommends: 32 MiB on Hopper and newer, 4 MiB before. A
@@ -66,6 +72,8 @@ struct Cublas {
   GetPropertyFn property = nullptr;
   StatusNameFn status_name = nullptr;
   GemmFn gemm = nullptr;
+  SetPointerModeFn set_pointer_mode = nullptr;
+  DotExFn dot = nullptr;
   std::string path, error;
 };
 
@@ -81,8 +89,10 @@ bool ResolveAll(void* lib, Cublas& b) {
   b.property = reinterpret_cast<GetPropertyFn>(sym("cublasGetProperty"));
   b.status_name = reinterpret_cast<StatusNameFn>(sym("cublasGetStatusName"));
   b.gemm = reinterpret_cast<GemmFn>(sym("cublasGemmStridedBatchedEx"));
+  b.set_pointer_mode = reinterpret_cast<SetPointerModeFn>(sym("cublasSetPointerMode_v2"));
+  b.dot = reinterpret_cast<DotExFn>(sym("cublasDotEx"));
   return b.create && b.destroy && b.set_stream && b.set_workspace && b.property && b.status_name &&
-         b.gemm;
+         b.gemm && b.set_pointer_mode && b.dot;
 }
 
 // libcublas.so.* inside pip wheels (nvidia-cublas for CUDA 13: nvidia/cu13/lib; for CUDA 12:
@@ -295,6 +305,30 @@ int IntOf(double v, const char* name, double lo = 0) {
   return static_cast<int>(v);
 }
 
+// The handle for `stream` in the current context `ctx`, after queued launches are submitted
+// (they come before the library's kernels).
+std::shared_ptr<BlasHandle> ReadyHandle(const ContextPtr& ctx, CUstream stream,
+                                        const std::shared_ptr<StreamRes>* stream_res) {
+  DrainedCu();
+  return HandleFor(*ctx, stream, stream_res);
+}
+
+// One workspace per handle, kept (as PyTorch and CuPy do), from the context's pool on the
+// handle's stream. cuBLAS works without one (some algorithms are not eligible): a failed
+// allocation is not an error, and the next call tries again. Called with the handle's lock held.
+void WithWorkspace(const Cublas& blas, BlasHandle& h, Context& ctx, CUstream stream) {
+  if (h.ws) return;
+  const DriverApi& cu = RawCu();
+  CUdeviceptr ws = 0;
+  size_t bytes = WorkspaceBytes(cu, ctx.dev);
+  if (cu.cuMemAllocFromPoolAsync(&ws, bytes, ctx.Pool(), stream) == CUDA_SUCCESS) {
+    if (blas.set_workspace(h.h, reinterpret_cast<void*>(ws), bytes) == 0)
+      h.ws = ws;
+    else
+      cu.cuMemFreeAsync(ws, stream);
+  }
+}
+
 // cublasGemm(stream|null, p Float64Array[14] = transa, transb, m, n, k, lda, strideA, ldb,
 //            strideB, ldc, strideC, batch, dataType, computeType, A, B, C)
 // C = op(A) op(B) (column-major, alpha 1, beta 0) for each of `batch` matrices.
@@ -353,26 +387,45 @@ Napi::Value Gemm(const Napi::CallbackInfo& info) {
 
   const Cublas& blas = Blas();
   ContextPtr ctx = Enter();
-  const DriverApi& cu = DrainedCu();  // submits queued launches first: they come before this GEMM
-  std::shared_ptr<BlasHandle> h = HandleFor(*ctx, stream, stream_res);
+  std::shared_ptr<BlasHandle> h = ReadyHandle(ctx, stream, stream_res);
   std::lock_guard<std::mutex> lock(h->mu);
-  if (!h->ws) {
-    // One workspace per handle, kept (as PyTorch and CuPy do), from the context's pool on the
-    // handle's stream. cuBLAS works without one (some algorithms are not eligible): a failed
-    // allocation is not an error, and the next call tries again.
-    CUdeviceptr ws = 0;
-    size_t bytes = WorkspaceBytes(cu, ctx->dev);
-    if (cu.cuMemAllocFromPoolAsync(&ws, bytes, ctx->Pool(), stream) == CUDA_SUCCESS) {
-      if (blas.set_workspace(h->h, reinterpret_cast<void*>(ws), bytes) == 0)
-        h->ws = ws;
-      else
-        cu.cuMemFreeAsync(ws, stream);
-    }
-  }
+  WithWorkspace(blas, *h, *ctx, stream);
   int status = blas.gemm(h->h, ta, tb, m, n, k, alpha, reinterpret_cast<const void*>(a), type, lda,
                          sa, reinterpret_cast<const void*>(b), type, ldb, sb, beta,
                          reinterpret_cast<void*>(c), type, ldc, sc, batch, compute, kGemmDefault);
   Check(status, "cublasGemmStridedBatchedEx");
+  return info.Env().Undefined();
+}
+
+// cublasDot(stream|null, dataType, n, x, incx, y, incy, result): result[0] = sum x[i*incx] *
+// y[i*incy] (no conjugation), written on the device (pointer mode device for this call only).
+// cublasStatus_t cublasDotEx(cublasHandle_t handle, int n, const void* x, cudaDataType xType,
+//     int incx, const void* y, cudaDataType yType, int incy, void* result, cudaDataType resultType,
+//     cudaDataType executionType)
+Napi::Value Dot(const Napi::CallbackInfo& info) {
+  CUstream stream = StreamArg(info[0]);
+  const std::shared_ptr<StreamRes>* stream_res =
+      stream ? &Unwrap<StreamRes>(info[0], Kind::Stream, "stream") : nullptr;
+  auto num = [&info](size_t i, const char* name, double lo) {
+    double v = info[i].IsNumber() ? info[i].As<Napi::Number>().DoubleValue() : -1;
+    return IntOf(v, name, lo);
+  };
+  int type = num(1, "dataType", 0), n = num(2, "n", 1), incx = num(4, "incx", 1),
+      incy = num(6, "incy", 1);
+  if (type != kR32F && type != kR64F && type != kC32F && type != kC64F)
+    ThrowRange("ERR_OUT_OF_RANGE", "unsupported cuBLAS dot type " + std::to_string(type));
+  CUdeviceptr x = PtrArg(info, 3, "x"), y = PtrArg(info, 5, "y"), r = PtrArg(info, 7, "result");
+  const Cublas& blas = Blas();
+  ContextPtr ctx = Enter();
+  std::shared_ptr<BlasHandle> h = ReadyHandle(ctx, stream, stream_res);
+  std::lock_guard<std::mutex> lock(h->mu);
+  WithWorkspace(blas, *h, *ctx, stream);
+  Check(blas.set_pointer_mode(h->h, kPointerDevice), "cublasSetPointerMode");
+  int status = blas.dot(h->h, n, reinterpret_cast<const void*>(x), type, incx,
+                        reinterpret_cast<const void*>(y), type, incy, reinterpret_cast<void*>(r),
+                        type, type);
+  blas.set_pointer_mode(h->h, kPointerHost);  // GEMM passes alpha and beta from the host
+  Check(status, "cublasDotEx");
   return info.Env().Undefined();
 }
 
@@ -467,6 +520,7 @@ void InitCublas(Napi::Env env, Napi::Object exports) {
   NODECUDA_EXPORT(env, exports, "cublasInit", Init);
   NODECUDA_EXPORT(env, exports, "cublasStatus", Status);
   NODECUDA_EXPORT(env, exports, "cublasGemm", BlasCall<Gemm>);
+  NODECUDA_EXPORT(env, exports, "cublasDot", BlasCall<Dot>);
 }
 
 }  // namespace nodecuda

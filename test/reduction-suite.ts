@@ -420,6 +420,38 @@ function partB(): void {
       expect(download(gpuarray.dot(c, e))).toEqual([{ re: -6, im: 13 }]);
     }));
 
+    test('cuBLAS dot (float32/float64/complex64/complex128, one positive stride) agrees with the reduction kernel and the CPU, on a stream too', () => cuda.tidy(() => {
+      expect(cuda.linalg.cublasStatus().found).toBe(true); // the GPU machine has cuBLAS: the fast path must run here
+      const check = softly();
+      const s = new driver.Stream();
+      const n = 300007;
+      for (const d of ['float32', 'float64', 'complex64', 'complex128'] as DTypeName[]) {
+        const xs = randomValues(d, 3 * n, 90), ys = randomValues(d, 3 * n, 91);
+        const a = upload(d, xs), b = upload(d, ys);
+        const cases: Array<[string, GPUArray, GPUArray, V[], V[]]> = [
+          ['contiguous', a, b, xs, ys],
+          ['step 3 (cuBLAS incx = incy = 3)', a.index('::3'), b.index('1::3'), xs.filter((_, i) => i % 3 === 0), ys.filter((_, i) => i % 3 === 1)],
+        ];
+        for (const [label, x, y, xv, yv] of cases) {
+          const want = dotRef(d, d, d, xv, yv);
+          check(() => expectClose(download(gpuarray.dot(x, y)), [want], `${d} ${label} (cuBLAS)`));
+          check(() => {
+            const r = gpuarray.dot(x, y, { stream: s });
+            s.synchronize();
+            expectClose(download(r), [want], `${d} ${label} on a stream (cuBLAS)`);
+          });
+          process.env.NODECUDA_DOT_CUBLAS = '0';
+          try {
+            check(() => expectClose(download(gpuarray.dot(x, y)), [want], `${d} ${label} (reduction kernel)`));
+          } finally {
+            delete process.env.NODECUDA_DOT_CUBLAS;
+          }
+        }
+      }
+      s.synchronize();
+      check.done();
+    }));
+
     test('shapes must be equal: RangeError ERR_SHAPE_MISMATCH (no broadcasting)', () => cuda.tidy(() => {
       const a = gpuarray.zeros([6], 'float32'), b = gpuarray.zeros([2, 3], 'float32'), c = gpuarray.zeros([3], 'float32');
       expectCode(() => gpuarray.dot(a, b), RangeError, 'ERR_SHAPE_MISMATCH');

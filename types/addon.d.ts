@@ -242,6 +242,8 @@ declare namespace NativeAddon {
      * m, n, k, lda, strideA, ldb, strideB, ldc, strideC, batch, cudaDataType, cublasComputeType.
      */
     cublasGemm(stream: StreamHandle | null, params: Float64Array, a: bigint, b: bigint, c: bigint): void;
+    cublasDot(stream: StreamHandle | null, dataType: number, n: number, x: bigint, incx: number, y: bigint, incy: number,
+      result: bigint): void;
     // cufft.cc (CufftError: CUFFT_NOT_FOUND when libcufft cannot be opened, else the cufftResult)
     /** [cufftGetVersion(), library path]. */
     cufftVersion(): [number, string];

@@ -8,6 +8,7 @@ import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, isFloat16Like
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
+import { blasDot, blasDotType } from '../cuda/cublas';
 import { GPUArray } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
@@ -444,6 +445,42 @@ function sameLayout(a: GPUArray, b: GPUArray, what: string): [GPUArray, GPUArray
   return [c(a), c(b), temps];
 }
 
+const INT32_MAX = 2 ** 31 - 1;
+
+// One element stride > 0 that walks all of `v` (C-contiguous, or 1-D with a positive step), or 0.
+function unitWalk(v: GPUArray): number {
+  if (v.flags.cContiguous) return 1;
+  const s = v.ndim === 1 ? v.strides[0] / v.dtype.bytes : 0;
+  return Number.isInteger(s) && s > 0 ? s : 0;
+}
+
+/**
+ * dot through cuBLAS (cublasDotEx, as PyTorch's torch.dot) for float32/float64/complex64/
+ * complex128 operands of one dtype that each walk with one positive stride, no `dtype` or `out`
+ * option, 1 ≤ n < 2^31 and libcublas present; null otherwise (the reduction kernel then runs).
+ */
+function blasDotOf(x: GPUArray, y: GPUArray, opts: ReduceOptions): GPUArray | null {
+  const n = x.size;
+  if (opts.dtype !== undefined || opts.out !== undefined || x.dtype !== y.dtype || n < 1 || n > INT32_MAX) return null;
+  const incx = unitWalk(x), incy = unitWalk(y);
+  if (!incx || !incy || incx * (n - 1) > INT32_MAX || incy * (n - 1) > INT32_MAX) return null; // cuBLAS's int indexing
+  const type = blasDotType(x.dtype.name);
+  if (type === null) return null;
+  const stream = opts.stream;
+  const sh = streamHandle(stream);
+  const r = GPUArray.allocate([], x.dtype, stream);
+  try {
+    useOn(x, sh);
+    useOn(y, sh);
+    useOn(r, sh);
+    blasDot(sh, type, n, x.ptr, incx, y.ptr, incy, r.ptr);
+    return r;
+  } catch (e) {
+    r.dispose();
+    throw e;
+  }
+}
+
 function dotDtypes(a: GPUArray, b: GPUArray, opts: ReduceOptions): [DType, DType] {
   const p = resultType(a.dtype, b.dtype);
   if (opts.dtype !== undefined) {
@@ -461,6 +498,8 @@ function dotDtypes(a: GPUArray, b: GPUArray, opts: ReduceOptions): [DType, DType
 export function dot(a: GPUArray, b: GPUArray, opts: ReduceOptions = {}): GPUArray {
   const [x, y, temps] = sameLayout(checked(a, 'dot'), checked(b, 'dot'), 'dot');
   try {
+    const blas = blasDotOf(x, y, opts);
+    if (blas) return blas;
     const [acc, out] = dotDtypes(x, y, opts);
     const p = resultType(x.dtype, y.dtype);
     const xs = [x, y].map((v) => (v.dtype === p ? v : (temps.push(v.astype(p)), temps[temps.length - 1])));

@@ -52,3 +52,27 @@ export function gemmCall(g: GemmShape, dataType: number, computeType: number): F
 export function gemm(stream: NativeAddon.StreamHandle | null, call: Float64Array, a: bigint, b: bigint, c: bigint): void {
   native.cublasGemm(stream, call, a, b, c);
 }
+
+// cudaDataType of the dtypes cublasDotEx takes (result and execution in the same type).
+const DOT_TYPES: Readonly<Record<string, number>> = { float32: 0, float64: 1, complex64: 4, complex128: 5 };
+let dotAvailable: boolean | undefined;
+
+/**
+ * @internal The cudaDataType cuBLAS's dot takes for `dtypeName`, or null: another dtype, libcublas
+ * not found, or NODECUDA_DOT_CUBLAS=0 (read per call).
+ */
+export function blasDotType(dtypeName: string): number | null {
+  const t = DOT_TYPES[dtypeName];
+  if (t === undefined || process.env.NODECUDA_DOT_CUBLAS === '0') return null;
+  dotAvailable ??= cublasStatus().found;
+  return dotAvailable ? t : null;
+}
+
+/**
+ * @internal result[0] = Σ x[i·incx]·y[i·incy] for i < n (no conjugation), on `stream`, written on
+ * the device (cublasDotEx). CublasError on a cuBLAS failure.
+ */
+export function blasDot(stream: NativeAddon.StreamHandle | null, type: number, n: number, x: bigint, incx: number,
+  y: bigint, incy: number, result: bigint): void {
+  native.cublasDot(stream, type, n, x, incx, y, incy, result);
+}
