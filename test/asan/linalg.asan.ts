@@ -66,10 +66,14 @@ test('matmul plans memoized by layout: a repeated product plans once, fails as t
     // cuBLAS fails here (no usable driver) after the plan is made: the same CublasError each time.
     out.gemm = [1, 2, 3].map(() => err(() => gpuarray.matmul(a, b, { out: c })));
     out.size1 = plans.size;
-    out.sameArrays = err(() => gpuarray.matmul(gpuarray.zeros([4, 3], 'float32'), b, { out: c }));
+    const a2 = gpuarray.zeros([4, 3], 'float32');
+    out.sameArrays = err(() => gpuarray.matmul(a2, b, { out: c }));
+    a2.dispose(); // disposed, not left to the GC: the leak count below must not see a finalizer
     out.size2 = plans.size; // equal layouts: the same plan
     out.noOut = err(() => gpuarray.matmul(a, b));
-    out.transposed = err(() => gpuarray.matmul(a, gpuarray.zeros([5, 3], 'float32').T, { out: c }));
+    const bt = gpuarray.zeros([5, 3], 'float32');
+    out.transposed = err(() => gpuarray.matmul(a, bt.T, { out: c }));
+    bt.dispose();
     out.size3 = plans.size;
     // Checks the layouts do not decide still run on a hit, in the same order.
     out.badStream = err(() => gpuarray.matmul(a, b, { out: c, stream: 3 }));
