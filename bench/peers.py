@@ -210,12 +210,12 @@ class Torch:
         return fns[case["op"]], None, t.cuda.empty_cache
 
     def sort(self, case):
-        # Same shapes as bench/cases/80.sort.js: uniform float32 keys, int32 keys in [0, 1000),
-        # sorted float32 haystack and uniform queries.
+        # Same shapes as bench/cases/80.sort.js: uniform float32 keys, uniform int32 keys in
+        # [0, case["range"]), sorted float32 haystack and uniform queries.
         t, op, n = self.torch, case["op"], case["n"]
         g = t.Generator(device="cuda").manual_seed(80)
         if op == "unique":
-            x = t.randint(0, 1000, (n,), device="cuda", dtype=t.int32, generator=g)
+            x = t.randint(0, case["range"], (n,), device="cuda", dtype=t.int32, generator=g)
             return (lambda: t.unique(x)), None, t.cuda.empty_cache
         if op == "searchsorted":
             a = t.sort(t.rand(case["m"], device="cuda", generator=g)).values
@@ -386,7 +386,7 @@ class Cupy:
         cp, op, n = self.cp, case["op"], case["n"]
         rs = cp.random.RandomState(80)
         if op == "unique":
-            x = rs.randint(0, 1000, size=n, dtype=cp.int32)
+            x = rs.randint(0, case["range"], size=n, dtype=cp.int32)
             return (lambda: cp.unique(x)), None, self.free_pools
         if op == "searchsorted":
             a = cp.sort(rs.rand(case["m"], dtype=cp.float32))

@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 'use strict';
-// gpuarray.unique after the chunked count/result kernels (engine/templates/unique.ts): wall time
-// of 2^26 int32 in [0, 1000) with and without returnInverse/returnCounts (median of 15, each call
-// followed by a context synchronize), then results checked against a CPU reference at n = 1e6
-// (int32 in a small and a wide range, float32 with NaNs; returnIndex/returnInverse/returnCounts).
-//   node bench/probe-unique.js [--n=67108864] [--reps=15]
+// gpuarray.unique (engine/templates/unique.ts): wall time of 2^26 int32 in [0, 1000) (--range) with and
+// without returnInverse/returnCounts (median of 15, each call followed by a context synchronize),
+// counted (the default for a range that small) and sorted (NODECUDA_UNIQUE_COUNTING=0, the
+// chunked count/result kernels after the radix sort), then results checked against a CPU
+// reference at n = 1e6 (int32 in small ranges and one value, uint8 of 3 values: counted, each way
+// of counting; int32 in a wide range and 1025 elements: sorted; float32 with NaNs;
+// returnIndex/returnInverse/returnCounts).
+//   node bench/probe-unique.js [--n=67108864] [--range=1000] [--reps=15]
+// (--range up to n / 4 is counted: a wider one times the sort twice.)
 const cuda = require('..');
 const { gpuarray, random, driver } = cuda;
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
 const N = Number(args.n ?? 2 ** 26);
+const RANGE = Number(args.range ?? 1000);
 const REPS = Number(args.reps ?? 15);
 const sync = () => driver.Context.synchronize();
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -33,11 +38,16 @@ function time(label, fn) {
 }
 
 random.seed(80);
-const u = random.rand([N], 'float32').mul(1000).astype('int32');
-time('unique', () => gpuarray.unique(u));
-time('unique counts', () => gpuarray.unique(u, { returnCounts: true }));
-time('unique inverse+counts', () => gpuarray.unique(u, { returnInverse: true, returnCounts: true }));
-time('unique index+inverse+counts', () => gpuarray.unique(u, { returnIndex: true, returnInverse: true, returnCounts: true }));
+const u = random.rand([N], 'float64').mul(RANGE).astype('int32');
+for (const counting of ['1', '0']) {
+  process.env.NODECUDA_UNIQUE_COUNTING = counting; // read on every call
+  console.log(counting === '1' ? 'counted (default):' : 'sorted (NODECUDA_UNIQUE_COUNTING=0):');
+  time('unique', () => gpuarray.unique(u));
+  time('unique counts', () => gpuarray.unique(u, { returnCounts: true }));
+  time('unique inverse+counts', () => gpuarray.unique(u, { returnInverse: true, returnCounts: true }));
+  time('unique index+inverse+counts', () => gpuarray.unique(u, { returnIndex: true, returnInverse: true, returnCounts: true }));
+}
+delete process.env.NODECUDA_UNIQUE_COUNTING;
 u.dispose();
 
 // CPU reference: NumPy's unique (NaNs one value, last; first index = first occurrence).
@@ -81,6 +91,9 @@ const rnd = (range) => Math.floor(Math.random() * range);
 check('[0, 1000)', Int32Array.from({ length: M }, () => rnd(1000)), 'int32');
 check('[0, 1e6) (heads everywhere)', Int32Array.from({ length: M }, () => rnd(M)), 'int32');
 check('one value', new Int32Array(M).fill(7), 'int32');
+check('[0, 6000) (bins in shared memory, global with first indices)', Int32Array.from({ length: M }, () => rnd(6000)), 'int32');
+check('[-1e5, 1e5) (global bins)', Int32Array.from({ length: M }, () => rnd(2e5) - 1e5), 'int32');
+check('{0, 1, 2} (warp ballots)', Uint8Array.from({ length: M }, () => rnd(3)), 'uint8');
 check('n = 1025', Int32Array.from({ length: 1025 }, () => rnd(10)), 'int32');
 check('NaNs', Float32Array.from({ length: M }, () => (Math.random() < 0.01 ? NaN : rnd(100) - 50)), 'float32');
 console.log(bad ? `FAILED (${bad})` : 'all checks ok');

@@ -19,7 +19,9 @@ process.env.NODECUDA_RECORD_KERNELS = path.resolve(out);
 process.env.NODECUDA_PREBUILT = '0';
 const cuda = require(process.env.NODECUDA_DIST || path.join(__dirname, '..', 'dist'));
 const { gpuarray: ga, cumath, random } = cuda;
-const { uniqueChunks, uniqueCounts, uniqueResults } = require(path.join(process.env.NODECUDA_DIST || path.join(__dirname, '..', 'dist'), 'engine', 'sort'));
+const {
+  uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCounts, uniqueHistogram, uniqueInverse, uniqueMinMax, uniqueResults,
+} = require(path.join(process.env.NODECUDA_DIST || path.join(__dirname, '..', 'dist'), 'engine', 'sort'));
 
 // The dtypes most programs use; others still compile on first use (NVRTC + the disk cache).
 const DTYPES = ['float32', 'float64', 'int32', 'int64', 'float16', 'uint8', 'bool'];
@@ -99,6 +101,22 @@ for (const dt of ['float32', 'int32', 'int64', 'float64']) {
     const z = { sorted: 0n, blocks: 0n, perm: 0n, vals: 0n, first: 0n, starts: 0n, inv: 0n };
     uniqueResults(a.dtype, true, z, N, uniqueChunks(N), null, []);
     uniqueCounts(0n, 0n, N, N, null);
+  });
+}
+for (const dt of ['int32', 'int64', 'uint8', 'bool']) {
+  // unique's counting path (integers and bool of a small range), launched directly: past its range
+  // read back (nothing on the double) the engine would not go on. The min/max reduction in the
+  // variant a fresh contiguous array gets (vector loads); the histogram kernel serves every mode.
+  attempt(() => {
+    const a = ga.zeros([N], dt);
+    const hist = ga.zeros([64], 'uint32');
+    const ch = uniqueChunks(32);
+    uniqueMinMax(a.dtype, a.address, a.align16, N, hist.address, null, []);
+    uniqueHistogram(a.dtype, a.address, hist.address, true, N, 0n, 32, null, []);
+    uniqueBinsCount(hist.address, 0n, 0n, 32, ch, null);
+    const z = { hist: hist.address, blocks: 0n, vals: 0n, first: 0n, counts: 0n };
+    uniqueBinsResults(a.dtype, z, true, 0n, 32, ch, true, null, []);
+    uniqueInverse(a.dtype, a.address, hist.address, 0n, N, 0n, 32, null, []);
   });
 }
 {

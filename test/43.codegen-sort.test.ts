@@ -1,11 +1,15 @@
 /**
  * Every sort kernel compiles with NVRTC (no GPU needed): the radix sort's prep/finish kernels,
- * unique's count and result kernels and searchsorted's for each dtype, and the dtype-independent
- * scanhist and scatter passes, for sm_75 (PTX) and sm_90 (CUBIN).
+ * unique's count and result kernels and searchsorted's for each dtype, unique's counting path for
+ * the integers and bool (histogram, bin results, inverse, and the min/max reduction in the
+ * variants the engine picks), and the dtype-independent scanhist and scatter passes and occupied
+ * bins count, for sm_75 (PTX) and sm_90 (CUBIN).
  */
 import { DTYPES, compiler } from '../lib';
 import { PREAMBLE } from '../lib/engine/templates/preamble';
 import { searchKernel, sortCommonKernels, sortKernelsFor } from '../lib/engine/templates/sort';
+import { REDUCE_PREAMBLE, reduceKernel } from '../lib/engine/templates/reduction';
+import { uniqueMinMaxSpec } from '../lib/engine/templates/unique';
 
 function compileBoth(source: string, names: string[]): void {
   const ptx = Buffer.from(compiler.compile(source, { arch: 'sm_75', noExternC: true, options: ['--std=c++17'], target: 'ptx' }).image).toString('utf8');
@@ -18,6 +22,19 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
   test.each(Object.keys(DTYPES))('%s: prep, finish, unique and searchsorted kernels', (d) => {
     const ks = sortKernelsFor(DTYPES[d as keyof typeof DTYPES]);
     compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+  });
+
+  const COUNTABLE = Object.keys(DTYPES).filter((d) => 'biu'.includes(DTYPES[d as keyof typeof DTYPES].kind));
+  test('the counting path covers every integer dtype and bool', () => expect(COUNTABLE.length).toBe(9));
+  test.each(COUNTABLE)('%s: unique\'s min/max reduction (vector loads, and scalar with 64-bit offsets)', (d) => {
+    const dt = DTYPES[d as keyof typeof DTYPES];
+    const spec = uniqueMinMaxSpec(dt);
+    const ks = [reduceKernel(spec, { kind: 'rows', nk: 1, nr: 1, wide: false, e: 16 / dt.bytes }),
+      reduceKernel(spec, { kind: 'rows', nk: 1, nr: 1, wide: true, e: 1 })];
+    expect(ks.every((k) => k.source.includes('_DEF'))).toBe(true);
+    compileBoth([PREAMBLE, REDUCE_PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+    expect(sortKernelsFor(dt).map((k) => k.name)).toEqual(expect.arrayContaining(
+      [`nc_unique_hist_${d}`, `nc_unique_bins_result_${d}`, `nc_unique_inverse_${d}`]));
   });
 
   test('scanhist, the scatter passes and unique counts', () => {

@@ -3,12 +3,17 @@
  * (stable: argsort indices checked exactly; NaNs last; -0.0 before +0.0; complex by real then
  * imaginary part, NaN largest in each part), sizes 0 … 2^20+3 and one 2^24 float32, duplicates,
  * all-equal, sorted and reversed inputs, int extremes, non-contiguous and broadcast inputs, axis
- * 0/1/-1/null of 2-D and 3-D arrays; unique with every return option; searchsorted left/right,
- * with a sorter and NaN. Argument errors raised before any GPU work are CPU tests at the end.
+ * 0/1/-1/null of 2-D and 3-D arrays; unique with every return option; unique's counting path for
+ * integers and bool of a small range (every integer dtype and bool against a CPU reference, the
+ * bound between counting and sorting, NODECUDA_UNIQUE_COUNTING=0, views, 2-D, streams);
+ * searchsorted left/right, with a sorter and NaN. Argument errors raised before any GPU work and
+ * the counting path's CPU reference itself are CPU tests at the end.
  */
 import * as cuda from '../lib';
 import { GPUArray, gpuarray, slice } from '../lib';
 import type { DTypeName } from '../lib';
+import * as sortEngine from '../lib/engine/sort';
+import { UNIQUE_COUNTING_MIN, uniqueCountingBins } from '../lib/array/sorting';
 import { describeGpu, expectCode } from './helpers';
 import { C, DTYPE_NAMES, V, download, half, kind, softly, toBf16, upload, viewOf } from './reference';
 import { rng } from './reduce-reference';
@@ -54,6 +59,21 @@ function expectIndices(r: GPUArray, want: number[], label: string): void {
   if (bad >= 0) throw new Error(`${label}: first index mismatch at ${bad}: got ${got[bad]} want ${want[bad]}`);
 }
 
+/** NumPy's unique of a flat list of integers (numbers or bigints): sorted values, first indices, inverse, counts. */
+function uniqueRef(xs: V[]): { values: V[]; first: number[]; inverse: number[]; counts: number[] } {
+  const first = new Map<V, number>();
+  const count = new Map<V, number>();
+  xs.forEach((x, i) => {
+    if (!first.has(x)) first.set(x, i);
+    count.set(x, (count.get(x) ?? 0) + 1);
+  });
+  const values = [...first.keys()].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+  const rank = new Map(values.map((v, j) => [v, j]));
+  return {
+    values, first: values.map((v) => first.get(v)!), inverse: xs.map((x) => rank.get(x)!), counts: values.map((v) => count.get(v)!),
+  };
+}
+
 // ---- inputs -------------------------------------------------------------------------------------
 
 const INT_RANGE: Partial<Record<DTypeName, [bigint, bigint]>> = {
@@ -61,6 +81,23 @@ const INT_RANGE: Partial<Record<DTypeName, [bigint, bigint]>> = {
   uint32: [0n, 2n ** 32n - 1n], int64: [-(2n ** 63n), 2n ** 63n - 1n], uint64: [0n, 2n ** 64n - 1n],
 };
 const SPECIAL = [NaN, -NaN, Infinity, -Infinity, -0, 0, 1, -1, 0.5];
+
+/** The integer dtypes and bool: unique's counting path. */
+const COUNTABLE: DTypeName[] = ['bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64'];
+/** [lowest, highest] of an integer dtype or bool. */
+const limitsOf = (d: DTypeName): [bigint, bigint] => (d === 'bool' ? [0n, 1n] : INT_RANGE[d]!);
+/**
+ * n values of d uniform in [lo, hi] (at most 2^53 apart), with lo at index n / 2 and hi at the last
+ * index, so the range is exactly [lo, hi]; 64-bit dtypes as bigints, the others as numbers.
+ */
+function spread(d: DTypeName, n: number, lo: bigint, hi: bigint, seed: number): V[] {
+  const r = rng(seed);
+  const span = Number(hi - lo + 1n);
+  const xs = Array.from({ length: n }, () => lo + BigInt(Math.floor(r() * span)));
+  xs[n >> 1] = lo;
+  xs[n - 1] = hi;
+  return xs.map((v) => (d.endsWith('64') ? v : Number(v)));
+}
 
 /** n values of d: `distinct` limits them to a few values (duplicates); floats include NaN/±Inf/-0. */
 function values(d: DTypeName, n: number, seed: number, distinct = 0): V[] {
@@ -94,6 +131,56 @@ function check1d(d: DTypeName, xs: V[], label: string): void {
   const want = order.map((i) => xs[i]);
   expectValues(download(gpuarray.sort(a)), want, `${label} sort`);
   expectIndices(gpuarray.argsort(a), order, `${label} argsort`);
+}
+
+/**
+ * unique of `a` (C-order values `xs`) against uniqueRef: values (a's dtype), then every return
+ * option at once (inverse of a's shape) and each alone (the histogram without first indices, the
+ * results without ranks), on `stream` (synchronized before each read). `path`: whether the
+ * counting path runs (its histogram launched once a call) or the sort.
+ */
+function checkUnique(a: GPUArray, xs: V[], label: string, path: 'counts' | 'sorts', stream?: cuda.Stream): void {
+  const want = uniqueRef(xs);
+  const hist = jest.spyOn(sortEngine, 'uniqueHistogram');
+  try {
+    const run = (o: cuda.UniqueOptions): GPUArray | cuda.UniqueResult => {
+      const r = gpuarray.unique(a, { ...o, stream });
+      stream?.synchronize();
+      return r;
+    };
+    const plain = run({}) as GPUArray;
+    expect(plain.dtype).toBe(a.dtype);
+    expectValues(download(plain), want.values, `${label}: values`);
+    const all = run({ returnIndex: true, returnInverse: true, returnCounts: true }) as cuda.UniqueResult;
+    expectValues(download(all.values), want.values, `${label}: values (all options)`);
+    expectIndices(all.indices!, want.first, `${label}: first indices`);
+    expect([...all.inverse!.shape]).toEqual([...a.shape]);
+    expectIndices(all.inverse!, want.inverse, `${label}: inverse`);
+    expectIndices(all.counts!, want.counts, `${label}: counts`);
+    const alone = { indices: want.first, inverse: want.inverse, counts: want.counts };
+    const opt = { indices: 'returnIndex', inverse: 'returnInverse', counts: 'returnCounts' } as const;
+    for (const key of ['indices', 'inverse', 'counts'] as const) {
+      const r = run({ [opt[key]]: true }) as cuda.UniqueResult;
+      expectValues(download(r.values), want.values, `${label}: values (${opt[key]} alone)`);
+      expect(Object.keys(r).filter((k) => k !== 'values' && r[k as keyof cuda.UniqueResult] !== undefined)).toEqual([key]);
+      expectIndices(r[key]!, alone[key], `${label}: ${key} (${opt[key]} alone)`);
+    }
+    expect(hist).toHaveBeenCalledTimes(path === 'counts' ? 5 : 0);
+  } finally {
+    hist.mockRestore();
+  }
+}
+
+/** Runs `fn` with NODECUDA_UNIQUE_COUNTING=0 (unique sorts every input), then restores the variable. */
+function countingOff<T>(fn: () => T): T {
+  const old = process.env.NODECUDA_UNIQUE_COUNTING;
+  process.env.NODECUDA_UNIQUE_COUNTING = '0';
+  try {
+    return fn();
+  } finally {
+    if (old === undefined) delete process.env.NODECUDA_UNIQUE_COUNTING;
+    else process.env.NODECUDA_UNIQUE_COUNTING = old;
+  }
 }
 
 describeGpu('sorting', () => {
@@ -296,6 +383,108 @@ describeGpu('sorting', () => {
     }));
   });
 
+  describe('unique by counting (integers and bool of a small range)', () => {
+    const N = 2 ** 17 + 3; // above UNIQUE_COUNTING_MIN; not a multiple of 4 (the kernels' last group is partial)
+    const BOUND = uniqueCountingBins(N); // 32768 values
+
+    test.each(COUNTABLE)('%s: counting path = CPU reference (values, first indices, inverse, counts): small range, '
+      + 'one value, both ends of the dtype, 2 and 5 values (warp ballots), 6000 values (shared or global bins), '
+      + '2^16 elements exactly; 2^16 - 1 elements sort', (d) => {
+      const check = softly();
+      const [L, H] = limitsOf(d);
+      const signed = kind(d) === 'i';
+      const cases: Array<[string, bigint, bigint, number]> = [
+        // [label, lo, hi, n]
+        [signed ? '[-3, 50)' : d === 'bool' ? '{0, 1}' : '[0, 200)', signed ? -3n : 0n, d === 'bool' ? 1n : signed ? 49n : 199n, N],
+        ['one value', d === 'bool' ? 1n : 7n, d === 'bool' ? 1n : 7n, N],
+        ['the lowest 100 values', L, L + (d === 'bool' ? 1n : 99n), N],
+        ['the highest 100 values', H - (d === 'bool' ? 1n : 99n), H, N],
+        ['the highest 2 values', H - 1n, H, N],
+        ['the lowest 5 values', L, L + (d === 'bool' ? 1n : 4n), N],
+        ['every value of the dtype, or 6000', L, H - L < 6000n ? H : L + 5999n, N],
+        ['[lo, lo + 50), exactly 2^16 elements', L, L + (d === 'bool' ? 1n : 49n), UNIQUE_COUNTING_MIN],
+      ];
+      if (d === 'int64') cases.push(['[2^62, 2^62 + 100)', 2n ** 62n, 2n ** 62n + 99n, N]);
+      if (d === 'uint64') cases.push(['[2^63 - 50, 2^63 + 50)', 2n ** 63n - 50n, 2n ** 63n + 49n, N]);
+      cases.forEach(([label, lo, hi, n], j) => {
+        check(() => cuda.tidy(() => {
+          const xs = spread(d, n, lo, hi, 300 + j);
+          checkUnique(upload(d, xs), xs, `${d} ${label}`, 'counts');
+        }));
+      });
+      check(() => cuda.tidy(() => {
+        const xs = spread(d, UNIQUE_COUNTING_MIN - 1, L, L + (d === 'bool' ? 1n : 49n), 399);
+        checkUnique(upload(d, xs), xs, `${d} 2^16 - 1 elements`, 'sorts');
+      }));
+      check.done();
+    });
+
+    test.each(['int16', 'uint16', 'int32', 'uint32', 'int64', 'uint64'] as DTypeName[])(
+      '%s: a range of n / 4 values counts, one more sorts; both equal the CPU reference and NODECUDA_UNIQUE_COUNTING=0', (d) => {
+        const check = softly();
+        const [L, H] = limitsOf(d);
+        // At the dtype's ends: int16 and int32 from their lowest value, the others up to their highest.
+        const base = d === 'int16' || d === 'int32' ? L : H - BigInt(BOUND);
+        for (const [extra, path] of [[0n, 'counts'], [1n, 'sorts']] as const) {
+          check(() => cuda.tidy(() => {
+            const xs = spread(d, N, base, base + BigInt(BOUND) - 1n + extra, 500 + Number(extra));
+            const a = upload(d, xs);
+            const label = `${d} range ${BOUND + Number(extra)}`;
+            const range = jest.spyOn(sortEngine, 'uniqueMinMax');
+            try {
+              checkUnique(a, xs, label, path);
+              expect(range).toHaveBeenCalledTimes(5); // the range is read either way
+            } finally {
+              range.mockRestore();
+            }
+            countingOff(() => checkUnique(a, xs, `${label}, NODECUDA_UNIQUE_COUNTING=0`, 'sorts'));
+            const opts = { returnIndex: true, returnInverse: true, returnCounts: true };
+            const on = gpuarray.unique(a, opts) as cuda.UniqueResult;
+            const off = countingOff(() => gpuarray.unique(a, opts)) as cuda.UniqueResult;
+            for (const key of ['values', 'indices', 'inverse', 'counts'] as const) {
+              expectValues(download(on[key]!), download(off[key]!), `${label}: ${key}, counting on vs off`);
+            }
+          }));
+        }
+        check.done();
+      });
+
+    test.each(['bool', 'uint8', 'int16', 'int32', 'int64', 'uint64'] as DTypeName[])(
+      '%s: non-contiguous (every second element, transposed) and 2-D inputs (inverse keeps the shape), on a stream and a '
+      + 'non-blocking stream', (d) => {
+        const check = softly();
+        const [L] = limitsOf(d);
+        const hi = L + (d === 'bool' ? 1n : 999n);
+        check(() => cuda.tidy(() => {
+          const ys = spread(d, 2 * N, L, hi, 601);
+          const xs = ys.filter((_, i) => i % 2 === 1);
+          checkUnique(upload(d, ys).index(slice(1, null, 2)), xs, `${d} every second element`, 'counts');
+        }));
+        const shape = [257, 512];
+        const ys = spread(d, 257 * 512, L, hi, 602);
+        check(() => cuda.tidy(() => checkUnique(upload(d, ys, shape), ys, `${d} 2-D [257, 512]`, 'counts')));
+        check(() => cuda.tidy(() => {
+          const t = upload(d, ys, shape).T;
+          checkUnique(t, viewOf(ys, [512, 257], [1, 512]), `${d} transposed [512, 257]`, 'counts');
+        }));
+        for (const flags of [cuda.driver.streamFlags.DEFAULT, cuda.driver.streamFlags.NON_BLOCKING]) {
+          check(() => {
+            const s = new cuda.driver.Stream(flags);
+            try {
+              cuda.tidy(() => { // the arrays made on s are gone before s is
+                const a = upload(d, ys, shape);
+                cuda.driver.Context.synchronize(); // the upload, before a non-blocking stream reads it
+                checkUnique(a, ys, `${d} 2-D on a stream (flags ${flags})`, 'counts', s);
+              });
+            } finally {
+              s.dispose();
+            }
+          });
+        }
+        check.done();
+      });
+  });
+
   describe('searchsorted', () => {
     // searchsorted compares values: -0 == +0 (only the sort orders -0 first).
     const z = (v: V): V => (typeof v === 'number' ? (v === 0 ? 0 : v)
@@ -345,6 +534,41 @@ describeGpu('sorting', () => {
       expectCode(() => gpuarray.sort(a, { out: gpuarray.empty([4], 'float32') }), RangeError, 'ERR_SHAPE_MISMATCH');
       expectCode(() => gpuarray.sort(a, { out: gpuarray.empty([3], 'float64') }), TypeError, 'ERR_INVALID_DTYPE');
     }));
+  });
+});
+
+describe('unique by counting: the policy and the CPU reference (no GPU needed)', () => {
+  test('the bound is n / 4 values, at most 2^24; counting starts at 2^16 elements', () => {
+    expect(UNIQUE_COUNTING_MIN).toBe(65536);
+    expect(uniqueCountingBins(65536)).toBe(16384);
+    expect(uniqueCountingBins(2 ** 17 + 3)).toBe(32768);
+    expect(uniqueCountingBins(2 ** 26)).toBe(2 ** 24);
+    expect(uniqueCountingBins(2 ** 30)).toBe(2 ** 24);
+  });
+
+  test('uniqueRef: sorted values, first occurrences, inverse, counts (numbers and bigints)', () => {
+    expect(uniqueRef([3, 1, 3, 2, 1, 3])).toEqual({ values: [1, 2, 3], first: [1, 3, 0], inverse: [2, 0, 2, 1, 0, 2], counts: [2, 1, 3] });
+    const big = 2n ** 62n;
+    expect(uniqueRef([big + 2n, -5n, big, big + 2n]))
+      .toEqual({ values: [-5n, big, big + 2n], first: [1, 2, 0], inverse: [2, 0, 1, 2], counts: [1, 1, 2] });
+    expect(uniqueRef([1, 1, 1])).toEqual({ values: [1], first: [0], inverse: [0, 0, 0], counts: [3] });
+    expect(uniqueRef([0, 1, -1, -2])).toEqual({ values: [-2, -1, 0, 1], first: [3, 2, 0, 1], inverse: [2, 3, 1, 0], counts: [1, 1, 1, 1] });
+  });
+
+  test('spread: n values in [lo, hi], both ends present (lo at n / 2, hi last); 64-bit dtypes as bigints', () => {
+    const lo = 2n ** 62n;
+    const xs = spread('int64', 1001, lo, lo + 99n, 1) as bigint[];
+    expect(xs.every((x) => typeof x === 'bigint' && x >= lo && x <= lo + 99n)).toBe(true);
+    expect([xs[500], xs[1000]]).toEqual([lo, lo + 99n]);
+    expect(new Set(xs).size).toBe(100);
+    const u = spread('uint64', 1000, 2n ** 64n - 3n, 2n ** 64n - 1n, 2) as bigint[];
+    expect(new Set(u)).toEqual(new Set([2n ** 64n - 3n, 2n ** 64n - 2n, 2n ** 64n - 1n]));
+    const s = spread('int8', 5000, -128n, 127n, 3) as number[];
+    expect(s.every((x) => typeof x === 'number' && Number.isInteger(x) && x >= -128 && x <= 127)).toBe(true);
+    expect(new Set(s).size).toBe(256);
+    expect(spread('bool', 100, 1n, 1n, 4)).toEqual(new Array(100).fill(1));
+    expect(COUNTABLE.map(limitsOf).map(([a, b]) => b - a + 1n)).toEqual([2n, 256n, 256n, 65536n, 65536n, 2n ** 32n, 2n ** 32n,
+      2n ** 64n, 2n ** 64n]);
   });
 });
 

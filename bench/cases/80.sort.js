@@ -1,11 +1,13 @@
 'use strict';
-// Sorting (docs/sorting.md): sort and argsort of 2^28 uniform float32 keys, unique of 2^26 int32
-// in [0, 1000) (many duplicates: two of the four digit passes are skipped), searchsorted of 2^24
-// float32 queries into 2^20 sorted keys. Rows in GB/s of keys (n × 4 bytes per call; the
-// searchsorted row counts the queries): higher is faster, the peer columns compare the same
-// call time. torch.sort returns values and int64 indices (it has no keys-only sort), so the sort
-// row compares our keys-only sort with it, as its note says; argsort is torch.argsort(stable=True).
-// `npm run bench -- --filter=sort` runs these four rows.
+// Sorting (docs/sorting.md): sort and argsort of 2^28 uniform float32 keys, unique of 2^26 uniform
+// int32 in [0, 1000) (a range that small is counted: min/max, a histogram, no sort) and in
+// [0, 2^30) (too wide to count: the radix sort, then the runs), searchsorted of 2^24 float32
+// queries into 2^20 sorted keys. Rows in GB/s of keys (n × 4 bytes per call; the searchsorted row
+// counts the queries): higher is faster, the peer columns compare the same call time (peers.py
+// builds the same data: the unique rows pass their range). torch.sort returns values and int64
+// indices (it has no keys-only sort), so the sort row compares our keys-only sort with it, as its
+// note says; argsort is torch.argsort(stable=True). `npm run bench -- --filter=sort` runs these
+// five rows.
 
 const cuda = require('../..');
 const { gpuarray, random } = cuda;
@@ -26,16 +28,20 @@ function row(op, label, n, setup, run, extra = {}) {
 
 const keys = (n) => { random.seed(80); return random.rand([n], 'float32'); };
 
+/** unique of U uniform int32 in [0, range) (float64 draws, so every value of a wide range can occur). */
+const uniqueRow = (label, range) => row('unique', label, U, () => {
+  random.seed(80);
+  const u = random.rand([U], 'float64').mul(range);
+  const x = u.astype('int32');
+  u.dispose();
+  return { x };
+}, ({ x }) => gpuarray.unique(x), { range });
+
 module.exports = [
   row('sort', 'sort f32 (keys only)', N, () => ({ x: keys(N) }), ({ x }) => gpuarray.sort(x)),
   row('argsort', 'argsort f32 (int64 indices)', N, () => ({ x: keys(N) }), ({ x }) => gpuarray.argsort(x)),
-  row('unique', 'unique i32 in [0, 1000) (sorts)', U, () => {
-    random.seed(80);
-    const u = random.rand([U], 'float32').mul(1000);
-    const x = u.astype('int32');
-    u.dispose();
-    return { x };
-  }, ({ x }) => gpuarray.unique(x)),
+  uniqueRow('unique i32 in [0, 1000)', 1000),
+  uniqueRow('unique i32 in [0, 2^30) (sorts)', 2 ** 30),
   row('searchsorted', 'searchsorted f32 (2^24 into 2^20)', Q, () => {
     const k = keys(M);
     const a = gpuarray.sort(k);

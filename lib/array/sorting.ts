@@ -14,8 +14,10 @@ import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { checkDevices } from './devices';
 import { full, zeros } from './creation';
+import { envFlag } from '../base/env';
 import {
-  MAX_SORT_SIZE, SortStage, runSort, searchSorted, uniqueChunks, uniqueCount, uniqueCounts, uniqueResults,
+  MAX_SORT_SIZE, SortStage, runSort, searchSorted, uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCount, uniqueCounts,
+  uniqueHistogram, uniqueInverse, uniqueMinMax, uniqueResults,
 } from '../engine/sort';
 
 /** Options of gpuarray.sort. */
@@ -222,11 +224,137 @@ export function argsort(a: GPUArray, opts?: ArgsortOptions): GPUArray {
   }
 }
 
+/** unique takes the counting path from this many elements (integers, bool): below it the sort is cheap. @internal */
+export const UNIQUE_COUNTING_MIN = 2 ** 16;
+
+/**
+ * Most values the counting path's range may span for `n` elements: n / 4 (16384 at the smallest
+ * n), at most 2^24. Its bins (a uint32 count, and a uint32 first index with `returnIndex`) then take
+ * at most 2n bytes: no more than the input for 2-byte and wider dtypes; 1-byte dtypes and bool
+ * span at most 256 values (2 KiB). @internal
+ */
+export function uniqueCountingBins(n: number): number {
+  return Math.min(2 ** 24, Math.floor(n / 4));
+}
+
+/**
+ * The results of unique with `k` unique values: allocated on `stream`, filled by `fill`, returned
+ * as unique does (the values alone, or the object); disposed if `fill` throws.
+ */
+function uniqueOutputs(a: GPUArray, k: number, o: UniqueOptions, fill: (r: UniqueResult) => void): GPUArray | UniqueResult {
+  const made: GPUArray[] = [];
+  const make = (shape: number[], dt: DType): GPUArray => {
+    const x = GPUArray.allocate(shape, dt, o.stream);
+    made.push(x);
+    return x;
+  };
+  try {
+    const I64 = DTYPES.int64;
+    const r: UniqueResult = {
+      values: make([k], a.dtype), indices: o.returnIndex ? make([k], I64) : undefined,
+      inverse: o.returnInverse ? make(a.shape.slice(), I64) : undefined, counts: o.returnCounts ? make([k], I64) : undefined,
+    };
+    fill(r);
+    return o.returnIndex || o.returnInverse || o.returnCounts ? r : r.values;
+  } catch (e) {
+    for (const x of made) x.dispose();
+    throw e;
+  }
+}
+
+/** The uint32 at `count` (one element), read back after `stream`'s work: a count of unique values in [1, most]. */
+function readCount(count: GPUArray, most: number, n: number, stream: Stream | null | undefined): number {
+  if (stream) stream.synchronize();
+  const k = Number(count.item());
+  if (!(k >= 1 && k <= most)) throw rangeError('ERR_OUT_OF_RANGE', `unique: read back ${k} unique values of ${n} (the device result is invalid)`);
+  return k;
+}
+
+/**
+ * unique by sorting (every dtype): the radix sort of the flattened `p.src`, then its runs counted
+ * per chunk (the total read back) and a second kernel over the same chunks writing the results
+ * into arrays of that size (engine/templates/unique.ts).
+ */
+function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions): GPUArray | UniqueResult {
+  const { stream } = o;
+  const temps = p.temps;
+  const n = a.size;
+  const s = sorted(p, true, !!(o.returnIndex || o.returnInverse), stream);
+  temps.push(s.values!);
+  if (s.indices) temps.push(s.indices);
+  const equalNan = o.equalNan !== false;
+  const count = zeros([1], DTYPES.uint32, { stream });
+  temps.push(count);
+  const ch = uniqueChunks(n);
+  const blocks = GPUArray.allocate([ch.grid], DTYPES.uint32, stream);
+  temps.push(blocks);
+  uniqueCount(a.dtype, equalNan, s.values!.address, count.address, blocks.address, n, ch, stream);
+  const k = readCount(count, n, n, stream);
+  return uniqueOutputs(a, k, o, ({ values, indices, inverse, counts }) => {
+    const starts = counts ? GPUArray.allocate([k], DTYPES.int64, stream) : undefined;
+    if (starts) temps.push(starts);
+    uniqueResults(a.dtype, equalNan, {
+      sorted: s.values!.address, blocks: blocks.address, perm: s.indices?.address ?? 0n, vals: values.address,
+      first: indices?.address ?? 0n, starts: starts?.address ?? 0n, inv: inverse?.address ?? 0n,
+    }, n, ch, stream, [s.values, s.indices, blocks, values, indices, inverse, starts]);
+    if (counts) uniqueCounts(starts!.address, counts.address, k, n, stream);
+  });
+}
+
+/**
+ * unique by counting (integers and bool, docs/sorting.md): the input's min and max read back; when
+ * they span at most uniqueCountingBins(n) values, a histogram over that range (counts, and first
+ * indices with `returnIndex`), the occupied bins counted per chunk (the total read back), then the
+ * results at each occupied bin's rank and the inverse from the ranks. Null when the range is wider
+ * (the caller sorts).
+ */
+function uniqueByCounting(a: GPUArray, p: Prepared, o: UniqueOptions): GPUArray | UniqueResult | null {
+  const { stream } = o;
+  const { src, temps } = p;
+  const dt = a.dtype;
+  const n = a.size;
+  const signed = dt.kind === 'i';
+  const range = GPUArray.allocate([2], signed ? DTYPES.int64 : DTYPES.uint64, stream);
+  temps.push(range);
+  uniqueMinMax(dt, src.address, src.align16, n, range.address, stream, [src, range]);
+  if (stream) stream.synchronize();
+  const [lo, hi] = range.get() as BigInt64Array | BigUint64Array;
+  const bits = BigInt(dt.kind === 'b' ? 1 : dt.bytes * 8);
+  const [least, most] = signed ? [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n] : [0n, (1n << bits) - 1n];
+  if (!(least <= lo && lo <= hi && hi <= most)) {
+    throw rangeError('ERR_OUT_OF_RANGE', `unique: read back the range [${lo}, ${hi}] of a ${dt.name} array (the device result is invalid)`);
+  }
+  if (hi - lo + 1n > BigInt(uniqueCountingBins(n))) return null;
+  const bins = Number(hi - lo + 1n);
+  const base = BigInt.asUintN(64, lo); // the kernels take lo as its 64-bit two's complement
+  const withFirst = !!o.returnIndex;
+  const hist = GPUArray.allocate([withFirst ? 2 * bins : bins], DTYPES.uint32, stream);
+  temps.push(hist);
+  uniqueHistogram(dt, src.address, hist.address, withFirst, n, base, bins, stream, [src, hist]);
+  const count = zeros([1], DTYPES.uint32, { stream });
+  temps.push(count);
+  const ch = uniqueChunks(bins);
+  const blocks = GPUArray.allocate([ch.grid], DTYPES.uint32, stream);
+  temps.push(blocks);
+  uniqueBinsCount(hist.address, count.address, blocks.address, bins, ch, stream);
+  const k = readCount(count, Math.min(bins, n), n, stream);
+  return uniqueOutputs(a, k, o, ({ values, indices, inverse, counts }) => {
+    uniqueBinsResults(dt, {
+      hist: hist.address, blocks: blocks.address, vals: values.address, first: indices?.address ?? 0n,
+      counts: counts?.address ?? 0n,
+    }, withFirst, base, bins, ch, !!inverse, stream, [hist, blocks, values, indices, counts]);
+    if (inverse) uniqueInverse(dt, src.address, hist.address, inverse.address, n, base, bins, stream, [src, hist, inverse]);
+  });
+}
+
 /**
  * The sorted unique elements of `a` (flattened; NumPy `unique`). With `returnIndex`,
  * `returnInverse` or `returnCounts` an object `{ values, indices?, inverse?, counts? }` (int64).
- * NaNs collapse to one (first occurrence) unless `equalNan` is false. Reads one number back from
- * the device (the count of unique values), so it waits for the stream.
+ * NaNs collapse to one (first occurrence) unless `equalNan` is false. Integers and bool of a
+ * small range (at least 2^16 elements spanning at most n / 4 values) are counted instead of
+ * sorted (`NODECUDA_UNIQUE_COUNTING=0` turns that off; docs/sorting.md). Reads the count of
+ * unique values back from the device (and, to pick the path, the min and max), so it waits for
+ * the stream.
  * @example
  * gpuarray.unique(gpuarray.toGpu([3, 1, 3, 2])).get(); // [1, 2, 3]
  * const { values, counts } = gpuarray.unique(a, { returnCounts: true });
@@ -235,68 +363,19 @@ export function unique(a: GPUArray, opts?: UniqueOptions & { returnIndex?: false
 export function unique(a: GPUArray, opts: UniqueOptions): GPUArray | UniqueResult;
 export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResult {
   a = arrayIn('unique', a);
-  const o = optionsArg(opts);
+  const o: UniqueOptions = optionsArg(opts);
   const stream = o.stream;
-  const asObject = !!(o.returnIndex || o.returnInverse || o.returnCounts);
   checkDevices('unique', [a]);
   const n = a.size;
   checkSize('unique', n);
-  const I64 = DTYPES.int64;
-  if (n === 0) {
-    const values = GPUArray.allocate([0], a.dtype, stream);
-    if (!asObject) return values;
-    return {
-      values, indices: o.returnIndex ? GPUArray.allocate([0], I64, stream) : undefined,
-      inverse: o.returnInverse ? GPUArray.allocate(a.shape, I64, stream) : undefined,
-      counts: o.returnCounts ? GPUArray.allocate([0], I64, stream) : undefined,
-    };
-  }
+  if (n === 0) return uniqueOutputs(a, 0, o, () => {});
+  // Read on every call (a comparison may toggle it); an invalid value is ERR_INVALID_ENV.
+  const counting = 'biu'.includes(a.dtype.kind) && n >= UNIQUE_COUNTING_MIN && envFlag('NODECUDA_UNIQUE_COUNTING', true);
   const p = prepare('unique', a, null, stream);
-  const temps = p.temps;
   try {
-    const needPerm = !!(o.returnIndex || o.returnInverse);
-    const s = sorted(p, true, needPerm, stream);
-    temps.push(s.values!);
-    if (s.indices) temps.push(s.indices);
-    const equalNan = o.equalNan !== false;
-    const perm = s.indices?.address ?? 0n;
-    // The runs are counted per chunk (the total read back), then a second kernel over the same
-    // chunks writes the results into arrays of that size (engine/templates/unique.ts).
-    const count = zeros([1], DTYPES.uint32, { stream });
-    temps.push(count);
-    const ch = uniqueChunks(n);
-    const blocks = GPUArray.allocate([ch.grid], DTYPES.uint32, stream);
-    temps.push(blocks);
-    uniqueCount(a.dtype, equalNan, s.values!.address, count.address, blocks.address, n, ch, stream);
-    if (stream) stream.synchronize();
-    const k = Number(count.item());
-    if (!(k >= 1 && k <= n)) throw rangeError('ERR_OUT_OF_RANGE', `unique: read back ${k} unique values of ${n} (the device result is invalid)`);
-    const made: GPUArray[] = []; // the results: disposed if a later step throws
-    const make = (shape: number[], dt: DType): GPUArray => {
-      const x = GPUArray.allocate(shape, dt, stream);
-      made.push(x);
-      return x;
-    };
-    try {
-      const values = make([k], a.dtype);
-      const indices = o.returnIndex ? make([k], I64) : undefined;
-      const inverse = o.returnInverse ? make(a.shape.slice(), I64) : undefined;
-      const counts = o.returnCounts ? make([k], I64) : undefined;
-      const starts = counts ? GPUArray.allocate([k], I64, stream) : undefined;
-      if (starts) temps.push(starts);
-      uniqueResults(a.dtype, equalNan, {
-        sorted: s.values!.address, blocks: blocks.address, perm, vals: values.address, first: indices?.address ?? 0n,
-        starts: starts?.address ?? 0n, inv: inverse?.address ?? 0n,
-      }, n, ch, stream, [s.values, s.indices, blocks, values, indices, inverse, starts]);
-      if (counts) uniqueCounts(starts!.address, counts.address, k, n, stream);
-      if (!asObject) return values;
-      return { values, indices, inverse, counts };
-    } catch (e) {
-      for (const x of made) x.dispose();
-      throw e;
-    }
+    return (counting ? uniqueByCounting(a, p, o) : null) ?? uniqueBySorting(a, p, o);
   } finally {
-    for (const t of temps) t.dispose();
+    for (const t of p.temps) t.dispose();
   }
 }
 

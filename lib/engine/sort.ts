@@ -16,12 +16,16 @@ import { DeviceAllocation, useOn, workspaceAllocations } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import { ArgPacker } from '../cuda/args';
 import { PREAMBLE } from './templates/preamble';
-import { workspaceKey } from './reduce';
+import { runReduction, workspaceKey } from './reduce';
 import {
   KeyKind, MAX_PASSES, SORT_BLOCK, finishKeysKernel, finishPayloadKernel, keyBits, keyBytes, passKernel,
   prepKernel, scanHistKernel, sortTile, searchKernel,
 } from './templates/sort';
-import { UNIQUE_ROUND, uniqueCountKernel, uniqueCountsKernel, uniqueResultKernel } from './templates/unique';
+import {
+  HIST_MODE, UNIQUE_BALLOT_BINS, UNIQUE_ROUND, UNIQUE_SHARED_BYTES, uniqueBinsCountKernel, uniqueBinsResultKernel,
+  uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel, uniqueInverseKernel, uniqueMinMaxSpec, uniqueResultKernel,
+} from './templates/unique';
+import { ReduceSpec } from './templates/reduction';
 
 /** Most elements one sort handles (uint32 payloads and 32-bit look-back counts). */
 export const MAX_SORT_SIZE = 2 ** 32 - 1;
@@ -236,6 +240,85 @@ export function uniqueCounts(starts: bigint, counts: bigint, k: number, total: n
   const fn = sortKernel('ucounts', uniqueCountsKernel);
   P.reset().ptr(starts).ptr(counts).u64n(k).u64n(total);
   launchLoop(fn, k, stream);
+}
+
+// ---- unique's counting path (integers and bool of a small range; templates/unique.ts) ----------
+
+const minMaxSpecs = new Map<DType, ReduceSpec>();
+
+/**
+ * unique, counting path: the min and max of the `n` contiguous elements at `input` (an integer or
+ * bool dtype) written to `out` as two int64 (signed dtypes) or uint64 (unsigned, bool): one
+ * reduction. @internal
+ */
+export function uniqueMinMax(dt: DType, input: bigint, align16: number, n: number, out: bigint,
+  stream: Stream | null | undefined, uses: readonly unknown[]): void {
+  let spec = minMaxSpecs.get(dt);
+  if (!spec) minMaxSpecs.set(dt, (spec = uniqueMinMaxSpec(dt)));
+  const sh = streamHandle(stream);
+  for (const u of uses) useOn(u, sh);
+  runReduction(spec, {
+    shape: [n], strides: [1], axes: [0], orderFree: true, args: [{ ptr: input }], out, accBytes: 16,
+    vec: [{ bytes: dt.bytes, align16 }], stream,
+  });
+}
+
+/**
+ * unique, counting path: the histogram of the `n` contiguous elements at `input` over the values
+ * lo .. lo + bins - 1 (`lo` as its 64-bit two's complement bits) into `hist`: `bins` uint32 counts,
+ * then, `withFirst`, `bins` uint32 first indices; both are initialized here. @internal
+ */
+export function uniqueHistogram(dt: DType, input: bigint, hist: bigint, withFirst: boolean, n: number, lo: bigint,
+  bins: number, stream: Stream | null | undefined, uses: readonly unknown[]): void {
+  const fn = sortKernel(`uhist:${dt.name}`, () => uniqueHistKernel(dt));
+  const sh = streamHandle(stream);
+  for (const u of uses) useOn(u, sh);
+  cu.memset(hist, 0, bins, 4, sh, false);
+  if (withFirst) cu.memset(hist + BigInt(bins * 4), 0xffffffff, bins, 4, sh, false);
+  const shared = bins * (withFirst ? 8 : 4);
+  const groups = Math.ceil(n / 4);
+  const sms = multiprocessorCount();
+  // Ballots: registers only. Shared: fewer blocks (each merges all its bins at the end: at least
+  // 4 elements a bin). Global: as the other grid-stride kernels.
+  const mode = bins <= UNIQUE_BALLOT_BINS ? HIST_MODE.ballots : shared <= UNIQUE_SHARED_BYTES ? HIST_MODE.shared : HIST_MODE.global;
+  const cap = mode === HIST_MODE.ballots ? sms * 8 : mode === HIST_MODE.shared ? Math.min(sms * 4, Math.ceil(n / (4 * bins))) : sms * 16;
+  const grid = Math.max(1, Math.min(Math.ceil(groups / 256), cap));
+  P.reset().ptr(input).ptr(hist).ptr(withFirst ? hist + BigInt(bins * 4) : 0n).u64n(n).u64(lo).u32(bins).i32(mode);
+  P.launch(fn, sh, grid, 1, 1, 256, 1, 1, mode === HIST_MODE.shared ? shared : 0, true);
+}
+
+/** unique, counting path: the occupied bins per chunk into `blocks`, their total added to the uint32 at `total` (zeroed). @internal */
+export function uniqueBinsCount(hist: bigint, total: bigint, blocks: bigint, bins: number, ch: UniqueChunks,
+  stream?: Stream | null): void {
+  const fn = sortKernel('ubins', uniqueBinsCountKernel);
+  P.reset().ptr(hist).ptr(total).ptr(blocks).u64n(bins).u64n(ch.chunk);
+  P.launch(fn, streamHandle(stream), ch.grid, 1, 1, 256, 1, 1, 0, true);
+}
+
+/**
+ * unique, counting path (after uniqueBinsCount, same chunks): the values, first indices and
+ * counts (int64; zero pointers skipped) at each occupied bin's rank; with `ranks` each occupied
+ * bin's count is replaced by its rank. @internal
+ */
+export function uniqueBinsResults(dt: DType, a: { hist: bigint; blocks: bigint; vals: bigint; first: bigint; counts: bigint },
+  withFirst: boolean, lo: bigint, bins: number, ch: UniqueChunks, ranks: boolean, stream: Stream | null | undefined,
+  uses: readonly unknown[]): void {
+  const fn = sortKernel(`ubinsres:${dt.name}`, () => uniqueBinsResultKernel(dt));
+  const sh = streamHandle(stream);
+  for (const u of uses) useOn(u, sh);
+  P.reset().ptr(a.hist).ptr(withFirst ? a.hist + BigInt(bins * 4) : 0n).ptr(a.blocks).ptr(a.vals).ptr(a.first).ptr(a.counts)
+    .u64(lo).u64n(bins).u64n(ch.chunk).i32(ranks ? 1 : 0);
+  P.launch(fn, sh, ch.grid, 1, 1, 256, 1, 1, 0, true);
+}
+
+/** unique, counting path: inv[i] = the rank of element i's bin (after uniqueBinsResults with ranks). @internal */
+export function uniqueInverse(dt: DType, input: bigint, hist: bigint, inv: bigint, n: number, lo: bigint, bins: number,
+  stream: Stream | null | undefined, uses: readonly unknown[]): void {
+  const fn = sortKernel(`uinv:${dt.name}`, () => uniqueInverseKernel(dt));
+  const sh = streamHandle(stream);
+  for (const u of uses) useOn(u, sh);
+  P.reset().ptr(input).ptr(hist).ptr(inv).u64n(n).u64(lo).u64n(bins);
+  launchLoop(fn, Math.ceil(n / 4), stream);
 }
 
 /** searchsorted: out[i] = insertion point of v[i] in a (through sorter when nonzero). @internal */

@@ -2,8 +2,11 @@
  * sort/argsort/unique/searchsorted end to end against the CPU driver double (NVRTC real, launches
  * no-ops): every dtype, axes 0/1/2/-1/null, transposed, broadcast, empty, 0-d, out, in place,
  * streams: kernel parameters packed to each kernel's declared size (the double checks it), shapes
- * and dtypes of the results, and no allocation left behind. unique's count read back (a uint32) is
- * stubbed to 3 (the double runs no kernel, so the device holds no count).
+ * and dtypes of the results, and no allocation left behind. The double runs no kernel, so the
+ * device holds nothing unique reads back: its count (a uint32) is stubbed to 3, and the range of
+ * its counting path (the min and max, two int64 or uint64) to [0, 1], valid for every integer
+ * dtype and bool, which takes that path for 2^16 elements or more (counted: every such call reads
+ * the range once); the count read after a range is 2 (the most two values can have).
  */
 import { checkBuilt, expectClean, runFake } from './fake';
 
@@ -14,8 +17,23 @@ test('sorting: every dtype and layout launches with well-formed parameters and f
     const cuda = require(process.env.NODECUDA_DIST);
     const { gpuarray, DTYPES, GPUArray } = cuda;
     const item = GPUArray.prototype.item;
-    GPUArray.prototype.item = function () { return this.dtype.name === 'uint32' && this.size === 1 ? 3 : item.call(this); };
-    const out = { ok: 0, errs: [], dtypes: Object.keys(DTYPES).length };
+    let count = 3;
+    GPUArray.prototype.item = function () {
+      if (this.dtype.name !== 'uint32' || this.size !== 1) return item.call(this);
+      const k = count;
+      count = 3;
+      return k;
+    };
+    const get = GPUArray.prototype.get;
+    let ranges = 0;
+    GPUArray.prototype.get = function (o) {
+      if (o !== undefined || this.size !== 2 || !this.dtype.name.endsWith('int64')) return get.call(this, o);
+      ranges++;
+      count = 2;
+      return new this.dtype.array([0n, 1n]);
+    };
+    const countable = Object.keys(DTYPES).filter((d) => 'biu'.includes(DTYPES[d].kind)).length;
+    const out = { ok: 0, errs: [], dtypes: Object.keys(DTYPES).length, countable };
     const run = (label, f) => { try { f(); out.ok++; } catch (e) { out.errs.push(label + ': ' + e.code + ' ' + e.message.slice(0, 200)); } };
     const eq = (x, y, what) => { if (JSON.stringify(x) !== JSON.stringify(y)) throw new Error(what + ' ' + JSON.stringify(x)); };
     global.gc();
@@ -37,6 +55,16 @@ test('sorting: every dtype and layout launches with well-formed parameters and f
           const u = gpuarray.unique(a, { returnIndex: true, returnInverse: true, returnCounts: true });
           eq([u.values.shape, u.indices.shape, u.inverse.shape, u.counts.shape].map((s) => [...s]), [[3], [3], [5, 7, 3], [3]], 'shapes');
         });
+        run(d + ' unique of 100002 (integers and bool: counts)', () => {
+          const big = gpuarray.zeros([100002], d);
+          const k = 'biu'.includes(DTYPES[d].kind) ? 2 : 3;
+          eq([...gpuarray.unique(big).shape], [k], 'unique');
+          const u = gpuarray.unique(big.reshape([6, 16667, 1]), { returnIndex: true, returnInverse: true, returnCounts: true });
+          eq([u.values.shape, u.indices.shape, u.inverse.shape, u.counts.shape].map((s) => [...s]), [[k], [k], [6, 16667, 1], [k]], 'shapes');
+          eq([u.values.dtype.name, u.indices.dtype.name, u.inverse.dtype.name, u.counts.dtype.name], [d, 'int64', 'int64', 'int64'], 'dtypes');
+          const inv = gpuarray.unique(big, { returnInverse: true });
+          eq(Object.keys(inv).filter((k) => k !== 'values' && inv[k] !== undefined), ['inverse'], 'keys');
+        });
         run(d + ' searchsorted', () => {
           eq([...gpuarray.searchsorted(gpuarray.zeros([10], d), a).shape], [5, 7, 3], 'shape');
           gpuarray.searchsorted(gpuarray.zeros([10], d), a, { side: 'right', sorter: gpuarray.zeros([10], 'int64') });
@@ -52,16 +80,20 @@ test('sorting: every dtype and layout launches with well-formed parameters and f
         const s = new cuda.driver.Stream();
         gpuarray.sort(gpuarray.zeros([5000], 'float32'), { stream: s });
         gpuarray.unique(gpuarray.zeros([5000], 'int32'), { stream: s, returnCounts: true });
+        gpuarray.unique(gpuarray.zeros([70000], 'int32'), { stream: s, returnInverse: true });
         s.synchronize();
       });
     });
     cuda.driver.Context.synchronize();
     global.gc();
     out.leaked = cuda.memory().liveAllocations - before;
+    out.ranges = ranges;
     console.log(JSON.stringify(out));
   `);
   expectClean(r);
   expect(r.out.errs).toEqual([]);
-  expect(r.out.ok).toBe((r.out.dtypes as number) * 20 + 2); // 20 cases a dtype, 2 more
+  expect(r.out.ok).toBe((r.out.dtypes as number) * 21 + 2); // 21 cases a dtype, 2 more
+  expect(r.out.countable).toBe(9); // bool and the 8 integer dtypes
+  expect(r.out.ranges).toBe((r.out.countable as number) * 3 + 1); // three counted uniques each, one on the stream
   expect(r.out.leaked).toBe(0);
 });

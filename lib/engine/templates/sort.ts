@@ -23,7 +23,10 @@
  */
 import { DType, DTYPES } from '../../base/dtype';
 import { envNumber } from '../../base/env';
-import { uniqueCountKernel, uniqueCountsKernel, uniqueResultKernel } from './unique';
+import {
+  uniqueBinsCountKernel, uniqueBinsResultKernel, uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel, uniqueInverseKernel,
+  uniqueResultKernel,
+} from './unique';
 
 /** Threads per tile of the scatter pass (one per digit: must be 256). */
 export const SORT_BLOCK = 256;
@@ -469,11 +472,13 @@ export function sortKernelsFor(dt: DType): Array<{ source: string; name: string 
   for (const kb of new Set(stageKinds(dt).map((k) => keyBytes(dt, k)))) ks.push(passKernel(dt, kb, true));
   ks.push(finishPayloadKernel(dt), searchKernel(dt, dt, dt));
   for (const equalNan of [true, false]) ks.push(uniqueCountKernel(dt, equalNan), uniqueResultKernel(dt, equalNan));
+  // unique's counting path (integers, bool); its min/max is a reduction (templates/reduction.ts).
+  if ('biu'.includes(dt.kind)) ks.push(uniqueHistKernel(dt), uniqueBinsResultKernel(dt), uniqueInverseKernel(dt));
   return ks;
 }
 
-/** The dtype-independent kernels: scanhist, the row keys' prep, unique counts. */
+/** The dtype-independent kernels: scanhist, the row keys' prep, unique counts, the occupied bins count. */
 export function sortCommonKernels(): Array<{ source: string; name: string }> {
-  const ks = [scanHistKernel(), uniqueCountsKernel(), prepKernel(DTYPES.uint32, 'row')];
+  const ks = [scanHistKernel(), uniqueCountsKernel(), prepKernel(DTYPES.uint32, 'row'), uniqueBinsCountKernel()];
   return ks;
 }
