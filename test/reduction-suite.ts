@@ -435,6 +435,7 @@ function partB(): void {
         for (const [label, x, y, xv, yv] of cases) {
           const want = dotRef(d, d, d, xv, yv);
           check(() => expectClose(download(gpuarray.dot(x, y)), [want], `${d} ${label} (cuBLAS)`));
+          check(() => expect([...gpuarray.dot(x, y, { keepdims: true }).shape]).toEqual([1])); // keepdims: the reduction kernel
           check(() => {
             const r = gpuarray.dot(x, y, { stream: s });
             s.synchronize();

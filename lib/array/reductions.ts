@@ -434,14 +434,15 @@ export const argmin = arg('argmin');
 export const argmax = arg('argmax');
 
 /** The two operands of dot with one shared layout (contiguous copies when theirs differ). */
-function sameLayout(a: GPUArray, b: GPUArray, what: string): [GPUArray, GPUArray, GPUArray[]] {
+function sameLayout(a: GPUArray, b: GPUArray, what: string, stream: Stream | null | undefined): [GPUArray, GPUArray, GPUArray[]] {
   if (a.shape.length !== b.shape.length || a.shape.some((n, i) => n !== b.shape[i])) {
     throw rangeError('ERR_SHAPE_MISMATCH', `${what}: shapes (${a.shape.join(',')}) and (${b.shape.join(',')}) differ`);
   }
   checkDevices(what, [a, b]);
   if (a.strides.every((s, i) => s / a.dtype.bytes === b.strides[i] / b.dtype.bytes)) return [a, b, []];
   const temps: GPUArray[] = [];
-  const c = (x: GPUArray) => (x.flags.cContiguous ? x : (temps.push(x.copy()), temps[temps.length - 1]));
+  // Copied on the call's stream, which reads them (a non-blocking stream does not wait for the legacy one).
+  const c = (x: GPUArray) => (x.flags.cContiguous ? x : (temps.push(x.copy({ stream })), temps[temps.length - 1]));
   return [c(a), c(b), temps];
 }
 
@@ -461,7 +462,7 @@ function unitWalk(v: GPUArray): number {
  */
 function blasDotOf(x: GPUArray, y: GPUArray, opts: ReduceOptions): GPUArray | null {
   const n = x.size;
-  if (opts.dtype !== undefined || opts.out !== undefined || x.dtype !== y.dtype || n < 1 || n > INT32_MAX) return null;
+  if (opts.dtype !== undefined || opts.out !== undefined || opts.keepdims || x.dtype !== y.dtype || n < 1 || n > INT32_MAX) return null;
   const incx = unitWalk(x), incy = unitWalk(y);
   if (!incx || !incy || incx * (n - 1) > INT32_MAX || incy * (n - 1) > INT32_MAX) return null; // cuBLAS's int indexing
   const type = blasDotType(x.dtype.name);
@@ -496,13 +497,13 @@ function dotDtypes(a: GPUArray, b: GPUArray, opts: ReduceOptions): [DType, DType
  * gpuarray.dot(a, b).item();
  */
 export function dot(a: GPUArray, b: GPUArray, opts: ReduceOptions = {}): GPUArray {
-  const [x, y, temps] = sameLayout(checked(a, 'dot'), checked(b, 'dot'), 'dot');
+  const [x, y, temps] = sameLayout(checked(a, 'dot'), checked(b, 'dot'), 'dot', opts.stream);
   try {
     const blas = blasDotOf(x, y, opts);
     if (blas) return blas;
     const [acc, out] = dotDtypes(x, y, opts);
     const p = resultType(x.dtype, y.dtype);
-    const xs = [x, y].map((v) => (v.dtype === p ? v : (temps.push(v.astype(p)), temps[temps.length - 1])));
+    const xs = [x, y].map((v) => (v.dtype === p ? v : (temps.push(v.astype(p, { stream: opts.stream })), temps[temps.length - 1])));
     return execute({ op: 'sum', arrays: xs, acc, out, opts: { ...opts, axis: null }, axes: axesOf(null, x.ndim) });
   } finally {
     for (const t of temps) t.dispose();
@@ -515,13 +516,13 @@ function subset(op: 'sum' | 'min' | 'max' | 'dot') {
     if (!isInt(idx.dtype) || idx.dtype.kind === 'b') throw typeError('ERR_INVALID_DTYPE', `subset indices must be integers, not ${idx.dtype.name}`);
     const srcs = [checked(a, `subset${op}`), ...(op === 'dot' ? [checked(b, 'subsetDot')] : [])];
     const temps: GPUArray[] = [];
-    const flat = srcs.map((s) => (s.flags.cContiguous ? s : (temps.push(s.copy()), temps[temps.length - 1])));
+    const flat = srcs.map((s) => (s.flags.cContiguous ? s : (temps.push(s.copy({ stream: opts.stream })), temps[temps.length - 1])));
     try {
       let acc: DType, out: DType, arrays = flat;
       if (op === 'dot') {
         [acc, out] = dotDtypes(flat[0], flat[1], opts);
         const p = resultType(flat[0].dtype, flat[1].dtype);
-        arrays = flat.map((v) => (v.dtype === p ? v : (temps.push(v.astype(p)), temps[temps.length - 1])));
+        arrays = flat.map((v) => (v.dtype === p ? v : (temps.push(v.astype(p, { stream: opts.stream })), temps[temps.length - 1])));
         if (flat[0].size !== flat[1].size) throw rangeError('ERR_SHAPE_MISMATCH', 'subsetDot: arrays differ in size');
       } else if (op === 'sum') [acc, out] = reduction('sum').types(flat[0].dtype, opts.dtype);
       else acc = out = flat[0].dtype;
