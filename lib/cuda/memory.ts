@@ -159,6 +159,13 @@ export function useOn(d: unknown, stream: NativeAddon.StreamHandle | null): void
   if (DeviceAllocation.isDeviceAllocation(a) && a.stream_ !== stream) a.useOn_(stream);
 }
 
+/** `stream`'s handle, after recording that each of `uses` (arrays, allocations) is used on it (useOn). @internal */
+export function usedOn(stream: Stream | null | undefined, uses: readonly unknown[]): NativeAddon.StreamHandle | null {
+  const sh = streamHandle(stream);
+  for (const u of uses) useOn(u, sh);
+  return sh;
+}
+
 /**
  * A host buffer for copies: an ArrayBuffer, a SharedArrayBuffer (useful with worker_threads:
  * writes by other threads during a copy race with it, as with any shared memory) or any view of

@@ -6,7 +6,7 @@
 import { DType } from '../base/dtype';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
-import { DeviceAllocation, useOn, workspaceAllocations } from '../cuda/memory';
+import { DeviceAllocation, usedOn, workspaceAllocations } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import { PREAMBLE } from './templates/preamble';
 import { REDUCE_PREAMBLE } from './templates/reduction';
@@ -61,8 +61,7 @@ const P = new ArgPacker(512);
 export function runScan(spec: ScanSpec, n: number, args: ParamValue[], stream: Stream | null | undefined,
   uses: readonly unknown[]): void {
   if (n === 0) return;
-  const sh = streamHandle(stream);
-  for (const u of uses) useOn(u, sh); // memory of another stream: memory.ts useOn
+  const sh = usedOn(stream, uses); // memory of another stream: memory.ts useOn
   const tile = SCAN_BLOCK * scanItems(spec.accBytes);
   const tiles = Math.ceil(n / tile);
   const fn = kernelFor(spec);

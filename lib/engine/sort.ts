@@ -12,7 +12,7 @@ import { DType } from '../base/dtype';
 import { rangeError } from '../base/errors';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
-import { DeviceAllocation, useOn, workspaceAllocations } from '../cuda/memory';
+import { DeviceAllocation, usedOn, workspaceAllocations } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import { ArgPacker } from '../cuda/args';
 import { PREAMBLE } from './templates/preamble';
@@ -123,8 +123,7 @@ export function runSort(run: SortRun): void {
   if (n === 0) return;
   if (n > MAX_SORT_SIZE) throw rangeError('ERR_OUT_OF_RANGE', `sort: at most 2^32 - 1 elements are supported. Received ${n}`);
   if (stages.length > MAX_STAGES) throw rangeError('ERR_OUT_OF_RANGE', `sort: at most ${MAX_STAGES} key stages`);
-  const sh = streamHandle(run.stream);
-  for (const u of run.uses) useOn(u, sh);
+  const sh = usedOn(run.stream, run.uses);
   const payload = run.keysOut === undefined;
   // Every kernel first: a compile error must not leave a launched prep's histograms unconsumed.
   const plan = stages.map((st) => {
@@ -228,8 +227,7 @@ export function uniqueCount(dt: DType, equalNan: boolean, sorted: bigint, count:
 export function uniqueResults(dt: DType, equalNan: boolean,
   a: { sorted: bigint; blocks: bigint; perm: bigint; vals: bigint; first: bigint; starts: bigint; inv: bigint },
   n: number, ch: UniqueChunks, stream: Stream | null | undefined, uses: readonly unknown[]): void {
-  const sh = streamHandle(stream);
-  for (const u of uses) useOn(u, sh);
+  const sh = usedOn(stream, uses);
   const fn = sortKernel(`uresult:${dt.name}:${equalNan}`, () => uniqueResultKernel(dt, equalNan));
   P.reset().ptr(a.sorted).ptr(a.blocks).ptr(a.perm).ptr(a.vals).ptr(a.first).ptr(a.starts).ptr(a.inv).u64n(n).u64n(ch.chunk);
   P.launch(fn, sh, ch.grid, 1, 1, 256, 1, 1, 0, true);
@@ -255,8 +253,7 @@ export function uniqueMinMax(dt: DType, input: bigint, align16: number, n: numbe
   stream: Stream | null | undefined, uses: readonly unknown[]): void {
   let spec = minMaxSpecs.get(dt);
   if (!spec) minMaxSpecs.set(dt, (spec = uniqueMinMaxSpec(dt)));
-  const sh = streamHandle(stream);
-  for (const u of uses) useOn(u, sh);
+  usedOn(stream, uses);
   runReduction(spec, {
     shape: [n], strides: [1], axes: [0], orderFree: true, args: [{ ptr: input }], out, accBytes: 16,
     vec: [{ bytes: dt.bytes, align16 }], stream,
@@ -271,8 +268,7 @@ export function uniqueMinMax(dt: DType, input: bigint, align16: number, n: numbe
 export function uniqueHistogram(dt: DType, input: bigint, hist: bigint, withFirst: boolean, n: number, lo: bigint,
   bins: number, stream: Stream | null | undefined, uses: readonly unknown[]): void {
   const fn = sortKernel(`uhist:${dt.name}`, () => uniqueHistKernel(dt));
-  const sh = streamHandle(stream);
-  for (const u of uses) useOn(u, sh);
+  const sh = usedOn(stream, uses);
   cu.memset(hist, 0, bins, 4, sh, false);
   if (withFirst) cu.memset(hist + BigInt(bins * 4), 0xffffffff, bins, 4, sh, false);
   const shared = bins * (withFirst ? 8 : 4);
@@ -304,8 +300,7 @@ export function uniqueBinsResults(dt: DType, a: { hist: bigint; blocks: bigint; 
   withFirst: boolean, lo: bigint, bins: number, ch: UniqueChunks, ranks: boolean, stream: Stream | null | undefined,
   uses: readonly unknown[]): void {
   const fn = sortKernel(`ubinsres:${dt.name}`, () => uniqueBinsResultKernel(dt));
-  const sh = streamHandle(stream);
-  for (const u of uses) useOn(u, sh);
+  const sh = usedOn(stream, uses);
   P.reset().ptr(a.hist).ptr(withFirst ? a.hist + BigInt(bins * 4) : 0n).ptr(a.blocks).ptr(a.vals).ptr(a.first).ptr(a.counts)
     .u64(lo).u64n(bins).u64n(ch.chunk).i32(ranks ? 1 : 0);
   P.launch(fn, sh, ch.grid, 1, 1, 256, 1, 1, 0, true);
@@ -315,8 +310,7 @@ export function uniqueBinsResults(dt: DType, a: { hist: bigint; blocks: bigint; 
 export function uniqueInverse(dt: DType, input: bigint, hist: bigint, inv: bigint, n: number, lo: bigint, bins: number,
   stream: Stream | null | undefined, uses: readonly unknown[]): void {
   const fn = sortKernel(`uinv:${dt.name}`, () => uniqueInverseKernel(dt));
-  const sh = streamHandle(stream);
-  for (const u of uses) useOn(u, sh);
+  usedOn(stream, uses);
   P.reset().ptr(input).ptr(hist).ptr(inv).u64n(n).u64(lo).u64n(bins);
   launchLoop(fn, Math.ceil(n / 4), stream);
 }
