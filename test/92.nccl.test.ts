@@ -452,7 +452,7 @@ describeGpu('nccl on one GPU', () => {
   });
 
   test('a launch NCCL never finishes: NCCL_TIMEOUT after timeoutMs, the communicator aborted', async () => {
-    const c = await new nccl.Communicator(1, nccl.getUniqueId(), 0, { timeoutMs: 200, blocking: false }).ready;
+    const c = await new nccl.Communicator(1, nccl.getUniqueId(), 0, { timeoutMs: 30_000, blocking: false }).ready;
     const real = native.ncclCollective.bind(native);
     jest.spyOn(native, 'ncclCollective').mockImplementation((...a) => { real(...a); return 7; });
     jest.spyOn(native, 'ncclCommWait').mockReturnValue(7);

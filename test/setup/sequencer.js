@@ -5,6 +5,8 @@
 // is reset, GL draws sample zeros from textures that were filled from a CUDA-registered pixel
 // buffer (docs/gl.md, Known issues). A file says which group it belongs to with a marker
 // comment: `@gpu-order gl-first` or `@gpu-order faults-last`. Within a group Jest's own order.
+// NODECUDA_TEST_GROUP=before-faults | faults keeps only the files before, or of, the last group:
+// scripts/test.js runs them as two Jest runs when JEST_WORKERS asks for parallel workers.
 const fs = require('node:fs');
 const Sequencer = require('@jest/test-sequencer').default;
 
@@ -14,11 +16,16 @@ function group(path) {
   return m ? (m[1] === 'gl-first' ? 0 : 2) : 1;
 }
 
+const keep = {
+  'before-faults': (g) => g < 2,
+  faults: (g) => g === 2,
+}[process.env.NODECUDA_TEST_GROUP] ?? (() => true);
+
 class GpuOrderSequencer extends Sequencer {
   sort(tests) {
     const sorted = super.sort(tests);
     const rank = new Map(sorted.map((t, i) => [t.path, [group(t.path), i]]));
-    return [...sorted].sort((a, b) => {
+    return sorted.filter((t) => keep(rank.get(t.path)[0])).sort((a, b) => {
       const [ga, ia] = rank.get(a.path), [gb, ib] = rank.get(b.path);
       return ga - gb || ia - ib;
     });
@@ -26,3 +33,4 @@ class GpuOrderSequencer extends Sequencer {
 }
 
 module.exports = GpuOrderSequencer;
+module.exports.group = group;
