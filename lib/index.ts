@@ -9,6 +9,8 @@
  * const a = new Float32Array(32).fill(1);
  * mod.getFunction('twice')(cuda.driver.InOut(a), { block: [32] });
  */
+// First: nodecuda's modules below load with V8's code cache (cuda/code_cache.ts).
+import './cuda/code_cache';
 import * as compilerNs from './cuda/compiler';
 import * as driverCore from './cuda/driver';
 import { cudaVersionString } from './cuda/driver';

@@ -22,11 +22,12 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(cacheDir, { recursive: true, force: true }));
 
-/** Runs `body` (with `cuda` = dist/) in a child; it sets `out`, printed as the last JSON line. */
+/** Runs `body` (with `cuda` = dist/) in a child; it sets `out`, printed as the last JSON line.
+ * NODECUDA_CODE_CACHE=0: the code cache file (test/33) would change the counts checked here. */
 function child(body: string, env: Record<string, string> = {}): Record<string, unknown> {
   const script = `const cuda = require(${JSON.stringify(DIST)}); const out = {}; ${body}; console.log(JSON.stringify(out));`;
   const r = spawnSync(process.execPath, ['-e', script], {
-    encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODECUDA_CACHE_DIR: cacheDir, ...env },
+    encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODECUDA_CACHE_DIR: cacheDir, NODECUDA_CODE_CACHE: '0', ...env },
   });
   if (r.status !== 0) throw new Error(`child failed (${r.status}):\n${r.stderr}\n${r.stdout}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
@@ -34,7 +35,7 @@ function child(body: string, env: Record<string, string> = {}): Record<string, u
 
 function bin(args: string[], env: Record<string, string> = {}): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODECUDA_CACHE_DIR: cacheDir, ...env },
+    encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODECUDA_CACHE_DIR: cacheDir, NODECUDA_CODE_CACHE: '0', ...env },
   });
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
@@ -146,7 +147,7 @@ describe('NODE_DEBUG=nodecuda', () => {
   function run(body: string, env: Record<string, string>): { stderr: string; status: number | null } {
     const script = `const cuda = require(${JSON.stringify(DIST)}); ${body}`;
     const r = spawnSync(process.execPath, ['-e', script], {
-      encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODECUDA_CACHE_DIR: cacheDir, ...NO_DRIVER, ...env },
+      encoding: 'utf8', timeout: 120_000, env: { ...process.env, NODECUDA_CACHE_DIR: cacheDir, NODECUDA_CODE_CACHE: '0', ...NO_DRIVER, ...env },
     });
     return { stderr: r.stderr ?? '', status: r.status };
   }

@@ -32,6 +32,10 @@ const STALE_TMP_MS = 60 * 60 * 1000;
 const ENTRY = /^[0-9a-f]{64}\.entry$/;
 const TMP = /^[0-9a-f]{64}\.entry\.\d+\.[0-9a-f]+\.tmp$/;
 const LEGACY = /^[0-9a-f]{64}\.(?:cubin|ptx|names\.json)$/; // nodecuda 0.1 files: never read again
+/** The V8 code caches of nodecuda's own modules (code_cache.ts), one per Node version and flags. */
+export const codeCacheFile = (tag: string): string => `v8-code-cache-${tag}.bin`;
+const CODE_CACHE = /^v8-code-cache-[0-9a-f]{16}\.bin$/;
+const CODE_CACHE_TMP = /^v8-code-cache-[0-9a-f]{16}\.bin\.\d+\.[0-9a-f]+\.tmp$/;
 
 /** The default cache directory: $XDG_CACHE_HOME/nodecuda, else ~/.cache/nodecuda. */
 export function defaultDir(): string {
@@ -130,11 +134,10 @@ function parse(buf: Buffer, key: string, kind: string, names: number): CachedIma
 }
 
 /**
- * Reads and verifies the entry of `key`. A damaged, foreign or mismatched entry is deleted (the
- * caller compiles and writes a new one), never returned. A hit refreshes the file's time (LRU).
+ * The bytes of `file` when it is a regular file owned by this user and not writable by others
+ * (opened without following a symlink), else null. `touch` refreshes its time (LRU).
  */
-export function readEntry(dir: string, key: string, kind: 'cubin' | 'ptx', names: number): CachedImage | null {
-  const file = entryFile(dir, key);
+export function readOwnedFile(file: string, touch: boolean): Buffer | null {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
@@ -142,27 +145,53 @@ export function readEntry(dir: string, key: string, kind: 'cubin' | 'ptx', names
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') remove(file); // e.g. ELOOP: a symlink
     return null;
   }
-  let hit: CachedImage | null;
   try {
     const st = fs.fstatSync(fd);
     const uid = euid();
-    const trusted = st.isFile() && (uid === null || (st.uid === uid && !(st.mode & 0o022)));
-    hit = trusted ? parse(fs.readFileSync(fd), key, kind, names) : null;
-    if (hit) {
+    if (!st.isFile() || (uid !== null && (st.uid !== uid || st.mode & 0o022))) return null;
+    const buf = fs.readFileSync(fd);
+    if (touch) {
       try {
         const now = new Date();
         fs.futimesSync(fd, now, now);
       } catch {
-        // a read-only disk: still a hit, only not marked as recently used
+        // a read-only disk: still read, only not marked as recently used
       }
     }
+    return buf;
   } catch {
-    hit = null;
+    return null;
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * Reads and verifies the entry of `key`. A damaged, foreign or mismatched entry is deleted (the
+ * caller compiles and writes a new one), never returned. A hit refreshes the file's time (LRU).
+ */
+export function readEntry(dir: string, key: string, kind: 'cubin' | 'ptx', names: number): CachedImage | null {
+  const file = entryFile(dir, key);
+  const buf = readOwnedFile(file, true);
+  const hit = buf && parse(buf, key, kind, names);
   if (!hit) remove(file);
   return hit;
+}
+
+/**
+ * Writes `data` to `file` through a temporary file and a rename (mode 0600); false on any failure
+ * (full or read-only disk), with the temporary file removed.
+ */
+export function writeFileAtomic(file: string, data: Uint8Array | Uint8Array[]): boolean {
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    fs.writeFileSync(tmp, Array.isArray(data) ? Buffer.concat(data) : data, { mode: 0o600, flag: 'wx' });
+    fs.renameSync(tmp, file);
+    return true;
+  } catch {
+    remove(tmp);
+    return false;
+  }
 }
 
 // Per directory: bytes believed to be in it, and writes since it was last listed.
@@ -184,15 +213,7 @@ export function writeEntry(dir: string, key: string, kind: 'cubin' | 'ptx', r: C
   MAGIC.copy(prefix);
   prefix.writeUInt32LE(FORMAT, MAGIC.length);
   prefix.writeUInt32LE(header.length, MAGIC.length + 4);
-  const file = entryFile(dir, key);
-  const tmp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    fs.writeFileSync(tmp, Buffer.concat([prefix, header, r.image]), { mode: 0o600, flag: 'wx' });
-    fs.renameSync(tmp, file);
-  } catch {
-    remove(tmp);
-    return;
-  }
+  if (!writeFileAtomic(entryFile(dir, key), [prefix, header, r.image])) return;
   const u = usage.get(dir);
   const bytes = PREFIX + header.length + r.image.byteLength;
   // List the directory on the first write of this process, every 32 writes (other processes write
@@ -220,8 +241,8 @@ function sweep(dir: string, cap: number): number {
   }
   const now = Date.now();
   for (const name of names) {
-    const tmp = TMP.test(name);
-    if (!tmp && !ENTRY.test(name) && !LEGACY.test(name)) continue;
+    const tmp = TMP.test(name) || CODE_CACHE_TMP.test(name);
+    if (!tmp && !ENTRY.test(name) && !LEGACY.test(name) && !CODE_CACHE.test(name)) continue;
     const file = path.join(dir, name);
     let st: fs.Stats;
     try {
@@ -253,7 +274,7 @@ export function clearDir(dir: string, configured: boolean): number {
   openDir(dir, configured);
   let n = 0;
   for (const name of fs.readdirSync(dir)) {
-    if (!ENTRY.test(name) && !TMP.test(name) && !LEGACY.test(name)) continue;
+    if (!ENTRY.test(name) && !TMP.test(name) && !LEGACY.test(name) && !CODE_CACHE.test(name) && !CODE_CACHE_TMP.test(name)) continue;
     const file = path.join(dir, name);
     try {
       if (!fs.lstatSync(file).isFile()) continue;
