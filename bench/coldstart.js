@@ -5,6 +5,8 @@
 //   empty   an empty disk cache, shipped kernels off (NODECUDA_PREBUILT=0): every kernel is NVRTC
 //   shipped an empty disk cache, shipped kernels on (dist/kernel-images, npm run build:kernels)
 //   warm    the disk cache the empty run filled, shipped kernels off
+//   later   shipped kernels on, a cache directory an earlier run used (a user's second run: the
+//           V8 code cache of lib/cuda/code_cache.ts is there; empty and shipped have none)
 // Each state runs REPS times (fresh cache each time for empty/shipped) and reports the median.
 // Goal (issue 18): shipped first use ≤ 30 ms per family, fresh example ≤ 1.5× warm.
 //   node bench/coldstart.js [--reps=N] [--json=FILE]; also run by bench/run.js (--no-cold skips).
@@ -43,16 +45,19 @@ const STATES = {
   empty: { prebuilt: '0', reuse: false },
   shipped: { prebuilt: '1', reuse: false },
   warm: { prebuilt: '0', reuse: true },
+  later: { prebuilt: '1', reuse: true },
 };
 
 /** Runs every state `reps` times; returns { labels, states: { name: { first: [ms per label], total, example } } }. */
 function measureCold(reps = 3) {
   const warmDir = fresh();
+  const laterDir = fresh();
   const result = { labels: null, states: {} };
-  const dirs = [warmDir];
+  const dirs = [warmDir, laterDir];
   try {
-    // Fill the warm cache once (not measured).
+    // Fill the reused caches once (not measured).
     runNode(FIRST_USE, { NODECUDA_CACHE_DIR: warmDir, NODECUDA_PREBUILT: '0' });
+    runNode(FIRST_USE, { NODECUDA_CACHE_DIR: laterDir, NODECUDA_PREBUILT: '1' });
     // The example checks its own values: against the CPU driver double it stops early (no times).
     let exampleError = null;
     try {
@@ -65,12 +70,13 @@ function measureCold(reps = 3) {
       const runs = [];
       const examples = [];
       for (let i = 0; i < reps; i++) {
-        const dir = s.reuse ? warmDir : fresh();
+        const reused = s.prebuilt === '1' ? laterDir : warmDir;
+        const dir = s.reuse ? reused : fresh();
         if (!s.reuse) dirs.push(dir);
         const env = { NODECUDA_CACHE_DIR: dir, NODECUDA_PREBUILT: s.prebuilt };
         runs.push(runNode(FIRST_USE, env).out);
         if (exampleError) continue;
-        const exDir = s.reuse ? warmDir : fresh();
+        const exDir = s.reuse ? reused : fresh();
         if (!s.reuse) dirs.push(exDir);
         examples.push(runNode(EXAMPLE, { ...env, NODECUDA_CACHE_DIR: exDir }, path.dirname(EXAMPLE)).wall);
       }
@@ -96,7 +102,7 @@ function printCold(r) {
   lines.push(['examples/gpuarray.js wall', ...names.map((n) => r.states[n].example.toFixed(0))]);
   lines.push(['NVRTC opened by built-ins', ...names.map((n) => (r.states[n].nvrtcLoadedByBuiltins ? 'yes' : 'no'))]);
   const w = lines[0].map((_, i) => Math.max(...lines.map((l) => l[i].length)));
-  console.log('\ncold start: fresh processes, median per state (empty cache + NVRTC | empty cache + shipped kernels | warm disk cache)');
+  console.log('\ncold start: fresh processes, median per state (empty cache + NVRTC | empty cache + shipped kernels | warm disk cache | shipped kernels, second run)');
   for (const l of lines) console.log(l.map((s, i) => (i ? s.padStart(w[i]) : s.padEnd(w[i]))).join('  '));
   if (r.exampleError) console.log(`examples/gpuarray.js: not timed (${r.exampleError})`);
   else {
