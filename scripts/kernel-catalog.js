@@ -64,6 +64,12 @@ for (const dt of DTYPES) {
   attempt(() => a.fill(1));
   attempt(() => a.copy());
   attempt(() => m.T.copy()); // transposed: tiled variant
+  for (const len of [63, 62, 64]) {
+    // Copies of other strided views (get() and toArray() of one): 2-D (reversed rows) and 1-D (a
+    // column), rows odd, even or a multiple of 4 long.
+    attempt(() => ga.zeros([4, len], dt).index(':', '::-1').copy());
+    attempt(() => ga.zeros([len, 4], dt).index(':', 0).copy());
+  }
   attempt(() => ga.where(a.gt(0), a, b));
   attempt(() => ga.arange(0, N, 1, dt));
   for (const to of DTYPES) if (to !== dt) attempt(() => a.astype(to));
@@ -77,6 +83,26 @@ for (const dt of DTYPES) {
   attempt(() => ga.cumsum(a));
   attempt(() => ga.cumprod(a));
   attempt(() => ga.cumsum(m, { axis: 1 }));
+}
+// Broadcast layouts beyond a row of a 64-wide matrix: a row or a column against a matrix whose
+// rows are odd, even or a multiple of 4 long (the engine's variants: 1, 2 or 4 items a thread), a
+// scalar where(), and fill() of a row or a column view — what a first script does with small
+// matrices (examples/gpuarray.js compiled 4 such kernels with NVRTC on a fresh machine).
+const BROADCAST = ['add', 'sub', 'mul', 'div', 'maximum', 'minimum', 'eq', 'ne', 'lt', 'le', 'gt', 'ge'];
+for (const dt of ['float32', 'float64', 'int32']) {
+  const ops = dt === 'float32' ? BROADCAST : BROADCAST.slice(0, 4);
+  for (const cols of [63, 62, 64]) {
+    const m = ga.zeros([8, cols], dt);
+    const row = ga.zeros([cols], dt);
+    const col = ga.zeros([8, 1], dt);
+    for (const op of ops) {
+      if (cols !== 64 || dt !== 'float32') attempt(() => m[op](row));
+      attempt(() => m[op](col));
+    }
+    attempt(() => m.index(0).fill(0));
+    attempt(() => m.index(':', 0).fill(0));
+    attempt(() => ga.where(m.gt(0), m, 0));
+  }
 }
 for (const dt of FLOATS) {
   const a = ga.zeros([N], dt);
