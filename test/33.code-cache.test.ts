@@ -209,3 +209,16 @@ test('stack traces name the module files and lines as without the cache', () => 
   const frames = (s: string) => s.split('\n').filter((l) => l.includes(DIST)).map((l) => l.replace(/:\d+\)?$/, ''));
   expect(frames(r.stdout)).toEqual(frames(uncached.stdout));
 });
+
+test('evaluated again (a test runner gives each test file its own registry): one loader, one exit listener', () => {
+  const dir = freshDir();
+  const file = JSON.stringify(path.join(DIST, 'cuda', 'code_cache.js'));
+  const script = `const Module = require('module');
+    require(${file}); const loader = Module._extensions['.js']; const exits = process.listenerCount('exit');
+    for (const k of Object.keys(require.cache)) delete require.cache[k];
+    require(${file}); require(${JSON.stringify(DIST)});
+    console.log(JSON.stringify([Module._extensions['.js'] === loader, process.listenerCount('exit') - exits]));`;
+  const r = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, NODECUDA_CACHE_DIR: dir }, encoding: 'utf8' });
+  expect(r.status).toBe(0);
+  expect(JSON.parse(r.stdout.trim())).toEqual([true, 0]);
+});

@@ -113,6 +113,12 @@ function install(): void {
   const extensions = (Module as unknown as { _extensions?: Record<string, Loader> })._extensions;
   const prior = extensions?.['.js'];
   if (!extensions || typeof prior !== 'function') return;
+  // Once per process and package copy: a test runner evaluates this module again for each test
+  // file (its own module registry), and each would add a loader and an exit listener.
+  const mark = Symbol.for(`nodecuda.codeCache:${ROOT}`);
+  const holder = Module as unknown as Record<symbol, boolean>;
+  if (holder[mark]) return;
+  holder[mark] = true;
   const located = cacheDir();
   if (!located) return;
   state.dir = located.dir;
