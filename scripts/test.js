@@ -19,19 +19,28 @@ function jestRun(extra, testGroup, stdio = 'inherit') {
 }
 
 const workers = process.env.JEST_WORKERS;
-if (workers !== undefined && !/^[1-9][0-9]*$/.test(workers)) {
-  console.error(`JEST_WORKERS must be a positive integer, got "${workers}"`);
+if (workers !== undefined && !/^[1-9][0-9]*%?$/.test(workers)) {
+  console.error(`JEST_WORKERS must be a positive integer or a percentage (Jest's --maxWorkers), got "${workers}"`);
   process.exit(2);
 }
 if (!workers || workers === '1') process.exit(jestRun(['--runInBand']).status ?? 1);
 
-// Which files this run selects, so that a filter matching one group runs that group only.
-const listed = jestRun(['--listTests', '--json'], undefined, ['ignore', 'pipe', 'inherit']);
-let files = [];
-try { files = JSON.parse(listed.stdout.trim().split('\n').pop() || '[]'); } catch { /* jest reports */ }
-const faults = files.filter((f) => group(f) === 2).length;
-if (faults === 0 || faults === files.length) process.exit(jestRun([`--maxWorkers=${workers}`]).status ?? 1);
-const first = jestRun([`--maxWorkers=${workers}`], 'before-faults').status ?? 1;
-console.log(`\n${faults} file(s) that fault the GPU on purpose, in band after the others:`);
-const last = jestRun(['--runInBand'], 'faults').status ?? 1;
+// Which files this run selects, so that a filter matching one group runs that group only (the
+// listing without the caller's output options: --json/--outputFile would take its output).
+const listArgs = args.filter((a, i) => !/^--(?:json|outputFile)(?:=|$)/.test(a) && args[i - 1] !== '--outputFile');
+const listed = spawnSync(process.execPath, [...jest, '--listTests', '--json', ...listArgs],
+  { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', env });
+let files = null;
+try {
+  files = JSON.parse(listed.stdout.trim().split('\n').pop());
+} catch {
+  // not listed: both runs, each allowed to find nothing
+}
+const faults = files && files.filter((f) => group(f) === 2).length;
+if (files && (faults === 0 || faults === files.length)) process.exit(jestRun([`--maxWorkers=${workers}`]).status ?? 1);
+const lenient = files ? [] : ['--passWithNoTests'];
+const first = jestRun([`--maxWorkers=${workers}`, ...lenient], 'before-faults').status ?? 1;
+console.log(`\n${faults ?? 'The'} file(s) that fault the GPU on purpose, in band after the others` +
+  ' (a second Jest run: its --outputFile or coverage replaces the first run\'s):');
+const last = jestRun(['--runInBand', ...lenient], 'faults').status ?? 1;
 process.exit(first || last);

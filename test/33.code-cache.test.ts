@@ -26,12 +26,15 @@ const freshDir = () => {
   return d;
 };
 
+// A kernel key every process of these tests notes as built (a process that builds none writes nothing).
+const BASE = '0'.repeat(64);
+
 /** One process: loads nodecuda, notes `kernels` as built, prints the code cache's status. */
 function run(dir: string, opts: { kernels?: string[]; flags?: string[]; env?: Record<string, string> } = {}): Status {
   const script = `const c = require(${JSON.stringify(DIST)});
     const cc = require(${JSON.stringify(path.join(DIST, 'cuda', 'code_cache.js'))});
     if (typeof c.gpuarray.zeros !== 'function') throw new Error('nodecuda did not load');
-    for (const k of ${JSON.stringify(opts.kernels ?? [])}) cc.noteKernel(k);
+    for (const k of ${JSON.stringify(opts.kernels ?? [BASE])}) cc.noteKernel(k);
     console.log(JSON.stringify(cc.codeCacheStatus()));`;
   const env: Record<string, string | undefined> = { ...process.env, NODECUDA_CACHE_DIR: dir, ...opts.env };
   for (const k of ['NODE_OPTIONS', 'NODECUDA_CODE_CACHE', 'NODECUDA_CACHE', 'NODECUDA_CACHE_MAX_BYTES']) {
@@ -49,7 +52,8 @@ const onlyFile = (dir: string) => {
   expect(f[0]).toMatch(/^v8-code-cache-[0-9a-f]{16}\.bin$/);
   return path.join(dir, f[0]);
 };
-function header(file: string): { modules: Array<[string, number, number, number]>; kernels: string[]; node: string } {
+interface Head { modules: Array<[string, number[], number]>; kernels: string[]; node: string; writes: number; time: number }
+function header(file: string): Head {
   const buf = fs.readFileSync(file);
   expect(buf.toString('latin1', 0, MAGIC.length)).toBe(MAGIC);
   const n = buf.readUInt32LE(MAGIC.length);
@@ -66,7 +70,8 @@ test('the first process writes the file (mode 0600); the next loads every module
   const h = header(file);
   expect(h.node).toBe(process.version);
   expect(h.modules.map((m) => m[0])).toContain(path.join('cuda', 'compiler.js'));
-  expect(h.modules.every(([, size, mtime, len]) => size > 0 && mtime > 0 && len > 0)).toBe(true);
+  expect(h.modules.every(([, stamp, len]) => stamp.length === 4 && stamp.every((v) => v > 0) && len > 0)).toBe(true);
+  expect(h.writes).toBe(1);
   const bytes = fs.readFileSync(file);
   const second = run(dir);
   expect(second).toEqual({ enabled: true, modules: first.modules, loaded: first.modules, rejected: 0, stale: false });
@@ -83,11 +88,12 @@ test('a kernel the writer did not build makes the process rewrite the file at ex
   expect(run(dir, { kernels: [k1] }).stale).toBe(false);
   const afterK1 = fs.readFileSync(file);
   expect(afterK1.equals(before)).toBe(false);
-  expect(header(file).kernels).toEqual([k1.slice(0, 16)]);
+  expect(header(file).kernels).toEqual([BASE.slice(0, 16), k1.slice(0, 16)]);
   run(dir, { kernels: [k1] });
   expect(fs.readFileSync(file).equals(afterK1)).toBe(true);
   run(dir, { kernels: [k1, k2] });
-  expect(header(file).kernels).toEqual([k1.slice(0, 16), k2.slice(0, 16)]);
+  expect(header(file).kernels).toEqual([BASE, k1, k2].map((k) => k.slice(0, 16)));
+  expect(header(file).writes).toBe(3);
   expect(run(dir).loaded).toBeGreaterThan(40);
   expect(files(dir)).toEqual([path.basename(file)]); // processes of other -e scripts share the file
 });
@@ -123,7 +129,7 @@ test('damaged, truncated and stale files are compiled around, never a failure, a
   const flipped = Buffer.from(fs.readFileSync(file));
   const h = header(file);
   let off = MAGIC.length + 4 + flipped.readUInt32LE(MAGIC.length);
-  for (const [, , , len] of h.modules) {
+  for (const [, , len] of h.modules) {
     for (let i = 0; i < 16; i++) flipped[off + 8 + i] ^= 0xff;
     off += len;
   }
@@ -134,7 +140,7 @@ test('damaged, truncated and stale files are compiled around, never a failure, a
   expect(run(dir).loaded).toBe(modules);
   // A module whose mtime differs from the file's record (a rebuilt package): that one compiles.
   const rec = header(file);
-  rec.modules[0][2] += 1000;
+  rec.modules[0][1][1] += 1000; // the mtime
   const body = fs.readFileSync(file).subarray(MAGIC.length + 4 + fs.readFileSync(file).readUInt32LE(MAGIC.length));
   const head = Buffer.from(JSON.stringify(rec));
   const len = Buffer.alloc(4);
@@ -221,4 +227,84 @@ test('evaluated again (a test runner gives each test file its own registry): one
   const r = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, NODECUDA_CACHE_DIR: dir }, encoding: 'utf8' });
   expect(r.status).toBe(0);
   expect(JSON.parse(r.stdout.trim())).toEqual([true, 0]);
+});
+
+/** Rewrites the file's header with `edit` applied. */
+function editHeader(file: string, edit: (h: Head) => void): void {
+  const buf = fs.readFileSync(file);
+  const n = buf.readUInt32LE(MAGIC.length);
+  const h = header(file);
+  edit(h);
+  const head = Buffer.from(JSON.stringify(h));
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(head.length);
+  fs.writeFileSync(file, Buffer.concat([Buffer.from(MAGIC), len, head, buf.subarray(MAGIC.length + 4 + n)]), { mode: 0o600 });
+}
+
+test('a process that builds no kernel writes nothing; after 8 writes new kernels rewrite at most every 10 minutes', () => {
+  const dir = freshDir();
+  run(dir, { kernels: [] });
+  expect(files(dir)).toEqual([]);
+  run(dir);
+  const file = onlyFile(dir);
+  editHeader(file, (h) => {
+    h.writes = 8;
+    h.time = Date.now();
+  });
+  const bytes = fs.readFileSync(file);
+  run(dir, { kernels: ['c'.repeat(64)] });
+  expect(fs.readFileSync(file).equals(bytes)).toBe(true); // written 8 times, the last just now
+  editHeader(file, (h) => {
+    h.time = Date.now() - 11 * 60 * 1000;
+  });
+  run(dir, { kernels: ['c'.repeat(64)] });
+  expect(header(file)).toMatchObject({ writes: 9, kernels: [BASE.slice(0, 16), 'c'.repeat(16)] });
+});
+
+test('at most 4 code cache files (flag sets) stay in a directory: the least recently used go', () => {
+  const dir = freshDir();
+  for (let i = 0; i < 6; i++) run(dir, { flags: [`--stack-size=${900 + i}`] });
+  expect(files(dir)).toHaveLength(4);
+  expect(run(dir, { flags: ['--stack-size=905'] }).loaded).toBeGreaterThan(40); // the newest kept
+  expect(run(dir, { flags: ['--stack-size=900'] }).loaded).toBe(0); // the oldest removed
+});
+
+test('off under --experimental-policy (Node checks each module\'s integrity in its own compile)', () => {
+  const dir = freshDir();
+  const policy = path.join(dir, 'policy.json');
+  fs.writeFileSync(policy, JSON.stringify({ onerror: 'log', resources: {} }));
+  expect(run(dir, { flags: [`--experimental-policy=${policy}`], env: { NODE_NO_WARNINGS: '1' } }))
+    .toMatchObject({ enabled: false, modules: 0 });
+  expect(files(dir)).toEqual([]);
+});
+
+test('a transform that wraps module._compile (pirates, nyc) still sees every module; those compile without the cache', () => {
+  const dir = freshDir();
+  run(dir);
+  const hook = `const Module = require('module'); const prior = Module._extensions['.js']; let seen = 0;
+    Module._extensions['.js'] = function (m, f) {
+      if (f.startsWith(${JSON.stringify(DIST)})) {
+        const c = m._compile;
+        m._compile = function (code, name) { seen++; m._compile = c; return c.call(this, code + '\\n// transformed', name); };
+      }
+      return prior.call(this, m, f);
+    };`;
+  for (const [order, script] of [['installed before nodecuda', `${hook} require(${JSON.stringify(DIST)});`],
+    ['installed after', `require(${JSON.stringify(path.join(DIST, 'cuda', 'code_cache.js'))}); ${hook} require(${JSON.stringify(DIST)});`]]) {
+    const r = spawnSync(process.execPath, ['-e', `${script}
+      const s = require(${JSON.stringify(path.join(DIST, 'cuda', 'code_cache.js'))}).codeCacheStatus();
+      console.log(JSON.stringify({ seen, modules: s.modules }));`], { env: { ...process.env, NODECUDA_CACHE_DIR: dir }, encoding: 'utf8' });
+    expect({ order, status: r.status, stderr: r.stderr }).toEqual({ order, status: 0, stderr: '' });
+    const out = JSON.parse(r.stdout.trim());
+    expect(out.seen).toBeGreaterThan(40);
+    expect(out.modules).toBeLessThanOrEqual(1); // what the transform changed went through Node's compile
+  }
+});
+
+test('loaded by a test runner\'s registry (this Jest file): no loader, no exit listener is installed', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  require('../lib/cuda/code_cache');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { _extensions } = require('module') as { _extensions: object };
+  expect(Object.getOwnPropertySymbols(_extensions).map(String).filter((k) => k.includes('nodecuda.codeCache'))).toEqual([]);
 });

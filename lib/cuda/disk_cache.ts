@@ -225,6 +225,23 @@ export function writeEntry(dir: string, key: string, kind: 'cubin' | 'ptx', r: C
   }
 }
 
+/** Removes all but the `keep` most recently used code cache files of `dir` (code_cache.ts). */
+export function keepNewestCodeCaches(dir: string, keep: number): void {
+  const files: Array<{ file: string; used: number }> = [];
+  try {
+    for (const name of fs.readdirSync(dir)) {
+      if (!CODE_CACHE.test(name)) continue;
+      const file = path.join(dir, name);
+      const st = fs.lstatSync(file);
+      if (st.isFile()) files.push({ file, used: st.mtimeMs });
+    }
+  } catch {
+    return; // listed again after the next write
+  }
+  files.sort((a, b) => b.used - a.used);
+  for (const f of files.slice(keep)) remove(f.file);
+}
+
 /**
  * Lists the directory's cache files, removes temporary files older than an hour, and when the
  * total is over `cap` removes the least recently used (oldest mtime) down to 90% of it.
