@@ -126,13 +126,14 @@ function flags(argv: string[]): string[] {
 }
 
 /** Module.prototype._compile for one of our modules, with V8's cached data. */
-function compileCached(module: NodeJS.Module, source: string, filename: string,
-  nodeCompile: (this: NodeJS.Module, c: string, f: string) => unknown): unknown {
-  delete (module as unknown as { _compile?: unknown })._compile;
+function compileCached(module: NodeJS.Module, source: string, filename: string): unknown {
+  const own = module as unknown as { _compile?: (c: string, f: string) => unknown };
+  delete own._compile; // from here on module._compile is Node's (the prototype's)
+  const nodeCompile = (): unknown => (own._compile as (c: string, f: string) => unknown).call(module, source, filename);
   let fn: (...a: unknown[]) => void;
   try {
     const stat = fs.statSync(filename);
-    if (Buffer.byteLength(source) !== stat.size) return nodeCompile.call(module, source, filename); // transformed
+    if (Buffer.byteLength(source) !== stat.size) return nodeCompile(); // transformed: not the file's bytes
     const rel = filename.slice(ROOT.length);
     const hit = state.cached.get(rel);
     state.cached.delete(rel);
@@ -145,7 +146,7 @@ function compileCached(module: NodeJS.Module, source: string, filename: string,
     fn = script.runInThisContext({ displayErrors: true }) as typeof fn;
     state.scripts.push({ rel, stamp: stampOf(stat), script });
   } catch {
-    return nodeCompile.call(module, source, filename); // Node reports what is wrong
+    return nodeCompile(); // Node reports what is wrong
   }
   return fn.call(module.exports, module.exports, requireFor(module, filename), module, filename, path.dirname(filename));
 }
@@ -169,7 +170,6 @@ function install(): void {
   const holder = extensions as unknown as Record<symbol, boolean>;
   if (holder[mark]) return;
   holder[mark] = true;
-  const compile = (Module.prototype as unknown as { _compile: unknown })._compile;
   const located = cacheDir();
   if (!located) return;
   state.dir = located.dir;
@@ -190,7 +190,7 @@ function install(): void {
   extensions['.js'] = function nodecudaModule(module, filename) {
     if (state.enabled && filename.startsWith(ROOT) && !Object.prototype.hasOwnProperty.call(module, '_compile')) {
       (module as unknown as { _compile: unknown })._compile = function (this: NodeJS.Module, content: string, name: string) {
-        return compileCached(this, content, name, compile as (this: NodeJS.Module, c: string, f: string) => unknown);
+        return compileCached(this, content, name);
       };
     }
     return prior.call(this, module, filename);
