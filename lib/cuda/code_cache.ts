@@ -72,7 +72,6 @@ const state = {
   stale: true,
   loaded: 0,
   rejected: 0,
-  written: false,
 };
 
 /** The kernel cache directory when the disk cache is on (compiler.ts's rules, without options). */
@@ -137,14 +136,15 @@ function compileCached(module: NodeJS.Module, source: string, filename: string):
     const rel = filename.slice(ROOT.length);
     const hit = state.cached.get(rel);
     state.cached.delete(rel);
-    const cachedData = hit && sameStamp(hit.stamp, stampOf(stat)) ? hit.data : undefined;
+    const stamp = stampOf(stat);
+    const cachedData = hit && sameStamp(hit.stamp, stamp) ? hit.data : undefined;
     const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n});`,
       { filename, cachedData });
     if (!cachedData || script.cachedDataRejected) state.stale = true;
     if (cachedData && !script.cachedDataRejected) state.loaded++;
     if (cachedData && script.cachedDataRejected) state.rejected++;
     fn = script.runInThisContext({ displayErrors: true }) as typeof fn;
-    state.scripts.push({ rel, stamp: stampOf(stat), script });
+    state.scripts.push({ rel, stamp, script });
   } catch {
     return nodeCompile(); // Node reports what is wrong
   }
@@ -218,8 +218,7 @@ function save(): void {
     const head = Buffer.from(JSON.stringify(header));
     const len = Buffer.alloc(4);
     len.writeUInt32LE(head.length);
-    state.written = diskCache.writeFileAtomic(state.file, [MAGIC, len, head, ...data]);
-    if (state.written) diskCache.keepNewestCodeCaches(state.dir, KEEP_FILES);
+    if (diskCache.writeFileAtomic(state.file, [MAGIC, len, head, ...data])) diskCache.keepNewestCodeCaches(state.dir, KEEP_FILES);
   } catch {
     // an unsafe directory or a full disk: the next process compiles as usual
   }
@@ -230,16 +229,9 @@ export function noteKernel(key: string): void {
   if (state.enabled && state.used.size < MAX_KERNELS) state.used.add(key.slice(0, 16));
 }
 
-/** @internal What the code cache did in this process (tests, `nodecuda doctor`). */
+/** @internal What the code cache did in this process (test/33). */
 export function codeCacheStatus(): { enabled: boolean; modules: number; loaded: number; rejected: number; stale: boolean } {
   return { enabled: state.enabled, modules: state.scripts.length, loaded: state.loaded, rejected: state.rejected, stale: state.stale };
-}
-
-/** @internal Tests: write the file now, as at exit; returns whether it was written. */
-export function saveCodeCacheNow(): boolean {
-  state.written = false;
-  save();
-  return state.written;
 }
 
 try {

@@ -36,6 +36,31 @@ const LEGACY = /^[0-9a-f]{64}\.(?:cubin|ptx|names\.json)$/; // nodecuda 0.1 file
 export const codeCacheFile = (tag: string): string => `v8-code-cache-${tag}.bin`;
 const CODE_CACHE = /^v8-code-cache-[0-9a-f]{16}\.bin$/;
 const CODE_CACHE_TMP = /^v8-code-cache-[0-9a-f]{16}\.bin\.\d+\.[0-9a-f]+\.tmp$/;
+/** A file of this cache kept across processes (counted against the cap), or a temporary one. */
+const isKept = (name: string) => ENTRY.test(name) || LEGACY.test(name) || CODE_CACHE.test(name);
+const isTmp = (name: string) => TMP.test(name) || CODE_CACHE_TMP.test(name);
+
+/** The regular files of `dir` whose names pass `test`: path, name, size, mtime; [] when unlistable. */
+function listFiles(dir: string, test: (name: string) => boolean): Array<{ file: string; name: string; bytes: number; used: number }> {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const name of names) {
+    if (!test(name)) continue;
+    const file = path.join(dir, name);
+    try {
+      const st = fs.lstatSync(file);
+      if (st.isFile()) out.push({ file, name, bytes: st.size, used: st.mtimeMs });
+    } catch {
+      // removed by another process meanwhile
+    }
+  }
+  return out;
+}
 
 /** The default cache directory: $XDG_CACHE_HOME/nodecuda, else ~/.cache/nodecuda. */
 export function defaultDir(): string {
@@ -227,18 +252,7 @@ export function writeEntry(dir: string, key: string, kind: 'cubin' | 'ptx', r: C
 
 /** Removes all but the `keep` most recently used code cache files of `dir` (code_cache.ts). */
 export function keepNewestCodeCaches(dir: string, keep: number): void {
-  const files: Array<{ file: string; used: number }> = [];
-  try {
-    for (const name of fs.readdirSync(dir)) {
-      if (!CODE_CACHE.test(name)) continue;
-      const file = path.join(dir, name);
-      const st = fs.lstatSync(file);
-      if (st.isFile()) files.push({ file, used: st.mtimeMs });
-    }
-  } catch {
-    return; // listed again after the next write
-  }
-  files.sort((a, b) => b.used - a.used);
+  const files = listFiles(dir, (name) => CODE_CACHE.test(name)).sort((a, b) => b.used - a.used);
   for (const f of files.slice(keep)) remove(f.file);
 }
 
@@ -248,32 +262,16 @@ export function keepNewestCodeCaches(dir: string, keep: number): void {
  * Returns the bytes left.
  */
 function sweep(dir: string, cap: number): number {
-  const files: Array<{ file: string; bytes: number; used: number }> = [];
+  const files = [];
   let total = 0;
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir);
-  } catch {
-    return 0;
-  }
   const now = Date.now();
-  for (const name of names) {
-    const tmp = TMP.test(name) || CODE_CACHE_TMP.test(name);
-    if (!tmp && !ENTRY.test(name) && !LEGACY.test(name) && !CODE_CACHE.test(name)) continue;
-    const file = path.join(dir, name);
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(file);
-    } catch {
+  for (const f of listFiles(dir, (name) => isKept(name) || isTmp(name))) {
+    if (isTmp(f.name)) {
+      if (now - f.used > STALE_TMP_MS) remove(f.file); // left by a process that died mid-write
       continue;
     }
-    if (!st.isFile()) continue;
-    if (tmp) {
-      if (now - st.mtimeMs > STALE_TMP_MS) remove(file); // left by a process that died mid-write
-      continue;
-    }
-    files.push({ file, bytes: st.size, used: st.mtimeMs });
-    total += st.size;
+    files.push(f);
+    total += f.bytes;
   }
   if (total <= cap) return total;
   files.sort((a, b) => a.used - b.used);
@@ -290,11 +288,8 @@ export function clearDir(dir: string, configured: boolean): number {
   if (!fs.existsSync(dir)) return 0;
   openDir(dir, configured);
   let n = 0;
-  for (const name of fs.readdirSync(dir)) {
-    if (!ENTRY.test(name) && !TMP.test(name) && !LEGACY.test(name) && !CODE_CACHE.test(name) && !CODE_CACHE_TMP.test(name)) continue;
-    const file = path.join(dir, name);
+  for (const { file } of listFiles(dir, (name) => isKept(name) || isTmp(name))) {
     try {
-      if (!fs.lstatSync(file).isFile()) continue;
       fs.unlinkSync(file);
       n++;
     } catch {
