@@ -6,8 +6,8 @@
  */
 import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, isFloat16Like, own } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
-import { Stream, streamHandle } from '../cuda/driver';
-import { useOn } from '../cuda/memory';
+import { Stream } from '../cuda/driver';
+import { usedOn } from '../cuda/memory';
 import { blasDot, blasDotType } from '../cuda/cublas';
 import { GPUArray } from './gpuarray';
 import { registerArrayMethods } from './methods';
@@ -365,10 +365,7 @@ function execute(p: Plan): GPUArray {
   for (const x of p.arrays) args.push({ ptr: x.address });
   if (p.idx) args.push({ dtype: DTYPES.int64, value: BigInt(p.arrays[0].size) });
   args.push(...(p.extra ?? []));
-  const sh = streamHandle(p.opts.stream); // memory of another stream is recorded (memory.ts useOn)
-  for (const x of p.arrays) useOn(x, sh);
-  useOn(p.idx, sh);
-  useOn(t.write, sh);
+  usedOn(p.opts.stream, [...p.arrays, p.idx, t.write]); // memory of another stream is recorded (memory.ts useOn)
   runReduction(spec, {
     shape: a.shape, strides: elemStrides(a), axes, orderFree: !p.op.startsWith('arg'), args, out: t.write.address,
     accBytes: accBytesOf.get(spec.name)!,
@@ -433,6 +430,9 @@ function arg(op: 'argmin' | 'argmax') {
 export const argmin = arg('argmin');
 export const argmax = arg('argmax');
 
+/** `t`, added to `temps` (disposed by the caller). */
+const temp = (temps: GPUArray[], t: GPUArray): GPUArray => (temps.push(t), t);
+
 /** The two operands of dot with one shared layout (contiguous copies when theirs differ). */
 function sameLayout(a: GPUArray, b: GPUArray, what: string, stream: Stream | null | undefined): [GPUArray, GPUArray, GPUArray[]] {
   if (a.shape.length !== b.shape.length || a.shape.some((n, i) => n !== b.shape[i])) {
@@ -442,7 +442,7 @@ function sameLayout(a: GPUArray, b: GPUArray, what: string, stream: Stream | nul
   if (a.strides.every((s, i) => s / a.dtype.bytes === b.strides[i] / b.dtype.bytes)) return [a, b, []];
   const temps: GPUArray[] = [];
   // Copied on the call's stream, which reads them (a non-blocking stream does not wait for the legacy one).
-  const c = (x: GPUArray) => (x.flags.cContiguous ? x : (temps.push(x.copy({ stream })), temps[temps.length - 1]));
+  const c = (x: GPUArray) => (x.flags.cContiguous ? x : temp(temps, x.copy({ stream })));
   return [c(a), c(b), temps];
 }
 
@@ -467,14 +467,9 @@ function blasDotOf(x: GPUArray, y: GPUArray, opts: ReduceOptions): GPUArray | nu
   if (!incx || !incy || incx * (n - 1) > INT32_MAX || incy * (n - 1) > INT32_MAX) return null; // cuBLAS's int indexing
   const type = blasDotType(x.dtype.name);
   if (type === null) return null;
-  const stream = opts.stream;
-  const sh = streamHandle(stream);
-  const r = GPUArray.allocate([], x.dtype, stream);
+  const r = GPUArray.allocate([], x.dtype, opts.stream);
   try {
-    useOn(x, sh);
-    useOn(y, sh);
-    useOn(r, sh);
-    blasDot(sh, type, n, x.ptr, incx, y.ptr, incy, r.ptr);
+    blasDot(usedOn(opts.stream, [x, y, r]), type, n, x.ptr, incx, y.ptr, incy, r.ptr);
     return r;
   } catch (e) {
     r.dispose();
@@ -503,7 +498,7 @@ export function dot(a: GPUArray, b: GPUArray, opts: ReduceOptions = {}): GPUArra
     if (blas) return blas;
     const [acc, out] = dotDtypes(x, y, opts);
     const p = resultType(x.dtype, y.dtype);
-    const xs = [x, y].map((v) => (v.dtype === p ? v : (temps.push(v.astype(p, { stream: opts.stream })), temps[temps.length - 1])));
+    const xs = [x, y].map((v) => (v.dtype === p ? v : temp(temps, v.astype(p, { stream: opts.stream }))));
     return execute({ op: 'sum', arrays: xs, acc, out, opts: { ...opts, axis: null }, axes: axesOf(null, x.ndim) });
   } finally {
     for (const t of temps) t.dispose();
@@ -516,13 +511,13 @@ function subset(op: 'sum' | 'min' | 'max' | 'dot') {
     if (!isInt(idx.dtype) || idx.dtype.kind === 'b') throw typeError('ERR_INVALID_DTYPE', `subset indices must be integers, not ${idx.dtype.name}`);
     const srcs = [checked(a, `subset${op}`), ...(op === 'dot' ? [checked(b, 'subsetDot')] : [])];
     const temps: GPUArray[] = [];
-    const flat = srcs.map((s) => (s.flags.cContiguous ? s : (temps.push(s.copy({ stream: opts.stream })), temps[temps.length - 1])));
+    const flat = srcs.map((s) => (s.flags.cContiguous ? s : temp(temps, s.copy({ stream: opts.stream }))));
     try {
       let acc: DType, out: DType, arrays = flat;
       if (op === 'dot') {
         [acc, out] = dotDtypes(flat[0], flat[1], opts);
         const p = resultType(flat[0].dtype, flat[1].dtype);
-        arrays = flat.map((v) => (v.dtype === p ? v : (temps.push(v.astype(p, { stream: opts.stream })), temps[temps.length - 1])));
+        arrays = flat.map((v) => (v.dtype === p ? v : temp(temps, v.astype(p, { stream: opts.stream }))));
         if (flat[0].size !== flat[1].size) throw rangeError('ERR_SHAPE_MISMATCH', 'subsetDot: arrays differ in size');
       } else if (op === 'sum') [acc, out] = reduction('sum').types(flat[0].dtype, opts.dtype);
       else acc = out = flat[0].dtype;
