@@ -262,6 +262,16 @@ function uniqueOutputs(a: GPUArray, k: number, o: UniqueOptions, fill: (r: Uniqu
   }
 }
 
+/** For a count over `len` items in chunks: the total (zeroed), the chunks, a count per chunk (in `temps`). */
+function countBuffers(len: number, stream: Stream | null | undefined, temps: GPUArray[]) {
+  const count = zeros([1], DTYPES.uint32, { stream });
+  temps.push(count);
+  const ch = uniqueChunks(len);
+  const blocks = GPUArray.allocate([ch.grid], DTYPES.uint32, stream);
+  temps.push(blocks);
+  return { count, ch, blocks };
+}
+
 /** The uint32 at `count` (one element), read back after `stream`'s work: a count of unique values in [1, most]. */
 function readCount(count: GPUArray, most: number, n: number, stream: Stream | null | undefined): number {
   if (stream) stream.synchronize();
@@ -283,11 +293,7 @@ function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions): GPUArray |
   temps.push(s.values!);
   if (s.indices) temps.push(s.indices);
   const equalNan = o.equalNan !== false;
-  const count = zeros([1], DTYPES.uint32, { stream });
-  temps.push(count);
-  const ch = uniqueChunks(n);
-  const blocks = GPUArray.allocate([ch.grid], DTYPES.uint32, stream);
-  temps.push(blocks);
+  const { count, ch, blocks } = countBuffers(n, stream, temps);
   uniqueCount(a.dtype, equalNan, s.values!.address, count.address, blocks.address, n, ch, stream);
   const k = readCount(count, n, n, stream);
   return uniqueOutputs(a, k, o, ({ values, indices, inverse, counts }) => {
@@ -331,11 +337,7 @@ function uniqueByCounting(a: GPUArray, p: Prepared, o: UniqueOptions): GPUArray 
   const hist = GPUArray.allocate([withFirst ? 2 * bins : bins], DTYPES.uint32, stream);
   temps.push(hist);
   uniqueHistogram(dt, src.address, hist.address, withFirst, n, base, bins, stream, [src, hist]);
-  const count = zeros([1], DTYPES.uint32, { stream });
-  temps.push(count);
-  const ch = uniqueChunks(bins);
-  const blocks = GPUArray.allocate([ch.grid], DTYPES.uint32, stream);
-  temps.push(blocks);
+  const { count, ch, blocks } = countBuffers(bins, stream, temps);
   uniqueBinsCount(hist.address, count.address, blocks.address, bins, ch, stream);
   const k = readCount(count, Math.min(bins, n), n, stream);
   return uniqueOutputs(a, k, o, ({ values, indices, inverse, counts }) => {
