@@ -148,6 +148,12 @@ test('damaged, truncated and stale files are compiled around, never a failure, a
   fs.writeFileSync(file, Buffer.concat([Buffer.from(MAGIC), len, head, body]), { mode: 0o600 });
   expect(run(dir)).toMatchObject({ loaded: modules - 1, rejected: 0, stale: true });
   expect(run(dir)).toMatchObject({ loaded: modules, stale: false });
+  // A record that is not a stamp: that module compiles without the data, and the file is rewritten.
+  editHeader(file, (h) => {
+    (h.modules[0] as unknown[])[1] = null;
+  });
+  expect(run(dir)).toMatchObject({ modules, loaded: modules - 1, stale: true });
+  expect(run(dir)).toMatchObject({ loaded: modules, stale: false });
 });
 
 test('a file others can write is not read, and is replaced by one only the user can write', () => {

@@ -51,7 +51,7 @@ interface Header {
 }
 
 const stampOf = (st: fs.Stats): Stamp => [st.size, st.mtimeMs, st.ctimeMs, st.ino];
-const sameStamp = (a: Stamp, b: Stamp) => a.every((v, i) => v === b[i]);
+const sameStamp = (a: unknown, b: Stamp) => Array.isArray(a) && a.length === b.length && a.every((v, i) => v === b[i]);
 // A file a process rewrites because it built new kernels: freely for its first writes, then at
 // most every 10 minutes (a program that generates kernels from its data builds new ones each run).
 const FREE_WRITES = 8;
@@ -146,6 +146,7 @@ function compileCached(module: NodeJS.Module, source: string, filename: string):
     fn = script.runInThisContext({ displayErrors: true }) as typeof fn;
     state.scripts.push({ rel, stamp, script });
   } catch {
+    state.stale = true; // e.g. a damaged record: rewritten at exit
     return nodeCompile(); // Node reports what is wrong
   }
   return fn.call(module.exports, module.exports, requireFor(module, filename), module, filename, path.dirname(filename));
