@@ -3,13 +3,14 @@
  * unique's count and result kernels and searchsorted's for each dtype, unique's counting path for
  * the integers and bool (histogram, bin results, inverse, and the min/max reduction in the
  * variants the engine picks), and the dtype-independent scanhist and scatter passes and occupied
- * bins count, for sm_75 (PTX) and sm_90 (CUBIN).
+ * bins count, and the scatter pass's tuning variants, for sm_75 (PTX) and sm_90 (CUBIN).
  */
 import { DTYPES, compiler } from '../lib';
 import { PREAMBLE } from '../lib/engine/templates/preamble';
 import { searchKernel, sortCommonKernels, sortKernelsFor } from '../lib/engine/templates/sort';
 import { REDUCE_PREAMBLE, reduceKernel } from '../lib/engine/templates/reduction';
 import { uniqueMinMaxSpec } from '../lib/engine/templates/unique';
+import { expectCode } from './helpers';
 
 function compileBoth(source: string, names: string[]): void {
   const ptx = Buffer.from(compiler.compile(source, { arch: 'sm_75', noExternC: true, options: ['--std=c++17'], target: 'ptx' }).image).toString('utf8');
@@ -41,6 +42,38 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     const ks = sortCommonKernels();
     expect(new Set(ks.map((k) => k.name)).size).toBe(ks.length);
     compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+  });
+
+  test('the scatter pass in each ranking and shared-index variant (NODECUDA_SORT_BALLOTS, NODECUDA_SORT_SWIZZLE)', () => {
+    const saved = { b: process.env.NODECUDA_SORT_BALLOTS, z: process.env.NODECUDA_SORT_SWIZZLE };
+    const sources = new Set<string>();
+    try {
+      for (const [b, z] of [['0', '1'], ['1', '1'], ['0', '0'], ['1', '0']]) {
+        process.env.NODECUDA_SORT_BALLOTS = b;
+        process.env.NODECUDA_SORT_SWIZZLE = z;
+        jest.isolateModules(() => {
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variables
+          const { passKernel } = require('../lib/engine/templates/sort') as typeof import('../lib/engine/templates/sort');
+          const ks = [passKernel(DTYPES.float32, 4, false), passKernel(DTYPES.float32, 4, true), passKernel(DTYPES.uint8, 1, false)];
+          expect(ks[0].source.includes('atomicOr(&s_match')).toBe(b === '0');
+          expect(ks[0].source.includes('__ballot_sync(0xffffffffu, (d >> b) & 1u)')).toBe(b === '1');
+          expect(ks[0].source.includes('return d ^ (d >> 5);')).toBe(z === '1');
+          for (const k of ks) sources.add(k.source);
+          compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+        });
+      }
+      expect(sources.size).toBe(12);
+      process.env.NODECUDA_SORT_BALLOTS = 'yes';
+      jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variable
+        const e = expectCode(() => require('../lib/engine/templates/sort'), RangeError, 'ERR_INVALID_ENV');
+        expect(e.message).toContain('NODECUDA_SORT_BALLOTS="yes"');
+      });
+    } finally {
+      for (const [k, v] of [['NODECUDA_SORT_BALLOTS', saved.b], ['NODECUDA_SORT_SWIZZLE', saved.z]] as const) {
+        if (v === undefined) delete process.env[k]; else process.env[k] = v;
+      }
+    }
   });
 
   test('searchsorted across dtypes (compared in the promoted type)', () => {

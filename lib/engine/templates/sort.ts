@@ -22,7 +22,7 @@
  * -0.0 sorts before +0.0. Complex: real part then imaginary part, each transformed like a float.
  */
 import { DType, DTYPES } from '../../base/dtype';
-import { envNumber } from '../../base/env';
+import { envFlag, envNumber } from '../../base/env';
 import {
   uniqueBinsCountKernel, uniqueBinsResultKernel, uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel, uniqueInverseKernel,
   uniqueResultKernel,
@@ -37,6 +37,19 @@ export const SORT_BLOCK = 256;
  */
 const ITEMS_SET = process.env.NODECUDA_SORT_ITEMS?.trim()
   ? envNumber('NODECUDA_SORT_ITEMS', 32, { min: 4, max: 32, multipleOf: 2 }) : 0;
+/**
+ * How a warp finds the lanes sharing a digit when it ranks (tuning: NODECUDA_SORT_BALLOTS=0/1):
+ * 'atomic' (default) ORs each lane's bit into a per-warp shared word of its digit and reads the
+ * word back (one shared atomic a key, as CUB's ATOMIC_OR ranking); 'ballots' takes eight warp
+ * ballots, one per digit bit (a constant cost, about 30 instructions a key; docs/sorting.md).
+ */
+const RANK: 'atomic' | 'ballots' = envFlag('NODECUDA_SORT_BALLOTS', false) ? 'ballots' : 'atomic';
+/**
+ * Whether the shared per-digit arrays of the scatter pass are swizzled (digits 32 apart, which share
+ * a bank, spread over 8 banks; tuning: NODECUDA_SORT_SWIZZLE=0/1): low-entropy digits such as
+ * multiples of 64 otherwise queue on one bank.
+ */
+const SWIZZLE = envFlag('NODECUDA_SORT_SWIZZLE', true);
 /** Keys per thread in a scatter tile of `kb`-byte keys, with or without a payload. */
 export function sortItems(kb: number, payload: boolean): number {
   const it = ITEMS_SET || (payload ? 24 : 32);
@@ -222,6 +235,8 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
   const xb = Math.max(kb, vals ? 4 : kb);
   const source = `
 namespace ${name}_ns {${transforms(dt, kb)}
+// Index of digit d (< 256) in the shared digit arrays: ${SWIZZLE ? 'digits 32 apart (same bank) spread over 8 banks (d >> 5 is 0..7: only the low 3 bits change, a permutation)' : 'the digit'}.
+__device__ __forceinline__ unsigned int nc_sw(unsigned int d) { return ${SWIZZLE ? 'd ^ (d >> 5)' : 'd'}; }
 }
 extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1, unsigned int* v0, unsigned int* v1,
     const unsigned int* __restrict__ info, const unsigned int* __restrict__ offs, unsigned long long* lb,
@@ -236,14 +251,14 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   ${K}* kout = b1 ? k0 : k1;
   (void)v0; (void)v1;
   constexpr int IT = ${IT}, TILE = ${B * IT};
-  __shared__ unsigned int s_cnt[${W}][256];  // per-warp digit counts, then per-warp starts in the digit's run
-  __shared__ unsigned int s_start[256];      // where each digit's run starts in the tile
-  __shared__ unsigned int s_gbase[256];      // global position of the digit's first key of this tile
+  __shared__ unsigned int s_cnt[${W}][256];  // per-warp digit counts, then where each warp's keys of the digit start in the tile
+  __shared__ unsigned int s_gbase[256];      // global position of the digit's first key of this tile less its tile start
   __shared__ unsigned int s_w[${W}];
   __shared__ unsigned int s_tile;
-  __shared__ __align__(16) unsigned char s_x[TILE * ${xb}];
+  __shared__ __align__(16) unsigned char s_x[${Math.max(B * IT * xb, RANK === 'atomic' ? W * 256 * 4 : 0)}];  // the exchange (atomic ranking: match words first)
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  for (int k = t; k < ${W} * 256; k += ${B}) (&s_cnt[0][0])[k] = 0;
+  for (int k = t; k < ${W} * 256; k += ${B}) (&s_cnt[0][0])[k] = 0;${RANK === 'atomic' ? `
+  for (int k = t; k < ${W} * 256; k += ${B}) reinterpret_cast<unsigned int*>(s_x)[k] = 0;` : ''}
   if (t == 0) {
     s_tile = atomicAdd(ticket, 1u);  // tiles in start order: every predecessor is running or done
     if (s_tile == gridDim.x - 1) *ticket = 0;  // the last ticket: leave the counter zeroed
@@ -278,31 +293,41 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
     val[j] = i < n ? (iota ? (unsigned int)i : vin[i]) : 0u;` : ''}
   }
   // Stable warp ranking: item j of lane l comes after items < j and after lanes < l at item j.
-  // The lanes sharing a digit come from eight ballots, one per digit bit: a constant cost, where
-  // __match_any_sync slows down with the number of distinct digits (about 30 of 32 lanes on
-  // uniform keys; CUB's MatchAny does the same).
-  const unsigned int lt = (1u << lane) - 1u;
+  // peers: the lanes holding the same digit at item j (see RANK); the highest of them advances
+  // the warp's count of the digit (and clears the digit's match word).
+  const unsigned int lt = (1u << lane) - 1u;${RANK === 'atomic' ? `
+  unsigned int* s_match = reinterpret_cast<unsigned int*>(s_x) + warp * 256;  // zeroed above; s_x is free until the exchange` : ''}
   #pragma unroll
   for (int j = 0; j < IT; j++) {
     const bool valid = wbase + j * 32 + lane < n;
-    const unsigned int d = valid ? (unsigned int)((key[j] >> shift) & 255u) : 256u;
+    const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
+    const unsigned int sd = ${name}_ns::nc_sw(d);${RANK === 'atomic' ? `
+    if (valid) atomicOr(&s_match[sd], 1u << lane);
+    __syncwarp();
+    const unsigned int peers = valid ? s_match[sd] : 0u;
+    const unsigned int c = valid ? s_cnt[warp][sd] : 0u;
+    __syncwarp();
+    rk[j] = c + __popc(peers & lt);
+    if (valid && lane == 31 - __clz(peers)) { s_cnt[warp][sd] = c + __popc(peers); s_match[sd] = 0u; }
+    __syncwarp();` : `
     unsigned int peers = __ballot_sync(0xffffffffu, valid);
     #pragma unroll
     for (int b = 0; b < 8; b++) {
       const unsigned int on = __ballot_sync(0xffffffffu, (d >> b) & 1u);
       peers &= ((d >> b) & 1u) ? on : ~on;
     }
-    const unsigned int c = valid ? s_cnt[warp][d] : 0u;
+    const unsigned int c = valid ? s_cnt[warp][sd] : 0u;
     __syncwarp();
     rk[j] = c + __popc(peers & lt);
-    if (valid && lane == 31 - __clz(peers)) s_cnt[warp][d] = c + __popc(peers);
-    __syncwarp();
+    if (valid && lane == 31 - __clz(peers)) s_cnt[warp][sd] = c + __popc(peers);
+    __syncwarp();`}
   }
   __syncthreads();
-  // Thread t is digit t from here: its count in the tile, the warps' starts, the run starts.
+  // Thread t is digit t from here (at index st of the shared digit arrays): its count in the tile, the warps' starts, the run starts.
+  const unsigned int st = ${name}_ns::nc_sw(t);
   unsigned int tot = 0;
   #pragma unroll
-  for (int w = 0; w < ${W}; w++) { const unsigned int c = s_cnt[w][t]; s_cnt[w][t] = tot; tot += c; }
+  for (int w = 0; w < ${W}; w++) { const unsigned int c = s_cnt[w][st]; s_cnt[w][st] = tot; tot += c; }
   const unsigned long long e = (unsigned long long)(epoch & 0x3fffffffu) << 34;
   unsigned long long* mine = lb + (unsigned long long)tile * 256 + t;
   // Publish this tile's count (inclusive already for tile 0): bits 63-34 epoch, 33-32 status, 31-0 value.
@@ -314,7 +339,11 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   __syncthreads();
   unsigned int pre = 0;
   for (int w = 0; w < warp; w++) pre += s_w[w];
-  s_start[t] = pre + x - tot;
+  const unsigned int start = pre + x - tot;  // where digit t's run starts in the tile
+  #pragma unroll
+  for (int w = 0; w < ${W}; w++) s_cnt[w][st] += start;
+  // The digit's global position less its tile start (mod 2^32; the look-back adds the keys before this tile).
+  s_gbase[st] = offs[pass * 256 + t] - start;
   // Look back: sum the predecessors' counts of digit t until one publishes an inclusive prefix.
   unsigned int excl = 0;
   if (tile > 0) {
@@ -330,7 +359,7 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
     }
     *(volatile unsigned long long*)mine = e | (2ull << 32) | (excl + tot);
   }
-  s_gbase[t] = offs[pass * 256 + t] + excl;
+  s_gbase[st] += excl;  // plus a tile position: the global one
   __syncthreads();
   // Exchange through shared memory: keys to their tile positions, then read back in order.
   ${K}* sk = reinterpret_cast<${K}*>(s_x);
@@ -338,7 +367,7 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   for (int j = 0; j < IT; j++) {
     if (wbase + j * 32 + lane < n) {
       const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
-      rk[j] += s_start[d] + s_cnt[warp][d];
+      rk[j] += s_cnt[warp][${name}_ns::nc_sw(d)];
       sk[rk[j]] = key[j];
     }
   }
@@ -351,7 +380,7 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
     if (s < cnt) {
       const ${K} kk = sk[s];
       const unsigned int d = (unsigned int)((kk >> shift) & 255u);
-      gpos[j] = s_gbase[d] + (s - s_start[d]);${vals ? `
+      gpos[j] = s_gbase[${name}_ns::nc_sw(d)] + s;${vals ? `
       if (!fin_pass) kout[gpos[j]] = kk;` : `
       if (fin_pass) reinterpret_cast<${K}*>(fout_)[gpos[j]] = ${name}_ns::nc_untf(kk);
       else kout[gpos[j]] = kk;`}
