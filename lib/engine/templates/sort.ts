@@ -8,7 +8,8 @@
  *   whose digit is the same for every key (skipped: one bin holds n) and writes per pass which
  *   ping-pong buffer is the source, so the host never reads anything back;
  * - `pass` (one per digit): tiles of SORT_BLOCK × SORT_ITEMS keys taken in ticket order; each warp
- *   ranks its contiguous chunk with `__match_any_sync` (stable: lanes in order, items in order),
+ *   ranks its contiguous chunk (the lanes sharing a digit from a shared atomicOr, see RANK; stable:
+ *   lanes in order, items in order),
  *   per-warp digit counts are scanned across warps, each thread (one per digit) publishes its
  *   tile's digit count and looks back over its predecessors' published counts (decoupled look-back,
  *   status + epoch + value in one 64-bit word) for the digit's global position; keys (then payloads)
