@@ -390,6 +390,8 @@ Napi::Value Gemm(const Napi::CallbackInfo& info) {
   std::shared_ptr<BlasHandle> h = ReadyHandle(ctx, stream, stream_res);
   std::lock_guard<std::mutex> lock(h->mu);
   WithWorkspace(blas, *h, *ctx, stream);
+  // alpha and beta are host values: set the mode here rather than trust the last Dot to restore it.
+  Check(blas.set_pointer_mode(h->h, kPointerHost), "cublasSetPointerMode");
   int status = blas.gemm(h->h, ta, tb, m, n, k, alpha, reinterpret_cast<const void*>(a), type, lda,
                          sa, reinterpret_cast<const void*>(b), type, ldb, sb, beta,
                          reinterpret_cast<void*>(c), type, ldc, sc, batch, compute, kGemmDefault);
@@ -424,7 +426,7 @@ Napi::Value Dot(const Napi::CallbackInfo& info) {
   int status = blas.dot(h->h, n, reinterpret_cast<const void*>(x), type, incx,
                         reinterpret_cast<const void*>(y), type, incy, reinterpret_cast<void*>(r),
                         type, type);
-  blas.set_pointer_mode(h->h, kPointerHost);  // GEMM passes alpha and beta from the host
+  blas.set_pointer_mode(h->h, kPointerHost);  // the mode a new handle has (Gemm sets it again)
   Check(status, "cublasDotEx");
   return info.Env().Undefined();
 }
