@@ -53,6 +53,7 @@ for (const dt of DTYPES) {
   const b = ga.zeros([N], dt);
   const m = ga.zeros([64, 64], dt);
   const wideRows = ga.zeros([64, 2048], dt);
+  const odd = ga.zeros([64, 63], dt);
   const row = ga.zeros([64], dt);
   for (const op of BINARY) {
     attempt(() => a[op](b)); // two arrays
@@ -75,7 +76,8 @@ for (const dt of DTYPES) {
   for (const to of DTYPES) if (to !== dt) attempt(() => a.astype(to));
   for (const op of REDUCE) {
     attempt(() => ga[op](a));
-    attempt(() => ga[op](m, { axis: 0 }));
+    attempt(() => ga[op](m, { axis: 0 })); // columns in vectors (aligned, a multiple of 16 bytes)
+    attempt(() => ga[op](odd, { axis: 0 })); // one column a thread
     attempt(() => ga[op](m, { axis: 1 }));
     attempt(() => ga[op](wideRows, { axis: 1 }));
   }

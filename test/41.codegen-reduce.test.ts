@@ -1,6 +1,6 @@
 /**
  * Every built-in reduction kernel compiles with NVRTC (no GPU needed): each reduction × each input
- * dtype it supports, every variant (rows scalar/vector, warp, cols; 32- and 64-bit offsets), for
+ * dtype it supports, every variant (rows scalar/vector, warp, cols scalar/vector; 32- and 64-bit offsets), for
  * sm_75 (PTX) and sm_90 (CUBIN). One module per input dtype.
  */
 import { DTYPES, DType } from '../lib';
@@ -16,6 +16,8 @@ const VARIANTS: ReduceVariant[] = [
   { kind: 'warp', nk: 1, nr: 2, wide: false, e: 1 },
   { kind: 'cols', nk: 2, nr: 1, wide: false, e: 1 },
   { kind: 'cols', nk: 1, nr: 2, wide: true, e: 1 },
+  { kind: 'cols', nk: 2, nr: 1, wide: false, e: 4 },
+  { kind: 'cols', nk: 1, nr: 2, wide: true, e: 2 },
 ];
 
 const sumOf = (d: DType) => (d.kind === 'b' || d.kind === 'i' ? DTYPES.int64 : d.kind === 'u' ? DTYPES.uint64 : d);

@@ -3,7 +3,8 @@
  * nothing but its result (no per-call partials allocation on the timed stream), and reductions
  * queued back to back on one stream, or on two streams at once, that reuse and grow the workspace
  * give the CPU reference's results: odd sizes, empty, NaN, whole-array, axis 0 (column tiles
- * split over blockIdx.y) and axis 1 with few rows (several blocks per row).
+ * split over blockIdx.y, columns loaded as vectors where aligned) and axis 1 with few rows
+ * (several blocks per row).
  */
 import * as cuda from '../lib';
 import { GPUArray, driver, gpuarray } from '../lib';
@@ -100,6 +101,78 @@ describeGpu('reduction partials workspace', () => {
     for (const r of rb) expect(values(r)).toEqual([sumAll(b)]);
     s1.dispose();
     s2.dispose();
+  }));
+
+  test('axis 0 with each thread\'s columns loaded as one vector (cols variant, E = 16 bytes), and where it cannot be', () => cuda.tidy(() => {
+    // Column-tile launches (blocks of 32x8): a vector one has fewer threads along x than columns.
+    const launch = native.launch.bind(native);
+    let tiles: Array<[number, number]> = [];
+    const spy = jest.spyOn(native, 'launch').mockImplementation((fn, st, cfg, bytes, off, queue) => {
+      if (cfg[3] === 32 && cfg[4] === 8) tiles.push([cfg[0], cfg[1]]);
+      return launch(fn, st, cfg, bytes, off, queue);
+    });
+    const vectorLaunches = (cols = 0): number => {
+      const n = tiles.filter(([gx]) => gx * 32 < cols).length;
+      tiles = [];
+      return n;
+    };
+    try {
+      // [base shape, view, dtype, vector expected]: the engine picks E from the dtype (float32 4,
+      // float64 2, float16/int8/uint8 8); views whose columns are not 16-byte aligned, or not a
+      // multiple of E, read one column a thread.
+      type Case = [number[], (a: GPUArray) => GPUArray, 'float32' | 'int32' | 'float64' | 'float16' | 'int8' | 'uint8', boolean];
+      const same = (a: GPUArray) => a;
+      const cases: Case[] = [
+        [[1000, 4128], same, 'float32', true], // 1032 threads of 4 columns, split over blockIdx.y
+        [[1000, 4128], same, 'int32', true], // int64 sums
+        [[700, 1030], same, 'float64', true],
+        [[10, 40], same, 'float16', true], // |sums| <= 1280: exact in float16
+        [[300, 96], same, 'int8', true],
+        [[300, 96], same, 'uint8', true],
+        [[5, 6, 32], (a) => a.index(':', ':', ':16'), 'float32', true], // kept [6, 16] strided: two kept dims
+        [[3, 8, 24], same, 'float32', true], // kept [8, 24] collapses to 192 columns
+        [[100, 40], (a) => a.index(':', '1:33'), 'float32', false], // 4-byte offset: not aligned
+        [[100, 42], same, 'float32', false], // 42 columns: not a multiple of 4
+      ];
+      cases.forEach(([base, view, dt, vec], c) => {
+        const n = base.reduce((x, y) => x * y, 1);
+        const host = ints(n, 40 + c);
+        const full = gpuarray.toGpu(host).astype(dt === 'uint8' ? 'int32' : dt);
+        const g = view((dt === 'uint8' ? full.add(128).astype('uint8') : full).reshape(...base));
+        const h = Array.from(g.astype('float64').get() as Float64Array);
+        const rows = g.shape[0], cols = g.size / rows;
+        const ref = new Array<number>(cols).fill(0), mx = new Array<number>(cols).fill(-Infinity), am = new Array<number>(cols).fill(0);
+        for (let i = 0; i < rows; i++) {
+          for (let j = 0; j < cols; j++) {
+            const x = h[i * cols + j];
+            ref[j] += x;
+            if (x > mx[j]) { mx[j] = x; am[j] = i; }
+          }
+        }
+        vectorLaunches();
+        const sum = gpuarray.sum(g, { axis: 0 });
+        const max = gpuarray.max(g, { axis: 0 });
+        const arg = gpuarray.argmax(g, { axis: 0 });
+        expect([base, dt, vectorLaunches(cols)]).toEqual([base, dt, vec ? 3 : 0]);
+        const num = (x: GPUArray) => values(x.astype('float64').reshape(cols)); // float16's host copy is its bits
+        expect([base, dt, num(sum)]).toEqual([base, dt, ref]);
+        expect([base, dt, num(max)]).toEqual([base, dt, mx]);
+        expect([base, dt, values(arg.reshape(cols))]).toEqual([base, dt, am]);
+        if (dt === 'float32') {
+          const mean = values(gpuarray.mean(g, { axis: 0 }).reshape(cols));
+          mean.forEach((m, j) => expect(Math.abs(m - ref[j] / rows)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(ref[j] / rows))));
+        }
+      });
+      // NaN in one column of the vector path: that column only.
+      const f = new Float32Array(64 * 32).fill(1);
+      f[5 * 32 + 6] = NaN;
+      vectorLaunches();
+      const s = values(gpuarray.sum(gpuarray.toGpu(f).reshape(64, 32), { axis: 0 }));
+      expect(vectorLaunches(32)).toBe(1);
+      s.forEach((v, j) => (j === 6 ? expect(v).toBeNaN() : expect(v).toBe(64)));
+    } finally {
+      spy.mockRestore();
+    }
   }));
 
   test('empty and NaN inputs through the workspace path', () => cuda.tidy(() => {

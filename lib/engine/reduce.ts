@@ -6,7 +6,7 @@
  * per reduction. Partials and the last-block-done counters live in per-(context, stream)
  * workspaces (counters left zeroed by the kernels), so a call allocates nothing but its result.
  */
-import { envNumber } from '../base/env';
+import { envFlag, envNumber } from '../base/env';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
 import { DeviceAllocation, workspaceAllocations } from '../cuda/memory';
@@ -45,6 +45,8 @@ const COUNTERS = 65536;
 // 3940/3945/4238/4176: three waves, which leave less of a ragged last wave.
 const WAVES = envNumber('NODECUDA_RED_WAVES', 3, { min: 0.125, max: 64, integer: false });
 const COLS_WAVES = envNumber('NODECUDA_RED_COLS_WAVES', 2, { min: 0.125, max: 64, integer: false });
+/** Whether the cols variant may load each thread's adjacent outputs as one vector (tuning: NODECUDA_RED_COLS_VEC=0/1). */
+const COLS_VEC = envFlag('NODECUDA_RED_COLS_VEC', true);
 const INT32_MAX = 2 ** 31 - 1;
 const kernelCache = new WeakMap<ReduceSpec, Map<number, Kernel>>();
 const workspaces = new Map<string, DeviceAllocation>();
@@ -174,6 +176,21 @@ function extent(d: Dims): number {
   return e;
 }
 
+/**
+ * Vector width of the cols variant: 16 bytes of the widest input (at most 8 elements) when the spec has a vector form
+ * (NODECUDA_RED_COLS_VEC=0: never) and each thread's adjacent outputs are contiguous and 16-byte
+ * aligned in every reduced element (the kept innermost run and the outputs a multiple of it, every
+ * other stride too, the pointers aligned); else 1.
+ */
+function colsVector(spec: ReduceSpec, run: ReduceRun, kept: Dims, red: Dims, m: number): number {
+  if (!spec.vec || !run.vec || !COLS_VEC) return 1;
+  const e = Math.min(8, Math.max(1, 16 / Math.max(...run.vec.map((x) => x.bytes))));  // at most 8 accumulators a thread
+  const last = kept.shape.length - 1;
+  const ok = e > 1 && m % e === 0 && kept.shape[last] % e === 0 && kept.strides.every((s, j) => j === last || s % e === 0)
+    && red.strides.every((s) => s % e === 0) && run.vec.every((x) => x.align16 % (e * x.bytes) === 0);
+  return ok ? e : 1;
+}
+
 /** Runs one reduction (see ReduceRun); `m` outputs are written to run.out. */
 export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   const { kept, red, m, k } = split(run);
@@ -184,7 +201,7 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   const keptUnit = kept.strides[kept.strides.length - 1] === 1 && kept.shape[kept.shape.length - 1] >= 32;
   const nk = kept.shape.length, nr = red.shape.length;
   let v: ReduceVariant;
-  if (!rUnit && keptUnit && k > 1) v = { kind: 'cols', nk, nr, wide, e: 1 };
+  if (!rUnit && keptUnit && k > 1) v = { kind: 'cols', nk, nr, wide, e: colsVector(spec, run, kept, red, m) };
   else if (k < 1024 && m > 1) v = { kind: 'warp', nk, nr, wide, e: 1 };
   else {
     let e = 1;
@@ -203,7 +220,7 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   let G = 1;
   let S = 1;
   if (v.kind === 'cols') {
-    const tiles = Math.ceil(m / 32);
+    const tiles = Math.ceil(m / (32 * v.e));
     S = tiles > COUNTERS ? 1 : Math.max(1, Math.min(Math.ceil((T * COLS_WAVES) / tiles), Math.floor(k / 64), 65535));
   } else if (v.kind === 'rows' && m < T && m <= COUNTERS) {
     G = Math.max(1, Math.min(Math.ceil((T * WAVES) / m), Math.ceil(k / (REDUCE_BLOCK * v.e * 4))));
@@ -219,7 +236,7 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   P.idx(m, wide).idx(k, wide).u32(v.kind === 'cols' ? S : G);
   P.ptr(partialCount ? partials(partialCount * run.accBytes, stream) : 0n).ptr(partialCount ? counters(stream) : 0n);
   const sh = streamHandle(stream);
-  if (v.kind === 'cols') P.launch(fn, sh, Math.ceil(m / 32), S, 1, 32, 8, 1, 0, true);
+  if (v.kind === 'cols') P.launch(fn, sh, Math.ceil(m / (32 * v.e)), S, 1, 32, 8, 1, 0, true);
   else if (v.kind === 'warp') P.launch(fn, sh, Math.ceil(m / (REDUCE_BLOCK / 32)), 1, 1, REDUCE_BLOCK, 1, 1, 0, true);
   else P.launch(fn, sh, m * G, 1, 1, REDUCE_BLOCK, 1, 1, 0, true);
 }

@@ -49,7 +49,10 @@ export interface ReduceVariant {
   nr: number;
   /** 64-bit offsets. */
   wide: boolean;
-  /** rows only: vector loads of E elements (reduced dims contiguous & aligned); 1 = scalar. */
+  /**
+   * Vector loads of E elements; 1 = scalar. rows: the reduced dims contiguous and aligned; cols:
+   * each thread's E adjacent outputs contiguous and aligned in every reduced element.
+   */
   e: number;
 }
 
@@ -263,31 +266,77 @@ function warp(spec: ReduceSpec, v: ReduceVariant, name: string): string {
 
 function cols(spec: ReduceSpec, v: ReduceVariant, name: string): string {
   const idx = v.wide ? 'long long' : 'int';
+  const E = v.e;
+  // E > 1 (spec.vec): each thread owns E adjacent outputs (contiguous, 16-byte aligned columns,
+  // none straddling a kept dim: the host checks) and loads them as one vector per reduced element.
+  let loop: string;
+  if (E > 1 && spec.vec) {
+    const vec = spec.vec;
+    const U = COLS_UNROLL;
+    const rowOff = (r: string) => v.nr === 1 ? `(${idx})(${r}) * nc_L.rstride[0]`
+      : `[&]() { ${idx} nc_i = 0; ${offsets('r', v.nr, idx, r, 'nc_i')} return nc_i; }()`;
+    const body = (u: number) => {
+      const loads: string[] = [];
+      const uses: string[] = [];
+      for (let w = 0; w < u; w++) {
+        const r = w ? `nc_r0 + ${w} * nc_step` : 'nc_r0';
+        loads.push(`const ${idx} nc_off${w} = nc_obase + ${rowOff(r)};`);
+        vec.arrays.forEach((a, j) => loads.push(`const nc_vec<${a.storage}, ${E}> nc_v${j}_${w} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${a.name} + nc_off${w});`));
+        const xs = vec.arrays.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(nc_v${j}_${w}.v[nc_q]));`);
+        uses.push(`#pragma unroll
+      for (int nc_q = 0; nc_q < ${E}; nc_q++) { const ${idx} nc_r = ${r}; const ${idx} nc_o = nc_o0 + nc_q; (void)nc_r; (void)nc_o; ${xs.join(' ')} nc_acc[nc_q] = nc_red(nc_acc[nc_q], (${vec.map})); }`);
+      }
+      return `${loads.join('\n      ')}\n      ${uses.join('\n      ')}`;
+    };
+    loop = `const ${idx} nc_step = (${idx})gridDim.y * 8;
+    ${idx} nc_r0 = (${idx})blockIdx.y * 8 + nc_ty;
+    for (; nc_r0 + ${U - 1} * nc_step < nc_k; nc_r0 += ${U} * nc_step) {
+      ${body(U)}
+    }
+    for (; nc_r0 < nc_k; nc_r0 += nc_step) {
+      ${body(1)}
+    }`;
+  } else {
+    loop = stridedLoop(spec, v, idx, `(${idx})blockIdx.y * 8 + nc_ty`, `(${idx})gridDim.y * 8`).replace(/nc_acc\b(?!_)/g, 'nc_acc[0]');
+  }
+  // Per output q of the thread's E: nc_o and nc_acc as the spec's post expects them.
+  const each = (code: string) => `
+    #pragma unroll
+    for (int nc_q = 0; nc_q < ${E}; nc_q++) { const ${idx} nc_o = nc_o0 + nc_q; const nc_acc_t nc_acc = nc_accs[nc_q]; (void)nc_acc; ${code} }`;
   return `${header(spec, v, name)} {
   using namespace ${name}_ns;
-  __shared__ __align__(16) unsigned char nc_raw[8 * 33 * sizeof(nc_acc_t)];
+  __shared__ __align__(16) unsigned char nc_raw[8 * 33 * ${E} * sizeof(nc_acc_t)];
   nc_acc_t* nc_s = reinterpret_cast<nc_acc_t*>(nc_raw);
   __shared__ bool nc_last;
   const int nc_tx = threadIdx.x, nc_ty = threadIdx.y;
-  const ${idx} nc_o = (${idx})blockIdx.x * 32 + nc_tx;
-  const bool nc_live = nc_o < nc_m;
+  const ${idx} nc_o0 = ((${idx})blockIdx.x * 32 + nc_tx) * ${E};
+  const bool nc_live = nc_o0 < nc_m;
+  const ${idx} nc_o = nc_o0;  // the thread's first output (E = 1: its only one)
+  (void)nc_o;
   ${idx} nc_obase = 0;
   if (nc_live) { ${offsets('k', v.nk, idx, 'nc_o', 'nc_obase')} }
-  nc_acc_t nc_acc = (${spec.neutral});
+  nc_acc_t nc_acc[${E}];
+  #pragma unroll
+  for (int nc_q = 0; nc_q < ${E}; nc_q++) nc_acc[nc_q] = (${spec.neutral});
   if (nc_live) {
-    ${stridedLoop(spec, v, idx, `(${idx})blockIdx.y * 8 + nc_ty`, `(${idx})gridDim.y * 8`)}
+    ${loop}
   }
-  nc_s[nc_ty * 33 + nc_tx] = nc_acc;
+  #pragma unroll
+  for (int nc_q = 0; nc_q < ${E}; nc_q++) nc_s[(nc_ty * 33 + nc_tx) * ${E} + nc_q] = nc_acc[nc_q];
   __syncthreads();
+  nc_acc_t* nc_accs = nc_acc;
   if (nc_ty == 0) {
     #pragma unroll
-    for (int nc_j = 1; nc_j < 8; nc_j++) nc_acc = nc_red(nc_acc, nc_s[nc_j * 33 + nc_tx]);
+    for (int nc_j = 1; nc_j < 8; nc_j++) {
+      #pragma unroll
+      for (int nc_q = 0; nc_q < ${E}; nc_q++) nc_acc[nc_q] = nc_red(nc_acc[nc_q], nc_s[(nc_j * 33 + nc_tx) * ${E} + nc_q]);
+    }
   }
   if (gridDim.y == 1) {
-    if (nc_ty == 0 && nc_live) ${store(spec)}
+    if (nc_ty == 0 && nc_live) { ${each(store(spec))} }
     return;
   }
-  if (nc_ty == 0 && nc_live) nc_st_cg(&nc_partials[(long long)blockIdx.y * nc_m + nc_o], nc_acc);
+  if (nc_ty == 0 && nc_live) { ${each(`nc_st_cg(&nc_partials[(long long)blockIdx.y * nc_m + nc_o], nc_acc);`)} }
   __threadfence();
   __syncthreads();
   if (nc_tx == 0 && nc_ty == 0) nc_last = atomicAdd(&nc_counters[blockIdx.x], 1u) == gridDim.y - 1;
@@ -295,9 +344,12 @@ function cols(spec: ReduceSpec, v: ReduceVariant, name: string): string {
   if (!nc_last) return;
   __threadfence();
   if (nc_ty == 0 && nc_live) {
-    nc_acc = (${spec.neutral});
-    for (unsigned int nc_j = 0; nc_j < gridDim.y; nc_j++) nc_acc = nc_red(nc_acc, nc_ld_cg(&nc_partials[(long long)nc_j * nc_m + nc_o]));
-    ${store(spec)}
+    #pragma unroll
+    for (int nc_q = 0; nc_q < ${E}; nc_q++) {
+      nc_acc[nc_q] = (${spec.neutral});
+      for (unsigned int nc_j = 0; nc_j < gridDim.y; nc_j++) nc_acc[nc_q] = nc_red(nc_acc[nc_q], nc_ld_cg(&nc_partials[(long long)nc_j * nc_m + nc_o0 + nc_q]));
+    }
+    ${each(store(spec))}
   }
   if (nc_tx == 0 && nc_ty == 0) nc_counters[blockIdx.x] = 0;
 }`;
