@@ -129,7 +129,7 @@ describeGpu('reduction partials workspace', () => {
         [[10, 40], same, 'float16', true], // |sums| <= 1280: exact in float16
         [[300, 96], same, 'int8', true],
         [[300, 96], same, 'uint8', true],
-        [[5, 6, 32], (a) => a.index(':', ':', ':16'), 'float32', true], // kept [6, 16] strided: two kept dims
+        [[5, 6, 64], (a) => a.index(':', ':', ':32'), 'float32', true], // kept [6, 32] strided: two kept dims
         [[3, 8, 24], same, 'float32', true], // kept [8, 24] collapses to 192 columns
         [[100, 40], (a) => a.index(':', '1:33'), 'float32', false], // 4-byte offset: not aligned
         [[100, 42], same, 'float32', false], // 42 columns: not a multiple of 4
@@ -164,11 +164,11 @@ describeGpu('reduction partials workspace', () => {
         }
       });
       // NaN in one column of the vector path: that column only.
-      const f = new Float32Array(64 * 32).fill(1);
-      f[5 * 32 + 6] = NaN;
+      const f = new Float32Array(64 * 64).fill(1);
+      f[5 * 64 + 6] = NaN;
       vectorLaunches();
-      const s = values(gpuarray.sum(gpuarray.toGpu(f).reshape(64, 32), { axis: 0 }));
-      expect(vectorLaunches(32)).toBe(1);
+      const s = values(gpuarray.sum(gpuarray.toGpu(f).reshape(64, 64), { axis: 0 }));
+      expect(vectorLaunches(64)).toBe(1);
       s.forEach((v, j) => (j === 6 ? expect(v).toBeNaN() : expect(v).toBe(64)));
     } finally {
       spy.mockRestore();
