@@ -180,6 +180,16 @@ function store(spec: ReduceSpec): string {
   return `nc_out[nc_o] = NC_STORE(${spec.out}, (${spec.post}));`;
 }
 
+/**
+ * Load `w` of a vector loop (rows and cols): each vectorized array's E elements at `at(array)` as
+ * nc_v<j>_<w>, and the declarations of the compute values nc_x<j> of element nc_q of them.
+ */
+function vectorLoad(vec: NonNullable<ReduceSpec['vec']>, E: number, w: number, at: (a: string) => string): { loads: string[]; xs: string } {
+  const loads = vec.arrays.map((a, j) => `const nc_vec<${a.storage}, ${E}> nc_v${j}_${w} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${at(a.name)});`);
+  const xs = vec.arrays.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(nc_v${j}_${w}.v[nc_q]));`).join(' ');
+  return { loads, xs };
+}
+
 function rows(spec: ReduceSpec, v: ReduceVariant, name: string): string {
   const idx = v.wide ? 'long long' : 'int';
   const B = REDUCE_BLOCK;
@@ -187,20 +197,19 @@ function rows(spec: ReduceSpec, v: ReduceVariant, name: string): string {
   let loop: string;
   if (E > 1 && spec.vec) {
     const vec = spec.vec;
-    const vecs = vec.arrays;
     // U vector loads in flight per thread, then the U*E values are combined in order.
     const body = (u: number) => {
       const loads: string[] = [];
       const uses: string[] = [];
       for (let w = 0; w < u; w++) {
-        vecs.forEach((a, j) => loads.push(`const nc_vec<${a.storage}, ${E}> nc_v${j}_${w} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${a.name} + nc_obase + nc_b + ${w} * nc_step);`));
-        const xs = vecs.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(nc_v${j}_${w}.v[nc_q]));`);
+        const l = vectorLoad(vec, E, w, (a) => `${a} + nc_obase + nc_b + ${w} * nc_step`);
+        loads.push(...l.loads);
         uses.push(`#pragma unroll
-    for (int nc_q = 0; nc_q < ${E}; nc_q++) { const ${idx} nc_r = nc_b + ${w} * nc_step + nc_q; (void)nc_r; ${xs.join(' ')} nc_acc = nc_red(nc_acc, (${vec.map})); }`);
+    for (int nc_q = 0; nc_q < ${E}; nc_q++) { const ${idx} nc_r = nc_b + ${w} * nc_step + nc_q; (void)nc_r; ${l.xs} nc_acc = nc_red(nc_acc, (${vec.map})); }`);
       }
       return `${loads.join('\n    ')}\n    ${uses.join('\n    ')}`;
     };
-    const xt = vecs.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(${a.name}[nc_obase + nc_r]));`);
+    const xt = vec.arrays.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(${a.name}[nc_obase + nc_r]));`);
     const U = REDUCE_UNROLL;
     loop = `
   ${idx} nc_b = ((${idx})nc_g * ${B} + threadIdx.x) * ${E};
@@ -280,11 +289,10 @@ function cols(spec: ReduceSpec, v: ReduceVariant, name: string): string {
       const uses: string[] = [];
       for (let w = 0; w < u; w++) {
         const r = w ? `nc_r0 + ${w} * nc_step` : 'nc_r0';
-        loads.push(`const ${idx} nc_off${w} = nc_obase + ${rowOff(r)};`);
-        vec.arrays.forEach((a, j) => loads.push(`const nc_vec<${a.storage}, ${E}> nc_v${j}_${w} = *reinterpret_cast<const nc_vec<${a.storage}, ${E}>*>(${a.name} + nc_off${w});`));
-        const xs = vec.arrays.map((a, j) => `const ${a.compute} nc_x${j} = NC_TO(${a.compute}, nc_load(nc_v${j}_${w}.v[nc_q]));`);
+        const l = vectorLoad(vec, E, w, (a) => `${a} + nc_off${w}`);
+        loads.push(`const ${idx} nc_off${w} = nc_obase + ${rowOff(r)};`, ...l.loads);
         uses.push(`#pragma unroll
-      for (int nc_q = 0; nc_q < ${E}; nc_q++) { const ${idx} nc_r = ${r}; const ${idx} nc_o = nc_o0 + nc_q; (void)nc_r; (void)nc_o; ${xs.join(' ')} nc_acc[nc_q] = nc_red(nc_acc[nc_q], (${vec.map})); }`);
+      for (int nc_q = 0; nc_q < ${E}; nc_q++) { const ${idx} nc_r = ${r}; const ${idx} nc_o = nc_o0 + nc_q; (void)nc_r; (void)nc_o; ${l.xs} nc_acc[nc_q] = nc_red(nc_acc[nc_q], (${vec.map})); }`);
       }
       return `${loads.join('\n      ')}\n      ${uses.join('\n      ')}`;
     };
