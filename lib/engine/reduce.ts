@@ -183,12 +183,22 @@ function extent(d: Dims): number {
  * other stride too, the pointers aligned); else 1.
  */
 function colsVector(spec: ReduceSpec, run: ReduceRun, kept: Dims, red: Dims, m: number): number {
-  if (!spec.vec || !run.vec || !COLS_VEC) return 1;
-  const e = Math.min(8, Math.max(1, 16 / Math.max(...run.vec.map((x) => x.bytes))));  // at most 8 accumulators a thread
+  if (!spec.vec || !COLS_VEC) return 1;
+  const e = vectorWidth(run, 8); // at most 8 accumulators a thread
   const last = kept.shape.length - 1;
   const ok = e > 1 && m % e === 0 && kept.shape[last] % e === 0 && kept.strides.every((s, j) => j === last || s % e === 0)
-    && red.strides.every((s) => s % e === 0) && run.vec.every((x) => x.align16 % (e * x.bytes) === 0);
+    && red.strides.every((s) => s % e === 0);
   return ok ? e : 1;
+}
+
+/**
+ * Elements in 16 bytes of the widest vectorized input (at most `cap`) when every vectorized
+ * pointer is aligned to that many of its elements; else 1.
+ */
+function vectorWidth(run: ReduceRun, cap = 16): number {
+  if (!run.vec?.length) return 1;
+  const e = Math.min(cap, Math.max(1, 16 / Math.max(1, ...run.vec.map((x) => x.bytes))));
+  return e > 1 && run.vec.every((x) => x.align16 % (e * x.bytes) === 0) ? e : 1;
 }
 
 /** Runs one reduction (see ReduceRun); `m` outputs are written to run.out. */
@@ -204,14 +214,8 @@ export function runReduction(spec: ReduceSpec, run: ReduceRun): void {
   if (!rUnit && keptUnit && k > 1) v = { kind: 'cols', nk, nr, wide, e: colsVector(spec, run, kept, red, m) };
   else if (k < 1024 && m > 1) v = { kind: 'warp', nk, nr, wide, e: 1 };
   else {
-    let e = 1;
-    if (spec.vec && rUnit && run.vec) {
-      let widest = 1;
-      for (const x of run.vec) widest = Math.max(widest, x.bytes);
-      e = Math.max(1, 16 / widest);
-      const ok = e > 1 && kept.strides.every((s) => s % e === 0) && run.vec.every((x) => x.align16 % (e * x.bytes) === 0);
-      if (!ok) e = 1;
-    }
+    let e = spec.vec && rUnit ? vectorWidth(run) : 1;
+    if (!kept.strides.every((s) => s % e === 0)) e = 1;
     v = { kind: 'rows', nk, nr, wide, e };
   }
   const kern = kernelFor(spec, v);
