@@ -3,7 +3,7 @@
  * unique's count and result kernels and searchsorted's for each dtype, unique's counting path for
  * the integers and bool (histogram, bin results, inverse, and the min/max reduction in the
  * variants the engine picks), and the dtype-independent scanhist and scatter passes and occupied
- * bins count, and the scatter pass's tuning variants, for sm_75 (PTX) and sm_90 (CUBIN).
+ * bins count, and the prep and scatter passes' tuning variants, for sm_75 (PTX) and sm_90 (CUBIN).
  */
 import { DTYPES, compiler } from '../lib';
 import { PREAMBLE } from '../lib/engine/templates/preamble';
@@ -71,6 +71,45 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
       });
     } finally {
       for (const [k, v] of [['NODECUDA_SORT_BALLOTS', saved.b], ['NODECUDA_SORT_SWIZZLE', saved.z]] as const) {
+        if (v === undefined) delete process.env[k]; else process.env[k] = v;
+      }
+    }
+  });
+
+  test('prep in each copies and items variant (NODECUDA_SORT_PREP_COPIES, NODECUDA_SORT_PREP_ITEMS)', () => {
+    const saved = { c: process.env.NODECUDA_SORT_PREP_COPIES, i: process.env.NODECUDA_SORT_PREP_ITEMS };
+    const sources = new Set<string>();
+    try {
+      for (const [c, i] of [['1', '1'], ['4', '4'], ['16', '8'], ['8', '3']]) {
+        process.env.NODECUDA_SORT_PREP_COPIES = c;
+        process.env.NODECUDA_SORT_PREP_ITEMS = i;
+        jest.isolateModules(() => {
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variables
+          const { prepKernel } = require('../lib/engine/templates/sort') as typeof import('../lib/engine/templates/sort');
+          const ks = [prepKernel(DTYPES.float32, 'value'), prepKernel(DTYPES.float64, 'value'), prepKernel(DTYPES.uint8, 'value'),
+            prepKernel(DTYPES.complex64, 're')];
+          // 8-byte keys: at most 8 copies (32 KiB); the flush period keeps a 16-bit half below 2^16
+          // (a copy counts for 256 / copies threads).
+          expect(ks[0].source).toContain(`__shared__ unsigned int sh[${4 * 128 * +c}]`);
+          expect(ks[1].source).toContain(`__shared__ unsigned int sh[${8 * 128 * Math.min(+c, 8)}]`);
+          expect(ks[0].source).toContain(`if (++round == ${Math.floor(65535 / ((256 / +c) * +i))}u)`);
+          for (const k of ks) sources.add(k.source);
+          compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+        });
+      }
+      expect(sources.size).toBe(16);
+      for (const [name, bad] of [['NODECUDA_SORT_PREP_COPIES', '3'], ['NODECUDA_SORT_PREP_ITEMS', '9']]) {
+        process.env.NODECUDA_SORT_PREP_COPIES = '4';
+        process.env.NODECUDA_SORT_PREP_ITEMS = '4';
+        process.env[name] = bad;
+        jest.isolateModules(() => {
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variable
+          const e = expectCode(() => require('../lib/engine/templates/sort'), RangeError, 'ERR_INVALID_ENV');
+          expect(e.message).toContain(`${name}="${bad}"`);
+        });
+      }
+    } finally {
+      for (const [k, v] of [['NODECUDA_SORT_PREP_COPIES', saved.c], ['NODECUDA_SORT_PREP_ITEMS', saved.i]] as const) {
         if (v === undefined) delete process.env[k]; else process.env[k] = v;
       }
     }

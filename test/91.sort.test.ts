@@ -9,6 +9,8 @@
  * searchsorted left/right, with a sorter and NaN. Argument errors raised before any GPU work and
  * the counting path's CPU reference itself are CPU tests at the end.
  */
+import { spawnSync } from 'child_process';
+import * as path from 'path';
 import * as cuda from '../lib';
 import { GPUArray, gpuarray, slice } from '../lib';
 import type { DTypeName } from '../lib';
@@ -307,6 +309,30 @@ describeGpu('sorting', () => {
       expect(gpuarray.sort(upload('float64', [2.5]).reshape([]), { axis: null }).shape).toEqual([1]);
       expect(gpuarray.sort(gpuarray.zeros([3, 0], 'int32'), { axis: 0 }).shape).toEqual([3, 0]);
     }));
+
+    // prep counts digits in 16-bit shared halves and moves them to the global histograms before any
+    // could overflow (every 1023 iterations at most; here NODECUDA_SORT_PREP_FLUSH makes it every
+    // one or three; 2^23 keys are about four iterations of each block of at most 16 an SM): 1-, 4-
+    // and 8-byte keys, random and in runs of equal values, checked on the CPU.
+    test('prep\'s periodic flush of its shared counts (NODECUDA_SORT_PREP_FLUSH=1 and 3, in a child process)', () => {
+      const script = `const { gpuarray } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist'))});
+        const n = (1 << 23) + 3, out = [];
+        const make = (T) => { const x = new T(n); for (let i = 0; i < n; i++) { const h = Math.imul(i, 2654435761) >>> 0;
+          x[i] = (i >> 18) & 1 ? (T === BigInt64Array ? 7n : 7) : T === BigInt64Array ? BigInt(h) - 2147483648n : T === Float32Array ? h / 7 - 3e8 : h >>> 24; }
+          return x; };
+        for (const T of [Uint8Array, Float32Array, BigInt64Array]) {
+          const x = make(T), want = T.from(x).sort(), got = gpuarray.sort(gpuarray.toGpu(x)).get();
+          out.push(got.length === n && got.every((v, i) => v === want[i]));
+        }
+        console.log(JSON.stringify(out));`;
+      for (const every of ['1', '3']) {
+        const r = spawnSync(process.execPath, ['-e', script], {
+          env: { ...process.env, NODECUDA_SORT_PREP_FLUSH: every }, encoding: 'utf8', timeout: 120000,
+        });
+        if (r.status !== 0) throw new Error(`the child exited ${r.status ?? r.signal}: ${r.stderr}`);
+        expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual([true, true, true]);
+      }
+    });
 
     // A keys-only sort's first pass reads the input itself (prep stores no keys) unless the result
     // overwrites it: in place and shifted-out sorts, with one executed pass (uint8), skipped high

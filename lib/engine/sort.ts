@@ -18,7 +18,7 @@ import { ArgPacker } from '../cuda/args';
 import { PREAMBLE } from './templates/preamble';
 import { runReduction, workspaceKey } from './reduce';
 import {
-  KeyKind, MAX_PASSES, SORT_BLOCK, finishKeysKernel, finishPayloadKernel, keyBits, keyBytes, passKernel,
+  KeyKind, MAX_PASSES, PREP_ITEMS, SORT_BLOCK, finishKeysKernel, finishPayloadKernel, keyBits, keyBytes, passKernel,
   prepKernel, scanHistKernel, sortTile, searchKernel,
 } from './templates/sort';
 import {
@@ -159,7 +159,7 @@ export function runSort(run: SortRun): void {
       const raw = s === 0 && stages[0].kind === 'value' && dt.kind !== 'c' && !overlaps(run, dt.bytes * n);
       P.reset().ptr(run.input).ptr(v0).ptr(v1).ptr(prevInfo).ptr(raw ? 0n : k0).ptr(s > 0 ? v0 : 0n)
         .u32(n).u32(run.len).ptr(w.hist).i32(passes);
-      P.launch(prep, sh, grid, 1, 1, 256, 1, 1, 0, true);
+      P.launch(prep, sh, gridFor(Math.ceil(n / PREP_ITEMS)), 1, 1, 256, 1, 1, 0, true);
       const last = s === plan.length - 1;
       P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0).i32(last ? 1 : 0)
         .i32(raw ? 1 : 0);

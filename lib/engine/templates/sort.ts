@@ -51,6 +51,28 @@ const RANK: 'atomic' | 'ballots' = envFlag('NODECUDA_SORT_BALLOTS', false) ? 'ba
  * multiples of 64 otherwise queue on one bank.
  */
 const SWIZZLE = envFlag('NODECUDA_SORT_SWIZZLE', true);
+/**
+ * Elements per thread of one `prep` iteration (tuning: NODECUDA_SORT_PREP_ITEMS, 1 to 8): a warp
+ * loads that many runs of 32 before it counts their digits, so more loads are in flight.
+ */
+export const PREP_ITEMS = envNumber('NODECUDA_SORT_PREP_ITEMS', 4, { min: 1, max: 8 });
+/**
+ * Copies of the 16-bit shared histograms in `prep` (tuning: NODECUDA_SORT_PREP_COPIES, a power of
+ * two up to 16; at most 8 for 8-byte keys, 32 KiB): more copies, fewer lanes of a warp on one bank.
+ */
+const PREP_COPIES_SET = envNumber('NODECUDA_SORT_PREP_COPIES', 4, { min: 1, max: 16, oneOf: [1, 2, 4, 8, 16] });
+/**
+ * Iterations of `prep` between moves of its shared counts to the global histograms: the most before
+ * a 16-bit half could overflow (a copy counts for 256 / C threads, I keys each an iteration), or
+ * fewer with NODECUDA_SORT_PREP_FLUSH (1 to 1023, for tests).
+ */
+const PREP_FLUSH_SET = envNumber('NODECUDA_SORT_PREP_FLUSH', 1023, { min: 1, max: 1023 });
+function prepFlush(copies: number, items: number): number {
+  return Math.min(PREP_FLUSH_SET, Math.floor(65535 / ((256 / copies) * items)));
+}
+function prepCopies(kb: number): number {
+  return Math.min(PREP_COPIES_SET, (32 * 1024) / (kb * 128 * 4));
+}
 /** Keys per thread in a scatter tile of `kb`-byte keys, with or without a payload. */
 export function sortItems(kb: number, payload: boolean): number {
   const it = ITEMS_SET || (payload ? 24 : 32);
@@ -126,6 +148,8 @@ export function prepKernel(dt: DType, kind: KeyKind): { source: string; name: st
       : kind === 'im' ? 'nc_tf(in[2ull * p + 1])'
         : dt.kind === 'c' ? '((unsigned long long)nc_tf(in[2ull * p]) << 32) | nc_tf(in[2ull * p + 1])'
           : 'nc_tf(in[p])';
+  const C = prepCopies(kb);
+  const I = PREP_ITEMS;
   const source = `
 namespace ${name}_ns {${kind === 'row' ? '' : transforms(dt, pb)}
 }
@@ -135,39 +159,76 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const void* __restrict
   using namespace ${name}_ns;
   const ${P}* __restrict__ in = reinterpret_cast<const ${P}*>(in_);
   (void)in; (void)len;
-  __shared__ unsigned int sh[${MAX_PASSES} * 256];
-  for (int k = threadIdx.x; k < passes * 256; k += blockDim.x) sh[k] = 0;
+  // Each pass's 256 counts as 128 words of two 16-bit halves, ${C} copies of every word side by side
+  // (a lane counts into copy lane % ${C}): at most ${32 / C} lanes of a warp meet on a bank, or on a
+  // word when the whole warp has one digit (constant high bytes of small-range keys).
+  __shared__ unsigned int sh[${kb * 128 * C}];
+  for (int k = threadIdx.x; k < ${kb * 128 * C}; k += blockDim.x) sh[k] = 0;
   __syncthreads();
+  // Adds the copies of each pair of counts to the global histograms and zeroes them.
+  auto flush = [&]() {
+    for (int w = threadIdx.x; w < passes * 128; w += blockDim.x) {
+      unsigned int lo = 0, hi = 0;
+      #pragma unroll
+      for (int c = 0; c < ${C}; c++) {
+        const int at = w * ${C} + ((c + w) & ${C - 1});  // rotated: the threads of a warp read different banks
+        const unsigned int v = sh[at];
+        sh[at] = 0;
+        lo += v & 0xffffu;
+        hi += v >> 16;
+      }
+      if (lo) atomicAdd(&hist[((w >> 7) << 8) + 2 * (w & 127)], lo);
+      if (hi) atomicAdd(&hist[((w >> 7) << 8) + 2 * (w & 127) + 1], hi);
+    }
+  };
   const unsigned int pf = pinfo ? *pinfo : 4u;  // the previous stage's result: bit 1 buffer 1, bit 2 identity
   const unsigned int* pv = (pf & 2u) ? pv1 : pv0;
   const unsigned int lane = threadIdx.x & 31;
-  // Warp-uniform loop (blockDim is a multiple of 32): lane 0's element is always in range.
-  for (unsigned long long i0 = (unsigned long long)blockIdx.x * blockDim.x + (threadIdx.x & ~31u); i0 < n;
-       i0 += (unsigned long long)gridDim.x * blockDim.x) {
-    const unsigned long long i = i0 + lane;
-    const bool valid = i < n;
-    ${K} k = 0;
-    if (valid) {
-      const unsigned int p = (pf & 4u) ? (unsigned int)i : pv[i];
-      k = ${key};
-      if (kout) kout[i] = k;  // null: the stage's first pass reads the input itself (scanhist's raw)
-      if (vout) vout[i] = p;  // in place is fine: element i is read and written by this thread only
-    }
-    const unsigned int vm = __ballot_sync(0xffffffffu, valid);
-    for (int q = 0; q < passes; q++) {
-      const unsigned int d = (unsigned int)((k >> (8 * q)) & 255u);
-      const unsigned int d0 = __shfl_sync(0xffffffffu, d, 0);
-      // A digit shared by the whole warp (constant high bytes of small-range keys) is one atomic, not 32 on one address.
-      if (__all_sync(0xffffffffu, !valid || d == d0)) {
-        if (lane == 0) atomicAdd(&sh[q * 256 + d0], (unsigned int)__popc(vm));
-      } else if (valid) {
-        atomicAdd(&sh[q * 256 + d], 1u);
+  const unsigned int copy = lane & ${C - 1};
+  unsigned int round = 0;
+  // Each warp takes ${I} runs of 32 consecutive elements at once (all its loads in flight before the
+  // first count). Block-uniform loop: a warp past the end counts nothing.
+  for (unsigned long long b0 = (unsigned long long)blockIdx.x * blockDim.x * ${I}ull; b0 < n;
+       b0 += (unsigned long long)gridDim.x * blockDim.x * ${I}ull) {
+    const unsigned long long i0 = b0 + (threadIdx.x & ~31u) * ${I}ull;
+    ${K} k[${I}];
+    unsigned int pj[${I}];
+    #pragma unroll
+    for (int j = 0; j < ${I}; j++) {
+      const unsigned long long i = i0 + 32u * j + lane;
+      k[j] = 0;
+      pj[j] = 0;
+      if (i < n) {
+        const unsigned int p = (pf & 4u) ? (unsigned int)i : pv[i];
+        pj[j] = p;
+        k[j] = ${key};
       }
+    }
+    #pragma unroll
+    for (int j = 0; j < ${I}; j++) {
+      const unsigned long long i = i0 + 32u * j + lane;
+      const bool valid = i < n;
+      if (valid) {
+        if (kout) kout[i] = k[j];  // null: the stage's first pass reads the input itself (scanhist's raw)
+        if (vout) vout[i] = pj[j];  // in place is fine: element i is read and written by this thread only
+      }
+      #pragma unroll
+      for (int q = 0; q < ${kb}; q++) {
+        if (q == passes) break;
+        const unsigned int d = (unsigned int)((k[j] >> (8 * q)) & 255u);
+        if (valid) atomicAdd(&sh[((q << 7) + (d >> 1)) * ${C} + copy], 1u << ((d & 1u) << 4));
+      }
+    }
+    // A half takes at most 65535, and a copy gets at most ${256 / C} threads × ${I} counts an iteration.
+    if (++round == ${prepFlush(C, I)}u) {
+      round = 0;
+      __syncthreads();
+      flush();
+      __syncthreads();
     }
   }
   __syncthreads();
-  for (int k = threadIdx.x; k < passes * 256; k += blockDim.x)
-    if (sh[k]) atomicAdd(&hist[k], sh[k]);
+  flush();
 }`;
   return { source, name };
 }
