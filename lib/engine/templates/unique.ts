@@ -192,6 +192,9 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${name}(const ${S}* __res
   using namespace ${name}_ns;
   __shared__ unsigned int s_b[${BLOCK / 32}];
   __shared__ unsigned int s_w[2][${BLOCK / 32}];  // warp totals, alternating rounds: one barrier a round
+  // A round's values, in run order: written out in one coalesced run. Reused each round: the next
+  // round's scan barrier comes after every read of it.
+  __shared__ ${S} s_v[${UNIQUE_ROUND}];
   const unsigned int t = threadIdx.x;
   // Without the inverse only heads write: a chunk without any is done, and the walk stops after
   // the chunk's last head (block-uniform: every thread sees the same run and mine).
@@ -210,6 +213,7 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${name}(const ${S}* __res
     const unsigned int m = heads(i, end, x, p);
     unsigned int tot;  // the round's heads
     const unsigned int base = run + block_excl(__popc(m), s_w[par], tot);  // heads before element i
+    const unsigned int head0 = run;  // heads before this round
     run += tot;
     if (i < end && (m || inv)) {
       long long q[4];  // the elements' input indices
@@ -226,13 +230,17 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${name}(const ${S}* __res
       for (int j = 0; j < 4; j++) {
         if (i + j >= end) break;
         if ((m >> j) & 1u) {
-          if (vals) vals[r] = x[j];
+          if (vals) s_v[r - head0] = x[j];
           if (first) first[r] = q[j];
           if (starts) starts[r] = (long long)(i + j);
           r++;
         }
         if (inv) inv[q[j]] = (long long)r - 1;
       }
+    }
+    if (vals) {
+      __syncthreads();
+      for (unsigned int k = t; k < tot; k += ${BLOCK}) vals[head0 + k] = s_v[k];
     }
     if (!inv && run == last) break;  // the chunk's last head is written
   }
