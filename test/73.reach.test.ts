@@ -7,7 +7,7 @@
  */
 import * as cuda from '../lib';
 import { SourceModule, driver, gpuarray, random } from '../lib';
-import { describeGpu } from './helpers';
+import { collect, describeGpu } from './helpers';
 
 describeGpu('a real driver', () => {
   test('availability() reports the driver CUDA version (>= 12.0), equal to version().driver', () => {
@@ -71,6 +71,7 @@ describeGpu('a real driver', () => {
     h.forEach((_, i) => { h[i] = i % 4093; });
     const s = new driver.Stream();
     const x = gpuarray.zeros(n, 'float32');
+    await collect(); // earlier tests' garbage: a finalizer freeing it mid-test would move the count
     const base = cuda.memory().liveAllocations;
     try {
       const abortError = { name: 'AbortError', code: 'ABORT_ERR' };
