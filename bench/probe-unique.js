@@ -10,6 +10,7 @@
 //   node bench/probe-unique.js [--n=67108864] [--range=1000] [--reps=15]
 // (--range up to n / 4 is counted: a wider one times the sort twice.)
 const cuda = require('..');
+const { median, timeCalls } = require('./timing');
 const { gpuarray, random, driver } = cuda;
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
@@ -17,24 +18,14 @@ const N = Number(args.n ?? 2 ** 26);
 const RANGE = Number(args.range ?? 1000);
 const REPS = Number(args.reps ?? 15);
 const sync = () => driver.Context.synchronize();
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 function dispose(r) {
   for (const x of r.values ? Object.values(r) : [r]) x?.dispose();
 }
 
 function time(label, fn) {
-  dispose(fn()); // compiles the kernels, warms the pool
-  sync();
-  const ts = [];
-  for (let i = 0; i < REPS; i++) {
-    const t = process.hrtime.bigint();
-    const r = fn();
-    sync();
-    ts.push(Number(process.hrtime.bigint() - t) / 1e6);
-    dispose(r);
-  }
-  console.log(`${label.padEnd(28)} median ${median(ts).toFixed(3)} ms  (min ${Math.min(...ts).toFixed(3)}, max ${Math.max(...ts).toFixed(3)})`);
+  const ts = timeCalls(fn, { reps: REPS, sync, dispose });
+  console.log(`${label.padEnd(28)} median ${median(ts).toFixed(3)} ms  (min ${ts[0].toFixed(3)}, max ${ts[ts.length - 1].toFixed(3)})`);
 }
 
 random.seed(80);

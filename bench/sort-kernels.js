@@ -10,6 +10,7 @@
 // low byte is mostly a multiple of 64), then CUDA event times of every kernel of one call of each
 // ("grid:ms", in launch order), then a check against CPU references ('checks ok').
 const { spawnSync } = require('node:child_process');
+const { median, timeCalls } = require('./timing');
 
 if (process.env.SWEEP && process.argv[2] !== 'child') {
   const name = process.env.SWEEP;
@@ -40,19 +41,7 @@ const CASES = [
   ['sort i32 [0, 2^30)', () => gpuarray.sort(wide)],
 ];
 
-function wall(fn, reps = 7) {
-  fn().dispose();
-  sync();
-  const ts = [];
-  for (let i = 0; i < reps; i++) {
-    const t = process.hrtime.bigint();
-    const r = fn();
-    sync();
-    ts.push(Number(process.hrtime.bigint() - t) / 1e6);
-    r.dispose();
-  }
-  return ts.sort((a, b) => a - b)[reps >> 1].toFixed(2);
-}
+const wall = (fn) => median(timeCalls(fn, { reps: 7, sync, dispose: (r) => r.dispose() })).toFixed(2);
 
 const out = CASES.map(([label, fn]) => `${label} ${wall(fn)} ms`);
 
