@@ -426,7 +426,7 @@ Napi::Value Dot(const Napi::CallbackInfo& info) {
   int status = blas.dot(h->h, n, reinterpret_cast<const void*>(x), type, incx,
                         reinterpret_cast<const void*>(y), type, incy, reinterpret_cast<void*>(r),
                         type, type);
-  blas.set_pointer_mode(h->h, kPointerHost);  // the mode a new handle has (Gemm sets it again)
+  // The mode stays device: Gemm, the other call on these handles, sets host mode itself.
   Check(status, "cublasDotEx");
   return info.Env().Undefined();
 }

@@ -44,75 +44,101 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
   });
 
-  test('the scatter pass in each ranking and shared-index variant (NODECUDA_SORT_BALLOTS, NODECUDA_SORT_SWIZZLE)', () => {
-    const saved = { b: process.env.NODECUDA_SORT_BALLOTS, z: process.env.NODECUDA_SORT_SWIZZLE };
-    const sources = new Set<string>();
+  type SortModule = typeof import('../lib/engine/templates/sort');
+  const TUNING = ['NODECUDA_SORT_BALLOTS', 'NODECUDA_SORT_SWIZZLE', 'NODECUDA_SORT_ITEMS', 'NODECUDA_SORT_PASS_BLOCKS',
+    'NODECUDA_SORT_PREP_COPIES', 'NODECUDA_SORT_PREP_ITEMS', 'NODECUDA_SORT_PREP_FLUSH'];
+  /**
+   * Loads the sort templates afresh with exactly `vars` of the tuning variables set (the others
+   * unset, whatever this process inherited) and passes them to `fn`; restores the environment.
+   */
+  function withTuning(vars: Record<string, string>, fn: (m: () => SortModule) => void): void {
+    const saved = TUNING.map((k) => [k, process.env[k]] as const);
     try {
-      for (const [b, z] of [['0', '1'], ['1', '1'], ['0', '0'], ['1', '0']]) {
-        process.env.NODECUDA_SORT_BALLOTS = b;
-        process.env.NODECUDA_SORT_SWIZZLE = z;
-        jest.isolateModules(() => {
-          // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variables
-          const { passKernel } = require('../lib/engine/templates/sort') as typeof import('../lib/engine/templates/sort');
-          const ks = [passKernel(DTYPES.float32, 4, false), passKernel(DTYPES.float32, 4, true), passKernel(DTYPES.uint8, 1, false)];
-          expect(ks[0].source.includes('atomicOr(&s_match')).toBe(b === '0');
-          expect(ks[0].source.includes('__ballot_sync(0xffffffffu, (d >> b) & 1u)')).toBe(b === '1');
-          expect(ks[0].source.includes('return d ^ (d >> 5);')).toBe(z === '1');
-          for (const k of ks) sources.add(k.source);
-          compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
-        });
-      }
-      expect(sources.size).toBe(12);
-      process.env.NODECUDA_SORT_BALLOTS = 'yes';
-      jest.isolateModules(() => {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variable
-        const e = expectCode(() => require('../lib/engine/templates/sort'), RangeError, 'ERR_INVALID_ENV');
-        expect(e.message).toContain('NODECUDA_SORT_BALLOTS="yes"');
-      });
+      for (const k of TUNING) delete process.env[k];
+      Object.assign(process.env, vars);
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variables
+      jest.isolateModules(() => fn(() => require('../lib/engine/templates/sort') as SortModule));
     } finally {
-      for (const [k, v] of [['NODECUDA_SORT_BALLOTS', saved.b], ['NODECUDA_SORT_SWIZZLE', saved.z]] as const) {
+      for (const [k, v] of saved) {
         if (v === undefined) delete process.env[k]; else process.env[k] = v;
       }
     }
+  }
+  function rejects(name: string, bad: string): void {
+    withTuning({ [name]: bad }, (load) => {
+      const e = expectCode(load, RangeError, 'ERR_INVALID_ENV');
+      expect(e.message).toContain(`${name}="${bad}"`);
+    });
+  }
+
+  test('the scatter pass in each ranking and shared-index variant (NODECUDA_SORT_BALLOTS, NODECUDA_SORT_SWIZZLE)', () => {
+    const sources = new Set<string>();
+    for (const [b, z] of [['0', '1'], ['1', '1'], ['0', '0'], ['1', '0']]) {
+      withTuning({ NODECUDA_SORT_BALLOTS: b, NODECUDA_SORT_SWIZZLE: z }, (load) => {
+        const { passKernel } = load();
+        const ks = [passKernel(DTYPES.float32, 4, false), passKernel(DTYPES.float32, 4, true), passKernel(DTYPES.uint8, 1, false)];
+        expect(ks[0].source.includes('atomicOr(&s_match')).toBe(b === '0');
+        expect(ks[0].source.includes('__ballot_sync(0xffffffffu, (d >> b) & 1u)')).toBe(b === '1');
+        expect(ks[0].source.includes('return d ^ (d >> 5);')).toBe(z === '1');
+        for (const k of ks) sources.add(k.source);
+        compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+      });
+    }
+    expect(sources.size).toBe(12);
+    rejects('NODECUDA_SORT_BALLOTS', 'yes');
   });
 
-  test('prep in each copies and items variant (NODECUDA_SORT_PREP_COPIES, NODECUDA_SORT_PREP_ITEMS)', () => {
-    const saved = { c: process.env.NODECUDA_SORT_PREP_COPIES, i: process.env.NODECUDA_SORT_PREP_ITEMS };
-    const sources = new Set<string>();
-    try {
-      for (const [c, i] of [['1', '1'], ['4', '4'], ['16', '8'], ['8', '3']]) {
-        process.env.NODECUDA_SORT_PREP_COPIES = c;
-        process.env.NODECUDA_SORT_PREP_ITEMS = i;
-        jest.isolateModules(() => {
-          // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variables
-          const { prepKernel } = require('../lib/engine/templates/sort') as typeof import('../lib/engine/templates/sort');
-          const ks = [prepKernel(DTYPES.float32, 'value'), prepKernel(DTYPES.float64, 'value'), prepKernel(DTYPES.uint8, 'value'),
-            prepKernel(DTYPES.complex64, 're')];
-          // 8-byte keys: at most 8 copies (32 KiB); the flush period keeps a 16-bit half below 2^16
-          // (a copy counts for 256 / copies threads).
-          expect(ks[0].source).toContain(`__shared__ unsigned int sh[${4 * 128 * +c}]`);
-          expect(ks[1].source).toContain(`__shared__ unsigned int sh[${8 * 128 * Math.min(+c, 8)}]`);
-          expect(ks[0].source).toContain(`if (++round == ${Math.floor(65535 / ((256 / +c) * +i))}u)`);
-          for (const k of ks) sources.add(k.source);
-          compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
-        });
-      }
-      expect(sources.size).toBe(16);
-      for (const [name, bad] of [['NODECUDA_SORT_PREP_COPIES', '3'], ['NODECUDA_SORT_PREP_ITEMS', '9']]) {
-        process.env.NODECUDA_SORT_PREP_COPIES = '4';
-        process.env.NODECUDA_SORT_PREP_ITEMS = '4';
-        process.env[name] = bad;
-        jest.isolateModules(() => {
-          // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variable
-          const e = expectCode(() => require('../lib/engine/templates/sort'), RangeError, 'ERR_INVALID_ENV');
-          expect(e.message).toContain(`${name}="${bad}"`);
-        });
-      }
-    } finally {
-      for (const [k, v] of [['NODECUDA_SORT_PREP_COPIES', saved.c], ['NODECUDA_SORT_PREP_ITEMS', saved.i]] as const) {
-        if (v === undefined) delete process.env[k]; else process.env[k] = v;
-      }
+  // Keys per thread and blocks per SM of the scatter pass: the tile and the launch bounds follow.
+  test('the scatter pass in each items and blocks-per-SM variant (NODECUDA_SORT_ITEMS, NODECUDA_SORT_PASS_BLOCKS)', () => {
+    const cases: Array<[Record<string, string>, number, number, number, number]> = [
+      // variables, keys-only items, payload items, 8-byte items, blocks per SM
+      [{}, 32, 24, 16, 2],
+      [{ NODECUDA_SORT_ITEMS: '20', NODECUDA_SORT_PASS_BLOCKS: '3' }, 20, 20, 16, 3],
+      [{ NODECUDA_SORT_ITEMS: '12', NODECUDA_SORT_PASS_BLOCKS: '4' }, 12, 12, 12, 4],
+    ];
+    for (const [vars, keysOnly, payload, wide, blocks] of cases) {
+      withTuning(vars, (load) => {
+        const { passKernel, sortTile } = load();
+        const ks = [passKernel(DTYPES.int32, 4, false), passKernel(DTYPES.float32, 4, true), passKernel(DTYPES.float64, 8, false)];
+        [keysOnly, payload, wide].forEach((it, j) => expect(ks[j].source).toContain(`constexpr int IT = ${it}, TILE = ${256 * it};`));
+        for (const k of ks) expect(k.source).toContain(`__launch_bounds__(256, ${blocks})`);
+        expect([sortTile(4, false), sortTile(4, true), sortTile(8, false)]).toEqual([256 * keysOnly, 256 * payload, 256 * wide]);
+        compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+      });
     }
+    rejects('NODECUDA_SORT_ITEMS', '33');
+    rejects('NODECUDA_SORT_PASS_BLOCKS', '1');
+    rejects('NODECUDA_SORT_PASS_BLOCKS', '5');
+  });
+
+  test('prep in each copies, items and flush variant (NODECUDA_SORT_PREP_COPIES, _ITEMS, _FLUSH)', () => {
+    const sources = new Set<string>();
+    // Copies, items, flush setting, then the period expected: the most iterations before a 16-bit
+    // half could overflow (a copy counts for 256 / copies threads, `items` keys each an iteration),
+    // or the setting when it is lower.
+    const cases: Array<[string, string, string | undefined, number]> = [
+      ['1', '1', undefined, 255], ['4', '4', undefined, 255], ['16', '8', undefined, 511], ['8', '3', undefined, 682],
+      ['16', '1', undefined, 1023], ['4', '4', '100', 100], ['4', '4', '1', 1],
+    ];
+    for (const [c, i, flush, period] of cases) {
+      const vars = { NODECUDA_SORT_PREP_COPIES: c, NODECUDA_SORT_PREP_ITEMS: i, ...(flush ? { NODECUDA_SORT_PREP_FLUSH: flush } : {}) };
+      withTuning(vars, (load) => {
+        const { prepKernel } = load();
+        const ks = [prepKernel(DTYPES.float32, 'value'), prepKernel(DTYPES.float64, 'value'), prepKernel(DTYPES.uint8, 'value'),
+          prepKernel(DTYPES.complex64, 're')];
+        // 8-byte keys: at most 8 copies (32 KiB).
+        expect(ks[0].source).toContain(`__shared__ unsigned int sh[${4 * 128 * +c}]`);
+        expect(ks[1].source).toContain(`__shared__ unsigned int sh[${8 * 128 * Math.min(+c, 8)}]`);
+        expect(ks[0].source).toContain(`if (++round == ${period}u)`);
+        for (const k of ks) sources.add(k.source);
+        compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+      });
+    }
+    expect(sources.size).toBe(28);
+    rejects('NODECUDA_SORT_PREP_COPIES', '3');
+    rejects('NODECUDA_SORT_PREP_ITEMS', '9');
+    rejects('NODECUDA_SORT_PREP_FLUSH', '0');
+    rejects('NODECUDA_SORT_PREP_FLUSH', '1024');
   });
 
   test('searchsorted across dtypes (compared in the promoted type)', () => {

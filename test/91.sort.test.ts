@@ -324,13 +324,18 @@ describeGpu('sorting', () => {
           const x = make(T), want = T.from(x).sort(), got = gpuarray.sort(gpuarray.toGpu(x)).get();
           out.push(got.length === n && got.every((v, i) => v === want[i]));
         }
+        // The setting reached this process: prep's flush period is the one asked for.
+        const { prepKernel } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist', 'engine', 'templates', 'sort'))});
+        const { DTYPES } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist'))});
+        const src = prepKernel(DTYPES.float32, 'value').source, at = src.indexOf('++round == ') + 11;
+        out.push(src.slice(at, src.indexOf('u)', at)));
         console.log(JSON.stringify(out));`;
       for (const every of ['1', '3']) {
         const r = spawnSync(process.execPath, ['-e', script], {
           env: { ...process.env, NODECUDA_SORT_PREP_FLUSH: every }, encoding: 'utf8', timeout: 120000,
         });
         if (r.status !== 0) throw new Error(`the child exited ${r.status ?? r.signal}: ${r.stderr}`);
-        expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual([true, true, true]);
+        expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual([true, true, true, every]);
       }
     });
 

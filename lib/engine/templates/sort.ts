@@ -73,6 +73,17 @@ function prepFlush(copies: number, items: number): number {
 function prepCopies(kb: number): number {
   return Math.min(PREP_COPIES_SET, (32 * 1024) / (kb * 128 * 4));
 }
+/**
+ * Blocks per SM the scatter pass is compiled for (its __launch_bounds__ minimum; tuning:
+ * NODECUDA_SORT_PASS_BLOCKS, 2 to 4): more blocks hide more latency but leave fewer registers a
+ * thread for its keys (65536 / (256 × blocks)).
+ */
+const PASS_BLOCKS_SET = process.env.NODECUDA_SORT_PASS_BLOCKS?.trim()
+  ? envNumber('NODECUDA_SORT_PASS_BLOCKS', 2, { min: 2, max: 4 }) : 0;
+/** Blocks per SM of the scatter pass for `kb`-byte keys with or without a payload. */
+export function passBlocks(kb: number, payload: boolean): number {
+  return PASS_BLOCKS_SET || 2;
+}
 /** Keys per thread in a scatter tile of `kb`-byte keys, with or without a payload. */
 export function sortItems(kb: number, payload: boolean): number {
   const it = ITEMS_SET || (payload ? 24 : 32);
@@ -300,7 +311,7 @@ namespace ${name}_ns {${transforms(dt, kb)}
 // Index of digit d (< 256) in the shared digit arrays: ${SWIZZLE ? 'digits 32 apart (same bank) spread over 8 banks (d >> 5 is 0..7: only the low 3 bits change, a permutation)' : 'the digit'}.
 __device__ __forceinline__ unsigned int nc_sw(unsigned int d) { return ${SWIZZLE ? 'd ^ (d >> 5)' : 'd'}; }
 }
-extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1, unsigned int* v0, unsigned int* v1,
+extern "C" __global__ void __launch_bounds__(${B}, ${passBlocks(kb, vals)}) ${name}(${K}* k0, ${K}* k1, unsigned int* v0, unsigned int* v1,
     const unsigned int* __restrict__ info, const unsigned int* __restrict__ offs, unsigned long long* lb,
     unsigned int* ticket, const unsigned int n, const int pass, const unsigned int epoch,
     const ${S}* __restrict__ fin, void* __restrict__ fout_, long long* __restrict__ fidx, const unsigned int len) {
@@ -329,6 +340,8 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   const unsigned int tile = s_tile;
   const unsigned long long base = (unsigned long long)tile * TILE;
   const unsigned long long wbase = base + (unsigned long long)warp * 32 * IT;  // this warp's contiguous chunk
+  // Keys of the chunk that exist: item j of this lane is valid when j * 32 + lane < rem (32-bit compares).
+  const unsigned int rem = wbase >= n ? 0u : n - wbase >= 32ull * IT ? 32u * IT : (unsigned int)(n - wbase);
   const int shift = pass * 8;
   ${K} key[IT];
   unsigned int rk[IT];${vals ? `
@@ -342,8 +355,7 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   const ${K}* src = raw ? reinterpret_cast<const ${K}*>(fin) : kin;
   #pragma unroll
   for (int j = 0; j < IT; j++) {
-    const unsigned long long i = wbase + j * 32 + lane;
-    key[j] = i < n ? src[i] : (${K})0;
+    key[j] = j * 32 + lane < rem ? src[wbase + j * 32 + lane] : (${K})0;
   }
   if (raw) {
     #pragma unroll
@@ -351,8 +363,9 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   }
   #pragma unroll
   for (int j = 0; j < IT; j++) {
-    const unsigned long long i = wbase + j * 32 + lane;${vals ? `
-    val[j] = i < n ? (iota ? (unsigned int)i : vin[i]) : 0u;` : ''}
+${vals ? `
+    const unsigned long long i = wbase + j * 32 + lane;
+    val[j] = j * 32 + lane < rem ? (iota ? (unsigned int)i : vin[i]) : 0u;` : ''}
   }
   // Stable warp ranking: item j of lane l comes after items < j and after lanes < l at item j.
   // peers: the lanes holding the same digit at item j (see RANK); the highest of them advances
@@ -361,16 +374,18 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   unsigned int* s_match = reinterpret_cast<unsigned int*>(s_x) + warp * 256;  // zeroed above; s_x is free until the exchange` : ''}
   #pragma unroll
   for (int j = 0; j < IT; j++) {
-    const bool valid = wbase + j * 32 + lane < n;
+    const bool valid = j * 32 + lane < rem;
     const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
     const unsigned int sd = ${name}_ns::nc_sw(d);${RANK === 'atomic' ? `
     if (valid) atomicOr(&s_match[sd], 1u << lane);
     __syncwarp();
     const unsigned int peers = valid ? s_match[sd] : 0u;
-    const unsigned int c = valid ? s_cnt[warp][sd] : 0u;
+    const int leader = 31 - __clz(peers);  // -1 for an invalid lane (peers 0)
     __syncwarp();
+    unsigned int c = 0;
+    if (lane == leader) { c = s_cnt[warp][sd]; s_cnt[warp][sd] = c + __popc(peers); s_match[sd] = 0u; }
+    c = __shfl_sync(0xffffffffu, c, leader & 31);  // the leader's count before its peers
     rk[j] = c + __popc(peers & lt);
-    if (valid && lane == 31 - __clz(peers)) { s_cnt[warp][sd] = c + __popc(peers); s_match[sd] = 0u; }
     __syncwarp();` : `
     unsigned int peers = __ballot_sync(0xffffffffu, valid);
     #pragma unroll
@@ -427,7 +442,7 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   ${K}* sk = reinterpret_cast<${K}*>(s_x);
   #pragma unroll
   for (int j = 0; j < IT; j++) {
-    if (wbase + j * 32 + lane < n) {
+    if (j * 32 + lane < rem) {
       const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
       rk[j] += s_cnt[warp][${name}_ns::nc_sw(d)];
       sk[rk[j]] = key[j];
@@ -451,7 +466,7 @@ extern "C" __global__ void __launch_bounds__(${B}, 2) ${name}(${K}* k0, ${K}* k1
   __syncthreads();
   unsigned int* sv = reinterpret_cast<unsigned int*>(s_x);
   #pragma unroll
-  for (int j = 0; j < IT; j++) if (wbase + j * 32 + lane < n) sv[rk[j]] = val[j];
+  for (int j = 0; j < IT; j++) if (j * 32 + lane < rem) sv[rk[j]] = val[j];
   __syncthreads();
   #pragma unroll
   for (int j = 0; j < IT; j++) {
