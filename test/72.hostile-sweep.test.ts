@@ -1,6 +1,7 @@
 /**
  * A hostile user on the GPU: use after dispose, disposal while work is in flight, detached host
- * buffers, impossible shapes and launch configurations, wrong operands. Every scenario must end
+ * buffers, impossible shapes and launch configurations, wrong operands (also to sort, unique,
+ * searchsorted, matmul and fft). Every scenario must end
  * either normally (with the right values where it says so) or with a typed error (TypeError,
  * RangeError, CudaError or NvrtcError carrying a string `code`) — never a crash, an untyped error
  * or a poisoned context. All scenarios run in one child process, so a crash fails this test with
@@ -11,7 +12,7 @@ import { describeGpu, runChild } from './helpers';
 /** Expectation per scenario: 'ok' must not throw; 'throws' must throw a typed error; 'either' may. */
 const SCRIPT = String.raw`
   const cuda = require(process.env.NODECUDA_DIST);
-  const { driver, gpuarray, SourceModule, ElementwiseKernel, ReductionKernel, random } = cuda;
+  const { driver, gpuarray, SourceModule, ElementwiseKernel, ReductionKernel, random, fft } = cuda;
   const SPIN = '__global__ void spin(long long ns) { long long t0, t; ' +
     'asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0)); ' +
     'do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns); }';
@@ -19,6 +20,7 @@ const SCRIPT = String.raw`
   const spin = mod.getFunction('spin');
   const twice = mod.getFunction('twice');
   const detached = () => { const h = new Float32Array(16); structuredClone(h.buffer, { transfer: [h.buffer] }); return h; };
+  const sortedCopy = (h) => Array.from(h).sort((x, y) => x - y);
   const eq = (a, b) => { if (JSON.stringify(Array.from(a)) !== JSON.stringify(Array.from(b))) throw new Error('WRONG ' + Array.from(a).slice(0, 8) + ' != ' + Array.from(b).slice(0, 8)); };
   const S = [
     ['use after dispose: add', 'throws', () => { const a = gpuarray.zeros([4], 'float32'); a.dispose(); a.add(1); }],
@@ -78,6 +80,51 @@ const SCRIPT = String.raw`
       const a = gpuarray.arange(0, 64, 1, 'float32'); const ps = []; for (let i = 0; i < 1000; i++) ps.push(a.getAsync());
       global.gc(); const rs = await Promise.all(ps); if (rs[999][63] !== 63) throw new Error('WRONG'); }],
     ['tidy returning a disposed array', 'either', () => cuda.tidy(() => { const a = gpuarray.zeros([4]); a.dispose(); return a; })],
+    // Sorting, products and transforms: the same rules as every other operation.
+    ['sort of a disposed array', 'throws', () => { const a = gpuarray.toGpu(new Float32Array([3, 1, 2])); a.dispose(); gpuarray.sort(a); }],
+    ['sort into a disposed out', 'throws', () => { const o = gpuarray.zeros([3], 'float32'); o.dispose(); gpuarray.sort(gpuarray.toGpu(new Float32Array([3, 1, 2])), { out: o }); }],
+    ['sort into an out of another dtype', 'throws', () => gpuarray.sort(gpuarray.toGpu(new Float32Array([3, 1, 2])), { out: gpuarray.zeros([3], 'int32') })],
+    ['sort along axis 5 of a 2-D array', 'throws', () => gpuarray.sort(gpuarray.zeros([2, 3], 'float32'), { axis: 5 })],
+    ['sort of a reversed view in place', 'ok', () => {
+      const h = Float32Array.from({ length: 5001 }, (_, i) => (i * 7919) % 5003 - 2500); const a = gpuarray.toGpu(h);
+      const r = a.index(cuda.slice(null, null, -1)); gpuarray.sort(r, { out: r }); eq(r.get(), sortedCopy(h)); }],
+    ['argsort of a transposed view along its strided axis', 'ok', () => {
+      const h = Int32Array.from({ length: 12 }, (_, i) => (i * 5) % 7); const t = gpuarray.toGpu(h).reshape(3, 4).T; // t[j][i] = h[4i + j]
+      const idx = Array.from(gpuarray.argsort(t, { axis: 1 }).get(), Number);
+      for (let j = 0; j < 4; j++) { const row = [h[j], h[4 + j], h[8 + j]]; eq(idx.slice(3 * j, 3 * j + 3), [0, 1, 2].sort((x, y) => row[x] - row[y] || x - y)); } }],
+    ['unique of a disposed array', 'throws', () => { const a = gpuarray.toGpu(new Int32Array([1, 1])); a.dispose(); gpuarray.unique(a); }],
+    ['unique on a disposed stream', 'throws', () => { const s = new driver.Stream(); s.dispose(); gpuarray.unique(gpuarray.toGpu(new Int32Array([1, 1])), { stream: s }); }],
+    ['unique with NODECUDA_UNIQUE_COUNTING=maybe', 'throws', () => {
+      process.env.NODECUDA_UNIQUE_COUNTING = 'maybe';
+      try { gpuarray.unique(gpuarray.zeros([1 << 16], 'int32')); } finally { delete process.env.NODECUDA_UNIQUE_COUNTING; } }],
+    ['unique of a broadcast view with inverse and counts', 'ok', () => {
+      const b = gpuarray.toGpu(new Int32Array([5, -1, 5])).broadcastTo([4, 3]);
+      const r = gpuarray.unique(b, { returnInverse: true, returnCounts: true });
+      eq(r.values.get(), [-1, 5]); eq(Array.from(r.counts.get(), Number), [4, 8]); eq(Array.from(r.inverse.get(), Number), [1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 0, 1]); }],
+    ['unique of 2^17 int32 in a small range (counted), then with a huge outlier (sorted)', 'ok', () => {
+      const h = Int32Array.from({ length: 1 << 17 }, (_, i) => i % 300); eq(gpuarray.unique(gpuarray.toGpu(h)).get(), Array.from({ length: 300 }, (_, i) => i));
+      h[77] = 2 ** 31 - 1; const u = gpuarray.unique(gpuarray.toGpu(h)).get(); if (u.length !== 301 || u[300] !== 2 ** 31 - 1 || u[299] !== 299) throw new Error('WRONG'); }],
+    ['searchsorted with a sorter of out-of-range indices', 'either', () => {
+      const a = gpuarray.toGpu(new Float32Array([1, 2, 3])); gpuarray.searchsorted(a, gpuarray.toGpu(new Float32Array([2.5])), { sorter: gpuarray.toGpu(new BigInt64Array([7n, -9n, 2n ** 40n])) }).get(); }],
+    ['searchsorted with a float sorter', 'throws', () => gpuarray.searchsorted(gpuarray.zeros([3]), 1, { sorter: gpuarray.zeros([3]) })],
+    ['matmul of a disposed operand', 'throws', () => { const a = gpuarray.ones([4, 4], 'float32'); a.dispose(); gpuarray.matmul(a, gpuarray.ones([4, 4], 'float32')); }],
+    ['matmul again after an operand of a memoized plan was disposed', 'throws', () => {
+      const a = gpuarray.ones([8, 8], 'float32'), b = gpuarray.ones([8, 8], 'float32'), o = gpuarray.empty([8, 8], 'float32');
+      gpuarray.matmul(a, b, { out: o }); gpuarray.matmul(a, b, { out: o }); b.dispose(); gpuarray.matmul(a, b, { out: o }); }],
+    ['matmul into an out that is one of its operands', 'ok', () => {
+      const a = gpuarray.toGpu(new Float32Array([1, 2, 3, 4])).reshape(2, 2), b = gpuarray.toGpu(new Float32Array([5, 6, 7, 8])).reshape(2, 2);
+      gpuarray.matmul(a, b, { out: a }); eq(a.get(), [19, 22, 43, 50]); }],
+    ['matmul of int32 matrices', 'throws', () => gpuarray.matmul(gpuarray.ones([2, 2], 'int32'), gpuarray.ones([2, 2], 'int32'))],
+    ['matmul with inner dimensions 3 and 4', 'throws', () => gpuarray.matmul(gpuarray.ones([2, 3]), gpuarray.ones([4, 2]))],
+    ['fft of a disposed array', 'throws', () => { const a = gpuarray.zeros([8], 'complex64'); a.dispose(); fft.fft(a); }],
+    ['fft with n = 0', 'throws', () => fft.fft(gpuarray.zeros([8], 'complex64'), { n: 0 })],
+    ['fft along axis 3 of a 1-D array', 'throws', () => fft.fft(gpuarray.zeros([8], 'complex64'), { axis: 3 })],
+    ['fft with norm "sideways"', 'throws', () => fft.fft(gpuarray.zeros([8], 'complex64'), { norm: 'sideways' })],
+    ['irfft of a disposed array after its plan was cached', 'throws', () => {
+      const x = gpuarray.zeros([9], 'complex64'); fft.irfft(x).dispose(); x.dispose(); fft.irfft(x); }],
+    ['fft on a stream disposed with a kernel pending', 'ok', () => {
+      const s = new driver.Stream(); spin(20e6, { block: [1], stream: s }); const y = fft.fft(gpuarray.ones([64], 'complex64'), { stream: s }); s.dispose();
+      driver.Context.synchronize(); const r = y.get(); eq(r.slice(0, 4), [64, 0, 0, 0]); }], // interleaved re, im
     ['a kernel writing in place while the same array is read by get()', 'ok', () => { const a = gpuarray.toGpu(new Float32Array([1, 2, 3, 4])); twice(a, 4, { block: [4] }); eq(a.get(), [2, 4, 6, 8]); }],
   ];
   (async () => {
@@ -86,7 +133,8 @@ const SCRIPT = String.raw`
       let outcome;
       try { await fn(); outcome = { ok: true }; }
       catch (e) {
-        const typed = (e instanceof TypeError || e instanceof RangeError || e instanceof cuda.CudaError || e instanceof cuda.NvrtcError) && typeof e.code === 'string';
+        const typed = (e instanceof TypeError || e instanceof RangeError || e instanceof cuda.CudaError || e instanceof cuda.NvrtcError ||
+          e instanceof cuda.CublasError || e instanceof cuda.CufftError) && typeof e.code === 'string';
         outcome = { ok: false, typed, name: e && e.name, code: e && e.code, message: String(e && e.message).slice(0, 200) };
       }
       results.push({ name, expect, ...outcome });
