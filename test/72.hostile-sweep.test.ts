@@ -125,6 +125,24 @@ const SCRIPT = String.raw`
     ['fft on a stream disposed with a kernel pending', 'ok', () => {
       const s = new driver.Stream(); spin(20e6, { block: [1], stream: s }); const y = fft.fft(gpuarray.ones([64], 'complex64'), { stream: s }); s.dispose();
       driver.Context.synchronize(); const r = y.get(); eq(r.slice(0, 4), [64, 0, 0, 0]); }], // interleaved re, im
+    // Reductions and scans.
+    ['sum of a disposed array', 'throws', () => { const a = gpuarray.ones([8], 'float32'); a.dispose(); gpuarray.sum(a); }],
+    ['sum over axis 2 of a 2-D array', 'throws', () => gpuarray.ones([2, 3], 'float32').sum({ axis: 2 })],
+    ['sum over the same axis twice', 'throws', () => gpuarray.ones([2, 3], 'float32').sum({ axis: [1, -1] })],
+    ['sum into an out of the wrong shape', 'throws', () => gpuarray.ones([2, 3], 'float32').sum({ axis: 1, out: gpuarray.zeros([3], 'float32') })],
+    ['sum into a disposed out', 'throws', () => { const o = gpuarray.zeros([2], 'float32'); o.dispose(); gpuarray.ones([2, 3], 'float32').sum({ axis: 1, out: o }); }],
+    ['sum over axis 0 into an out that is a row of its input', 'ok', () => {
+      const a = gpuarray.toGpu(new Float32Array([1, 2, 3, 4, 5, 6])).reshape(2, 3); a.sum({ axis: 0, out: a.index(0) }); eq(a.get(), [5, 7, 9, 4, 5, 6]); }],
+    ['max of an empty array', 'throws', () => gpuarray.max(gpuarray.zeros([0], 'float32'))],
+    ['cumsum of a disposed array', 'throws', () => { const a = gpuarray.ones([8], 'float32'); a.dispose(); gpuarray.cumsum(a); }],
+    ['cumsum into itself', 'ok', () => { const a = gpuarray.toGpu(new Int32Array([1, 2, 3, 4])); gpuarray.cumsum(a, { out: a }); eq(a.get(), [1, 3, 6, 10]); }],
+    ['cumsum into a reversed view of itself', 'ok', () => {
+      const a = gpuarray.toGpu(new Int32Array([1, 2, 3, 4])); gpuarray.cumsum(a, { out: a.index(cuda.slice(null, null, -1)) }); eq(a.get(), [10, 6, 3, 1]); }],
+    ['cumsum along axis -3 of a 2-D array', 'throws', () => gpuarray.cumsum(gpuarray.ones([2, 2], 'float32'), { axis: -3 })],
+    ['ReductionKernel on a stream disposed with a kernel pending', 'ok', () => {
+      const k = new ReductionKernel('float32', { neutral: '0', reduceExpr: 'a+b', mapExpr: 'x[i]', arguments: 'const float *x' });
+      const s = new driver.Stream(); spin(20e6, { block: [1], stream: s }); const r = k(gpuarray.ones([1 << 20], 'float32'), { stream: s }); s.dispose();
+      driver.Context.synchronize(); if (r.get()[0] !== 1 << 20) throw new Error('WRONG ' + r.get()[0]); }],
     ['a kernel writing in place while the same array is read by get()', 'ok', () => { const a = gpuarray.toGpu(new Float32Array([1, 2, 3, 4])); twice(a, 4, { block: [4] }); eq(a.get(), [2, 4, 6, 8]); }],
   ];
   (async () => {
