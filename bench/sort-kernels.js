@@ -10,7 +10,7 @@
 // low byte is mostly a multiple of 64), then CUDA event times of every kernel of one call of each
 // ("grid:ms", in launch order), then a check against CPU references ('checks ok').
 const { spawnSync } = require('node:child_process');
-const { median, timeCalls } = require('./timing');
+const { bracketLaunches, median, timeCalls } = require('./timing');
 
 if (process.env.SWEEP && process.argv[2] !== 'child') {
   const name = process.env.SWEEP;
@@ -46,23 +46,15 @@ const wall = (fn) => median(timeCalls(fn, { reps: 7, sync, dispose: (r) => r.dis
 const out = CASES.map(([label, fn]) => `${label} ${wall(fn)} ms`);
 
 // Per-kernel event times: every launch of one call bracketed by two events.
-const launch = native.launch;
 const events = [];
-native.launch = (fn, s, cfg, ...rest) => {
-  const a = native.eventCreate(0);
-  const b = native.eventCreate(0);
-  native.eventRecord(a, s);
-  launch(fn, s, cfg, ...rest);
-  native.eventRecord(b, s);
-  events.push([cfg[0], a, b]);
-};
+const restore = bracketLaunches(native, (cfg, a, b) => events.push([cfg[0], a, b]));
 for (const [label, fn] of CASES) {
   events.length = 0;
   fn().dispose();
   sync();
   out.push(`${label} kernels (grid:ms) ${events.map(([g, a, b]) => `${g}:${native.eventElapsed(a, b).toFixed(3)}`).join(' ')}`);
 }
-native.launch = launch;
+restore();
 
 // Checks of this variant against CPU references.
 let bad = 0;

@@ -9,6 +9,7 @@
 // NODECUDA_UNIQUE_COUNTING=0; sort/argsort: 2^28 float32. The events add a few µs to each launch.
 const cuda = require('..');
 const { native } = require('../dist/cuda/native');
+const { bracketLaunches } = require('./timing');
 const { gpuarray, random } = cuda;
 
 const args = process.argv.slice(2);
@@ -30,20 +31,11 @@ if (what === 'unique' || what === 'unique-sorted') {
 for (let i = 0; i < 3; i++) op().dispose();
 sync();
 
-const launch = native.launch;
 const dtoh = native.memcpyDtoh;
 let log = [];
 let t0 = 0n;
 const now = () => Number(process.hrtime.bigint() - t0) / 1e3;
-native.launch = (fn, s, cfg, ...rest) => {
-  const a = native.eventCreate(0);
-  const b = native.eventCreate(0);
-  const h = now();
-  native.eventRecord(a, s);
-  launch(fn, s, cfg, ...rest);
-  native.eventRecord(b, s);
-  log.push({ what: `launch grid ${cfg[0]}`, h, a, b });
-};
+const restore = bracketLaunches(native, (cfg, a, b, host) => log.push({ what: `launch grid ${cfg[0]}`, h: Number(host - t0) / 1e3, a, b }));
 native.memcpyDtoh = (...a) => {
   const h = now();
   dtoh(...a);
@@ -71,6 +63,6 @@ try {
     r.dispose();
   }
 } finally {
-  native.launch = launch;
+  restore();
   native.memcpyDtoh = dtoh;
 }

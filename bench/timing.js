@@ -21,4 +21,23 @@ function timeCalls(fn, { reps, sync, dispose }) {
 /** The median of ascending times (the upper one of an even count). */
 const median = (sorted) => sorted[sorted.length >> 1];
 
-module.exports = { timeCalls, median };
+/**
+ * Brackets every kernel launch of the addon `native` (dist/cuda/native) with two CUDA events on
+ * the launch's stream: `record(cfg, start, end, host)` after each, `host` the hrtime (bigint) just
+ * before the first event. Returns the function that restores the plain launch.
+ */
+function bracketLaunches(native, record) {
+  const launch = native.launch;
+  native.launch = (fn, s, cfg, ...rest) => {
+    const a = native.eventCreate(0);
+    const b = native.eventCreate(0);
+    const host = process.hrtime.bigint();
+    native.eventRecord(a, s);
+    launch(fn, s, cfg, ...rest);
+    native.eventRecord(b, s);
+    record(cfg, a, b, host);
+  };
+  return () => { native.launch = launch; };
+}
+
+module.exports = { timeCalls, median, bracketLaunches };
