@@ -46,7 +46,7 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
 
   type SortModule = typeof import('../lib/engine/templates/sort');
   const TUNING = ['NODECUDA_SORT_BALLOTS', 'NODECUDA_SORT_SWIZZLE', 'NODECUDA_SORT_ITEMS', 'NODECUDA_SORT_PASS_BLOCKS',
-    'NODECUDA_SORT_PREP_COPIES', 'NODECUDA_SORT_PREP_ITEMS', 'NODECUDA_SORT_PREP_FLUSH'];
+    'NODECUDA_SORT_PREP_BITS', 'NODECUDA_SORT_PREP_COPIES', 'NODECUDA_SORT_PREP_ITEMS', 'NODECUDA_SORT_PREP_FLUSH'];
   /**
    * Loads the sort templates afresh with exactly `vars` of the tuning variables set (the others
    * unset, whatever this process inherited) and passes them to `fn`; restores the environment.
@@ -111,25 +111,30 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     rejects('NODECUDA_SORT_PASS_BLOCKS', '5');
   });
 
-  test('prep in each copies, items and flush variant (NODECUDA_SORT_PREP_COPIES, _ITEMS, _FLUSH)', () => {
+  test('prep with 16-bit counters in each copies, items and flush variant (NODECUDA_SORT_PREP_BITS=16, _COPIES, _ITEMS, _FLUSH)', () => {
     const sources = new Set<string>();
     // Copies, items, flush setting, then the period expected: the most iterations before a 16-bit
     // half could overflow (a copy counts for 256 / copies threads, `items` keys each an iteration),
-    // or the setting when it is lower.
-    const cases: Array<[string, string, string | undefined, number]> = [
-      ['1', '1', undefined, 255], ['4', '4', undefined, 255], ['16', '8', undefined, 511], ['8', '3', undefined, 682],
+    // or the setting when it is lower. Copies unset: 4.
+    const cases: Array<[string | undefined, string, string | undefined, number]> = [
+      ['1', '1', undefined, 255], [undefined, '4', undefined, 255], ['16', '8', undefined, 511], ['8', '3', undefined, 682],
       ['16', '1', undefined, 1023], ['4', '4', '100', 100], ['4', '4', '1', 1],
     ];
     for (const [c, i, flush, period] of cases) {
-      const vars = { NODECUDA_SORT_PREP_COPIES: c, NODECUDA_SORT_PREP_ITEMS: i, ...(flush ? { NODECUDA_SORT_PREP_FLUSH: flush } : {}) };
+      const vars = {
+        NODECUDA_SORT_PREP_BITS: '16', NODECUDA_SORT_PREP_ITEMS: i, ...(c ? { NODECUDA_SORT_PREP_COPIES: c } : {}),
+        ...(flush ? { NODECUDA_SORT_PREP_FLUSH: flush } : {}),
+      };
+      const copies = c ? +c : 4;
       withTuning(vars, (load) => {
         const { prepKernel } = load();
         const ks = [prepKernel(DTYPES.float32, 'value'), prepKernel(DTYPES.float64, 'value'), prepKernel(DTYPES.uint8, 'value'),
           prepKernel(DTYPES.complex64, 're')];
         // 8-byte keys: at most 8 copies (32 KiB).
-        expect(ks[0].source).toContain(`__shared__ unsigned int sh[${4 * 128 * +c}]`);
-        expect(ks[1].source).toContain(`__shared__ unsigned int sh[${8 * 128 * Math.min(+c, 8)}]`);
+        expect(ks[0].source).toContain(`__shared__ unsigned int sh[${4 * 128 * copies}]`);
+        expect(ks[1].source).toContain(`__shared__ unsigned int sh[${8 * 128 * Math.min(copies, 8)}]`);
         expect(ks[0].source).toContain(`if (++round == ${period}u)`);
+        expect(ks[0].source).toContain(`* ${copies} + copy], 1u << ((d & 1u) << 4));`);
         for (const k of ks) sources.add(k.source);
         compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
       });
@@ -139,6 +144,30 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     rejects('NODECUDA_SORT_PREP_ITEMS', '9');
     rejects('NODECUDA_SORT_PREP_FLUSH', '0');
     rejects('NODECUDA_SORT_PREP_FLUSH', '1024');
+  });
+
+  test('prep with 32-bit counters (the default) in each copies and items variant', () => {
+    // Copies set (unset: 1), then the copies expected for 4- and 8-byte keys (at most 32 KiB of counters).
+    const cases: Array<[Record<string, string>, number, number]> = [
+      [{}, 1, 1], [{ NODECUDA_SORT_PREP_BITS: '32' }, 1, 1], [{ NODECUDA_SORT_PREP_COPIES: '4' }, 4, 4],
+      [{ NODECUDA_SORT_PREP_COPIES: '16', NODECUDA_SORT_PREP_ITEMS: '8' }, 8, 4],
+    ];
+    for (const [vars, c4, c8] of cases) {
+      withTuning(vars, (load) => {
+        const { prepKernel } = load();
+        const ks = [prepKernel(DTYPES.float32, 'value'), prepKernel(DTYPES.float64, 'value'), prepKernel(DTYPES.uint8, 'value'),
+          prepKernel(DTYPES.int32, 'row')];
+        expect(ks[0].source).toContain(`__shared__ unsigned int sh[${4 * 256 * c4}]`);
+        expect(ks[1].source).toContain(`__shared__ unsigned int sh[${8 * 256 * c8}]`);
+        // One counter a digit, incremented by 1; one flush at the block's end, straight into hist[q * 256 + d].
+        expect(ks[0].source).toContain(`atomicAdd(&sh[((q << 8) + d) * ${c4} + copy], 1u);`);
+        expect(ks[0].source).toContain('if (lo) atomicAdd(&hist[w], lo);');
+        for (const k of ks) expect(k.source).not.toContain('++round');
+        compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+      });
+    }
+    rejects('NODECUDA_SORT_PREP_BITS', '8');
+    rejects('NODECUDA_SORT_PREP_BITS', '24');
   });
 
   test('searchsorted across dtypes (compared in the promoted type)', () => {

@@ -310,12 +310,14 @@ describeGpu('sorting', () => {
       expect(gpuarray.sort(gpuarray.zeros([3, 0], 'int32'), { axis: 0 }).shape).toEqual([3, 0]);
     }));
 
-    // prep counts digits in 16-bit shared halves and moves them to the global histograms before any
-    // could overflow (every 1023 iterations at most; here NODECUDA_SORT_PREP_FLUSH makes it every
-    // one or three; 2^23 keys are about four iterations of each block of at most 16 an SM): 1-, 4-
-    // and 8-byte keys, random and in runs of equal values, checked on the CPU.
-    test('prep\'s periodic flush of its shared counts (NODECUDA_SORT_PREP_FLUSH=1 and 3, in a child process)', () => {
-      const script = `const { gpuarray } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist'))});
+    // prep with 16-bit counters (NODECUDA_SORT_PREP_BITS=16; the default is 32-bit counters, which
+    // every other test here runs) counts digits in shared halves and moves them to the global
+    // histograms before any could overflow (every 1023 iterations at most; here
+    // NODECUDA_SORT_PREP_FLUSH makes it every one or three; 2^23 keys are about four iterations of
+    // each block of at most 16 an SM): 1-, 4- and 8-byte keys, random and in runs of equal values,
+    // checked on the CPU.
+    test('prep\'s periodic flush of its 16-bit shared counts (NODECUDA_SORT_PREP_FLUSH=1 and 3, in a child process)', () => {
+      const script = `const { gpuarray, DTYPES } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist'))});
         const n = (1 << 23) + 3, out = [];
         const make = (T) => { const x = new T(n); for (let i = 0; i < n; i++) { const h = Math.imul(i, 2654435761) >>> 0;
           x[i] = (i >> 18) & 1 ? (T === BigInt64Array ? 7n : 7) : T === BigInt64Array ? BigInt(h) - 2147483648n : T === Float32Array ? h / 7 - 3e8 : h >>> 24; }
@@ -326,13 +328,12 @@ describeGpu('sorting', () => {
         }
         // The setting reached this process: prep's flush period is the one asked for.
         const { prepKernel } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist', 'engine', 'templates', 'sort'))});
-        const { DTYPES } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist'))});
         const src = prepKernel(DTYPES.float32, 'value').source, at = src.indexOf('++round == ') + 11;
         out.push(src.slice(at, src.indexOf('u)', at)));
         console.log(JSON.stringify(out));`;
       for (const every of ['1', '3']) {
         const r = spawnSync(process.execPath, ['-e', script], {
-          env: { ...process.env, NODECUDA_SORT_PREP_FLUSH: every }, encoding: 'utf8', timeout: 120000,
+          env: { ...process.env, NODECUDA_SORT_PREP_BITS: '16', NODECUDA_SORT_PREP_FLUSH: every }, encoding: 'utf8', timeout: 120000,
         });
         if (r.status !== 0) throw new Error(`the child exited ${r.status ?? r.signal}: ${r.stderr}`);
         expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual([true, true, true, every]);

@@ -57,33 +57,38 @@ const SWIZZLE = envFlag('NODECUDA_SORT_SWIZZLE', true);
  */
 export const PREP_ITEMS = envNumber('NODECUDA_SORT_PREP_ITEMS', 4, { min: 1, max: 8 });
 /**
- * Copies of the 16-bit shared histograms in `prep` (tuning: NODECUDA_SORT_PREP_COPIES, a power of
- * two up to 16; at most 8 for 8-byte keys, 32 KiB): more copies, fewer lanes of a warp on one bank.
+ * Width of `prep`'s shared digit counters (tuning: NODECUDA_SORT_PREP_BITS, 32 or 16): one 32-bit
+ * counter a digit, each key adding 1 (the default: a constant increment compiles to ATOMS.POPC.INC,
+ * which merges the lanes of a warp on one counter into one update; a block's counts cannot
+ * overflow, so it flushes once at its end), or 16-bit halves, two digits a word, each key adding 1
+ * or 65536 (ATOMS.ADD; flushed before a half could overflow). H100, per-kernel events: prep of a
+ * 2^28 float32 sort 1.08 ms (16-bit, 4 copies) → 0.79 (32-bit, 1 copy); docs/sorting.md.
  */
-const PREP_COPIES_SET = envNumber('NODECUDA_SORT_PREP_COPIES', 4, { min: 1, max: 16, oneOf: [1, 2, 4, 8, 16] });
+const PREP_BITS = envNumber('NODECUDA_SORT_PREP_BITS', 32, { min: 16, max: 32, oneOf: [16, 32] });
 /**
- * Iterations of `prep` between moves of its shared counts to the global histograms: the most before
- * a 16-bit half could overflow (a copy counts for 256 / C threads, I keys each an iteration), or
- * fewer with NODECUDA_SORT_PREP_FLUSH (1 to 1023, for tests).
+ * Copies of the shared histograms in `prep` (tuning: NODECUDA_SORT_PREP_COPIES, a power of two up
+ * to 16, at most 32 KiB of them; default 1 with 32-bit counters, 4 with 16-bit ones): more copies,
+ * fewer lanes of a warp on one bank.
+ */
+const PREP_COPIES_SET = envNumber('NODECUDA_SORT_PREP_COPIES', PREP_BITS === 32 ? 1 : 4, { min: 1, max: 16, oneOf: [1, 2, 4, 8, 16] });
+/**
+ * Iterations of `prep` with 16-bit counters between moves of its shared counts to the global
+ * histograms: the most before a half could overflow (a copy counts for 256 / C threads, I keys each
+ * an iteration), or fewer with NODECUDA_SORT_PREP_FLUSH (1 to 1023, for tests).
  */
 const PREP_FLUSH_SET = envNumber('NODECUDA_SORT_PREP_FLUSH', 1023, { min: 1, max: 1023 });
 function prepFlush(copies: number, items: number): number {
   return Math.min(PREP_FLUSH_SET, Math.floor(65535 / ((256 / copies) * items)));
 }
 function prepCopies(kb: number): number {
-  return Math.min(PREP_COPIES_SET, (32 * 1024) / (kb * 128 * 4));
+  return Math.min(PREP_COPIES_SET, (32 * 1024) / (kb * (PREP_BITS === 16 ? 128 : 256) * 4));
 }
 /**
  * Blocks per SM the scatter pass is compiled for (its __launch_bounds__ minimum; tuning:
  * NODECUDA_SORT_PASS_BLOCKS, 2 to 4): more blocks hide more latency but leave fewer registers a
  * thread for its keys (65536 / (256 × blocks)).
  */
-const PASS_BLOCKS_SET = process.env.NODECUDA_SORT_PASS_BLOCKS?.trim()
-  ? envNumber('NODECUDA_SORT_PASS_BLOCKS', 2, { min: 2, max: 4 }) : 0;
-/** Blocks per SM of the scatter pass for `kb`-byte keys with or without a payload. */
-export function passBlocks(kb: number, payload: boolean): number {
-  return PASS_BLOCKS_SET || 2;
-}
+const PASS_BLOCKS = envNumber('NODECUDA_SORT_PASS_BLOCKS', 2, { min: 2, max: 4 });
 /** Keys per thread in a scatter tile of `kb`-byte keys, with or without a payload. */
 export function sortItems(kb: number, payload: boolean): number {
   const it = ITEMS_SET || (payload ? 24 : 32);
@@ -161,6 +166,8 @@ export function prepKernel(dt: DType, kind: KeyKind): { source: string; name: st
           : 'nc_tf(in[p])';
   const C = prepCopies(kb);
   const I = PREP_ITEMS;
+  const W32 = PREP_BITS === 32;
+  const WP = W32 ? 256 : 128;  // shared words of a pass's counts (one copy)
   const source = `
 namespace ${name}_ns {${kind === 'row' ? '' : transforms(dt, pb)}
 }
@@ -170,34 +177,37 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const void* __restrict
   using namespace ${name}_ns;
   const ${P}* __restrict__ in = reinterpret_cast<const ${P}*>(in_);
   (void)in; (void)len;
-  // Each pass's 256 counts as 128 words of two 16-bit halves, ${C} copies of every word side by side
+  // Each pass's 256 counts as ${W32 ? '256 32-bit words' : '128 words of two 16-bit halves'}, ${C} copies of every word side by side
   // (a lane counts into copy lane % ${C}): at most ${32 / C} lanes of a warp meet on a bank, or on a
   // word when the whole warp has one digit (constant high bytes of small-range keys).
-  __shared__ unsigned int sh[${kb * 128 * C}];
-  for (int k = threadIdx.x; k < ${kb * 128 * C}; k += blockDim.x) sh[k] = 0;
+  __shared__ unsigned int sh[${kb * WP * C}];
+  for (int k = threadIdx.x; k < ${kb * WP * C}; k += blockDim.x) sh[k] = 0;
   __syncthreads();
-  // Adds the copies of each pair of counts to the global histograms and zeroes them.
+  // Adds the copies of each ${W32 ? 'count' : 'pair of counts'} to the global histograms and zeroes them.
   auto flush = [&]() {
-    for (int w = threadIdx.x; w < passes * 128; w += blockDim.x) {
-      unsigned int lo = 0, hi = 0;
+    for (int w = threadIdx.x; w < passes * ${WP}; w += blockDim.x) {
+      unsigned int lo = 0${W32 ? '' : ', hi = 0'};
       #pragma unroll
       for (int c = 0; c < ${C}; c++) {
         const int at = w * ${C} + ((c + w) & ${C - 1});  // rotated: the threads of a warp read different banks
         const unsigned int v = sh[at];
-        sh[at] = 0;
+        sh[at] = 0;${W32 ? `
+        lo += v;
+      }
+      if (lo) atomicAdd(&hist[w], lo);` : `
         lo += v & 0xffffu;
         hi += v >> 16;
       }
       if (lo) atomicAdd(&hist[((w >> 7) << 8) + 2 * (w & 127)], lo);
-      if (hi) atomicAdd(&hist[((w >> 7) << 8) + 2 * (w & 127) + 1], hi);
+      if (hi) atomicAdd(&hist[((w >> 7) << 8) + 2 * (w & 127) + 1], hi);`}
     }
   };
   const unsigned int pf = pinfo ? *pinfo : 4u;  // the previous stage's result: bit 1 buffer 1, bit 2 identity
   const unsigned int* pv = (pf & 2u) ? pv1 : pv0;
   const unsigned int lane = threadIdx.x & 31;
   const unsigned int copy = lane & ${C - 1};
-  unsigned int round = 0;
-  // Each warp takes ${I} runs of 32 consecutive elements at once (all its loads in flight before the
+${W32 ? '' : `  unsigned int round = 0;
+`}  // Each warp takes ${I} runs of 32 consecutive elements at once (all its loads in flight before the
   // first count). Block-uniform loop: a warp past the end counts nothing.
   for (unsigned long long b0 = (unsigned long long)blockIdx.x * blockDim.x * ${I}ull; b0 < n;
        b0 += (unsigned long long)gridDim.x * blockDim.x * ${I}ull) {
@@ -227,16 +237,16 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const void* __restrict
       for (int q = 0; q < ${kb}; q++) {
         if (q == passes) break;
         const unsigned int d = (unsigned int)((k[j] >> (8 * q)) & 255u);
-        if (valid) atomicAdd(&sh[((q << 7) + (d >> 1)) * ${C} + copy], 1u << ((d & 1u) << 4));
+        if (valid) atomicAdd(&sh[${W32 ? `((q << 8) + d) * ${C} + copy], 1u` : `((q << 7) + (d >> 1)) * ${C} + copy], 1u << ((d & 1u) << 4)`});
       }
-    }
+    }${W32 ? '' : `
     // A half takes at most 65535, and a copy gets at most ${256 / C} threads × ${I} counts an iteration.
     if (++round == ${prepFlush(C, I)}u) {
       round = 0;
       __syncthreads();
       flush();
       __syncthreads();
-    }
+    }`}
   }
   __syncthreads();
   flush();
@@ -311,7 +321,7 @@ namespace ${name}_ns {${transforms(dt, kb)}
 // Index of digit d (< 256) in the shared digit arrays: ${SWIZZLE ? 'digits 32 apart (same bank) spread over 8 banks (d >> 5 is 0..7: only the low 3 bits change, a permutation)' : 'the digit'}.
 __device__ __forceinline__ unsigned int nc_sw(unsigned int d) { return ${SWIZZLE ? 'd ^ (d >> 5)' : 'd'}; }
 }
-extern "C" __global__ void __launch_bounds__(${B}, ${passBlocks(kb, vals)}) ${name}(${K}* k0, ${K}* k1, unsigned int* v0, unsigned int* v1,
+extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}* k0, ${K}* k1, unsigned int* v0, unsigned int* v1,
     const unsigned int* __restrict__ info, const unsigned int* __restrict__ offs, unsigned long long* lb,
     unsigned int* ticket, const unsigned int n, const int pass, const unsigned int epoch,
     const ${S}* __restrict__ fin, void* __restrict__ fout_, long long* __restrict__ fidx, const unsigned int len) {
