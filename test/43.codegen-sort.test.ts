@@ -45,7 +45,7 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
   });
 
   type SortModule = typeof import('../lib/engine/templates/sort');
-  const TUNING = ['NODECUDA_SORT_BALLOTS', 'NODECUDA_SORT_SWIZZLE', 'NODECUDA_SORT_ITEMS', 'NODECUDA_SORT_PASS_BLOCKS',
+  const TUNING = ['NODECUDA_SORT_BALLOTS', 'NODECUDA_SORT_SWIZZLE', 'NODECUDA_SORT_BLOCK', 'NODECUDA_SORT_ITEMS', 'NODECUDA_SORT_PASS_BLOCKS',
     'NODECUDA_SORT_PREP_BITS', 'NODECUDA_SORT_PREP_COPIES', 'NODECUDA_SORT_PREP_ITEMS', 'NODECUDA_SORT_PREP_FLUSH'];
   /**
    * Loads the sort templates afresh with exactly `vars` of the tuning variables set (the others
@@ -88,24 +88,33 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     rejects('NODECUDA_SORT_BALLOTS', 'yes');
   });
 
-  // Keys per thread and blocks per SM of the scatter pass: the tile and the launch bounds follow.
-  test('the scatter pass in each items and blocks-per-SM variant (NODECUDA_SORT_ITEMS, NODECUDA_SORT_PASS_BLOCKS)', () => {
-    const cases: Array<[Record<string, string>, number, number, number, number]> = [
-      // variables, keys-only items, payload items, 8-byte items, blocks per SM
-      [{}, 32, 24, 16, 2],
-      [{ NODECUDA_SORT_ITEMS: '20', NODECUDA_SORT_PASS_BLOCKS: '3' }, 20, 20, 16, 3],
-      [{ NODECUDA_SORT_ITEMS: '12', NODECUDA_SORT_PASS_BLOCKS: '4' }, 12, 12, 12, 4],
+  // Threads, keys per thread and blocks per SM of the scatter pass: the tile and the launch bounds follow.
+  test('the scatter pass in each block, items and blocks-per-SM variant (NODECUDA_SORT_BLOCK, _ITEMS, _PASS_BLOCKS)', () => {
+    // variables, then per kernel (int32 keys only, float32 with a payload, float64 keys only): threads, keys a thread; blocks per SM
+    const cases: Array<[Record<string, string>, Array<[number, number]>, number]> = [
+      [{}, [[512, 14], [512, 14], [256, 16]], 2],
+      [{ NODECUDA_SORT_BLOCK: '256' }, [[256, 32], [256, 24], [256, 16]], 2],
+      [{ NODECUDA_SORT_BLOCK: '512' }, [[512, 14], [512, 14], [512, 8]], 2],
+      [{ NODECUDA_SORT_BLOCK: '256', NODECUDA_SORT_ITEMS: '20', NODECUDA_SORT_PASS_BLOCKS: '3' }, [[256, 20], [256, 20], [256, 16]], 3],
+      [{ NODECUDA_SORT_ITEMS: '32' }, [[512, 16], [512, 16], [256, 16]], 2],
+      [{ NODECUDA_SORT_BLOCK: '256', NODECUDA_SORT_ITEMS: '12', NODECUDA_SORT_PASS_BLOCKS: '4' }, [[256, 12], [256, 12], [256, 12]], 4],
     ];
-    for (const [vars, keysOnly, payload, wide, blocks] of cases) {
+    for (const [vars, shapes, blocks] of cases) {
       withTuning(vars, (load) => {
         const { passKernel, sortTile } = load();
         const ks = [passKernel(DTYPES.int32, 4, false), passKernel(DTYPES.float32, 4, true), passKernel(DTYPES.float64, 8, false)];
-        [keysOnly, payload, wide].forEach((it, j) => expect(ks[j].source).toContain(`constexpr int IT = ${it}, TILE = ${256 * it};`));
-        for (const k of ks) expect(k.source).toContain(`__launch_bounds__(256, ${blocks})`);
-        expect([sortTile(4, false), sortTile(4, true), sortTile(8, false)]).toEqual([256 * keysOnly, 256 * payload, 256 * wide]);
+        shapes.forEach(([threads, it], j) => {
+          expect(ks[j].source).toContain(`constexpr int IT = ${it}, TILE = ${threads * it};`);
+          expect(ks[j].source).toContain(`__launch_bounds__(${threads}, ${blocks})`);
+          // 512 threads: 16-bit per-warp counts (16 warps), and only the first 256 threads own a digit.
+          expect(ks[j].source).toContain(threads === 512 ? 'unsigned short s_cnt[16][256]' : 'unsigned int s_cnt[8][256]');
+          expect(ks[j].source.includes('if (t < 256) {')).toBe(threads === 512);
+        });
+        expect([sortTile(4, false), sortTile(4, true), sortTile(8, false)]).toEqual(shapes.map(([threads, it]) => threads * it));
         compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
       });
     }
+    rejects('NODECUDA_SORT_BLOCK', '384');
     rejects('NODECUDA_SORT_ITEMS', '33');
     rejects('NODECUDA_SORT_PASS_BLOCKS', '1');
     rejects('NODECUDA_SORT_PASS_BLOCKS', '5');

@@ -309,4 +309,53 @@ describeGpu('disposal and termination while work is in flight', () => {
     expect(out.terminateMs as number).toBeLessThan(2000); // the kernel runs 3 s
     expect(out.v).toBe(1998);
   });
+
+  test('worker.terminate() in the middle of sorts, uniques, FFTs and matmuls; the main thread keeps computing them right', () => {
+    // The worker loops over the library calls that keep per-(context, stream) state: the sort's
+    // workspace and look-back words, cuFFT plans, cuBLAS handles, unique's read backs. It is
+    // terminated at different moments of that loop (each call takes a few ms); then the main
+    // thread runs the same operations on small inputs and checks them on the CPU.
+    const script = PRELUDE + `
+      const { Worker } = require('worker_threads');
+      const { fft } = cuda;
+      const once = (delay) => new Promise((resolve) => {
+        const w = new Worker(\`
+          const { gpuarray, random, fft } = require(process.env.NODECUDA_DIST);
+          const { parentPort } = require('worker_threads');
+          const x = random.rand([1 << 22], 'float32'), k = random.rand([1 << 22], 'float32').mul(1e6).astype('int32');
+          const z = gpuarray.zeros([1 << 20], 'complex64'), m = random.rand([512, 512], 'float32');
+          let calls = 0;
+          for (;;) {
+            gpuarray.sort(x).dispose(); gpuarray.argsort(x).dispose(); gpuarray.unique(k).dispose();
+            fft.fft(z).dispose(); gpuarray.matmul(m, m).dispose();
+            if (++calls === 1) parentPort.postMessage('looping');
+          }
+        \`, { eval: true });
+        w.on('error', (e) => resolve('error: ' + e));
+        w.on('message', () => setTimeout(async () => { await w.terminate(); resolve('terminated'); }, delay));
+      });
+      (async () => {
+        const ends = [];
+        for (const delay of [0, 3, 17, 60]) ends.push(await once(delay));
+        const h = Float32Array.from({ length: 70001 }, (_, i) => ((i * 7919) % 70003) / 7 - 5000);
+        const a = gpuarray.toGpu(h);
+        const sorted = gpuarray.sort(a).get(), idx = gpuarray.argsort(a).get();
+        const want = Float32Array.from(h).sort();
+        const sortOk = sorted.every((v, i) => v === want[i]) && want.every((v, i) => h[Number(idx[i])] === v);
+        const ints = Int32Array.from({ length: 1 << 17 }, (_, i) => (i * 31) % 1000 - 500);
+        const u = gpuarray.unique(gpuarray.toGpu(ints)).get();
+        const uniqueOk = u.length === 1000 && u.every((v, i) => v === i - 500);
+        const spec = fft.fft(gpuarray.ones([64], 'complex64')).get(); // interleaved re, im: 64 at 0, zeros elsewhere
+        const fftOk = spec[0] === 64 && spec.slice(1).every((v) => Math.abs(v) < 1e-4);
+        const p = gpuarray.matmul(gpuarray.toGpu(new Float32Array([1, 2, 3, 4])).reshape(2, 2), gpuarray.toGpu(new Float32Array([5, 6, 7, 8])).reshape(2, 2)).get();
+        console.log(JSON.stringify({ ok: true, ends, sortOk, uniqueOk, fftOk, matmul: Array.from(p) }));
+      })().catch((e) => console.log(JSON.stringify({ ok: false, error: String(e && e.stack) })));
+    `;
+    const { status, out, stderr } = runChild(script);
+    if (!out.ok) throw new Error(`child failed (status ${status}): ${String(out.error ?? '')}\n${stderr}`);
+    expect(status).toBe(0);
+    expect(out.ends).toEqual(['terminated', 'terminated', 'terminated', 'terminated']);
+    expect([out.sortOk, out.uniqueOk, out.fftOk]).toEqual([true, true, true]);
+    expect(out.matmul).toEqual([19, 22, 43, 50]);
+  });
 });

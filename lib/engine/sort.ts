@@ -18,8 +18,8 @@ import { ArgPacker } from '../cuda/args';
 import { PREAMBLE } from './templates/preamble';
 import { runReduction, workspaceKey } from './reduce';
 import {
-  KeyKind, MAX_PASSES, PREP_ITEMS, SORT_BLOCK, finishKeysKernel, finishPayloadKernel, keyBits, keyBytes, passKernel,
-  prepKernel, scanHistKernel, sortTile, searchKernel,
+  KeyKind, MAX_PASSES, PREP_ITEMS, finishKeysKernel, finishPayloadKernel, keyBits, keyBytes, passKernel,
+  passBlock, prepKernel, scanHistKernel, sortTile, searchKernel,
 } from './templates/sort';
 import {
   HIST_MODE, UNIQUE_BALLOT_BINS, UNIQUE_ROUND, UNIQUE_SHARED_BYTES, uniqueBinsCountKernel, uniqueBinsResultKernel,
@@ -130,6 +130,7 @@ export function runSort(run: SortRun): void {
     const kb = keyBytes(dt, st.kind);
     return {
       passes: Math.ceil(keyBits(dt, st.kind, st.rows) / 8),
+      block: passBlock(kb),
       tiles: Math.ceil(n / sortTile(kb, payload)),
       prep: sortKernel(st.kind === 'row' ? 'prep:row' : `prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
       pass: sortKernel(`pass:${dt.name}:${kb}:${payload}`, () => passKernel(dt, kb, payload)),
@@ -150,7 +151,7 @@ export function runSort(run: SortRun): void {
     const v1 = vals ? vals.ptr + BigInt(n * 4) : 0n;
     const grid = gridFor(n);
     let prevInfo = 0n;
-    plan.forEach(({ passes, tiles, prep, pass }, s) => {
+    plan.forEach(({ passes, block, tiles, prep, pass }, s) => {
       const info = w.info + BigInt(s * INFO_WORDS * 4);
       // The first stage's keys are the input's values: prep stores none and the stage's first
       // executed pass reads and transforms the input itself (one write and read of n keys fewer).
@@ -173,7 +174,7 @@ export function runSort(run: SortRun): void {
         P.reset().ptr(k0).ptr(k1).ptr(v0).ptr(v1).ptr(info).ptr(w.offs).ptr(w.lb).ptr(w.ticket)
           .u32(n).i32(q).u32(w.ws.epoch)
           .ptr(run.input).ptr(payload ? run.valuesOut ?? 0n : run.keysOut!).ptr(run.indicesOut ?? 0n).u32(run.len);
-        P.launch(pass, sh, tiles, 1, 1, SORT_BLOCK, 1, 1, 0, true);
+        P.launch(pass, sh, tiles, 1, 1, block, 1, 1, 0, true);
       }
       prevInfo = info + BigInt(passes * 4);
     });
