@@ -88,6 +88,21 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     rejects('NODECUDA_SORT_BALLOTS', 'yes');
   });
 
+  /** The bodies of the `if (t < 256) { … }` sections of a pass kernel's source (braces matched). */
+  function digitSections(source: string): string[] {
+    const out: string[] = [];
+    for (let at = source.indexOf('if (t < 256) {'); at >= 0; at = source.indexOf('if (t < 256) {', at + 1)) {
+      let depth = 0, i = source.indexOf('{', at);
+      const start = i;
+      for (; i < source.length; i++) {
+        if (source[i] === '{') depth++;
+        else if (source[i] === '}' && --depth === 0) break;
+      }
+      out.push(source.slice(start, i + 1));
+    }
+    return out;
+  }
+
   // Threads, keys per thread and blocks per SM of the scatter pass: the tile and the launch bounds follow.
   test('the scatter pass in each block, items and blocks-per-SM variant (NODECUDA_SORT_BLOCK, _ITEMS, _PASS_BLOCKS)', () => {
     // variables, then per kernel (int32 keys only, float32 with a payload, float64 keys only): threads, keys a thread; blocks per SM
@@ -109,11 +124,21 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
           // 512 threads: 16-bit per-warp counts (16 warps), and only the first 256 threads own a digit.
           expect(ks[j].source).toContain(threads === 512 ? 'unsigned short s_cnt[16][256]' : 'unsigned int s_cnt[8][256]');
           expect(ks[j].source.includes('if (t < 256) {')).toBe(threads === 512);
+          // Every barrier is reached by all threads: none inside the digit threads' sections.
+          for (const section of digitSections(ks[j].source)) expect(section).not.toContain('__syncthreads');
         });
         expect([sortTile(4, false), sortTile(4, true), sortTile(8, false)]).toEqual(shapes.map(([threads, it]) => threads * it));
         compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
       });
     }
+    // 1- and 2-byte keys with 512 threads (not the default): 14 keys a thread, with and without a payload.
+    withTuning({ NODECUDA_SORT_BLOCK: '512' }, (load) => {
+      const { passKernel, sortTile } = load();
+      const ks = [passKernel(DTYPES.uint8, 1, false), passKernel(DTYPES.uint8, 1, true), passKernel(DTYPES.float16, 2, false)];
+      for (const k of ks) expect(k.source).toContain('constexpr int IT = 14, TILE = 7168;');
+      expect([sortTile(1, false), sortTile(1, true), sortTile(2, false)]).toEqual([7168, 7168, 7168]);
+      compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+    });
     rejects('NODECUDA_SORT_BLOCK', '384');
     rejects('NODECUDA_SORT_ITEMS', '33');
     rejects('NODECUDA_SORT_PASS_BLOCKS', '1');

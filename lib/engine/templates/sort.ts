@@ -10,10 +10,11 @@
  * - `pass` (one per digit): tiles of passBlock × sortItems keys taken in ticket order; each warp
  *   ranks its contiguous chunk (the lanes sharing a digit from a shared atomicOr, see RANK; stable:
  *   lanes in order, items in order),
- *   per-warp digit counts are scanned across warps, each thread (one per digit) publishes its
- *   tile's digit count and looks back over its predecessors' published counts (decoupled look-back,
- *   status + epoch + value in one 64-bit word) for the digit's global position; keys (then payloads)
- *   are exchanged through shared memory so the global writes are coalesced runs;
+ *   per-warp digit counts are scanned across warps, each of the first 256 threads (one per digit)
+ *   publishes its tile's digit count and looks back over its predecessors' published counts
+ *   (decoupled look-back, status + epoch + value in one 64-bit word) for the digit's global
+ *   position; keys (then payloads) are exchanged through shared memory so the global writes are
+ *   coalesced runs;
  * - the last executed pass writes the result (un-transformed keys, values gathered by the payload
  *   and/or indices); `finish` does it instead when every pass was skipped.
  *
@@ -92,7 +93,7 @@ function prepCopies(kb: number): number {
 /**
  * Blocks per SM the scatter pass is compiled for (its __launch_bounds__ minimum; tuning:
  * NODECUDA_SORT_PASS_BLOCKS, 2 to 4): more blocks hide more latency but leave fewer registers a
- * thread for its keys (65536 / (256 × blocks)).
+ * thread for its keys (65536 / (threads × blocks): 128 for 256 × 2, 64 for 512 × 2).
  */
 const PASS_BLOCKS = envNumber('NODECUDA_SORT_PASS_BLOCKS', 2, { min: 2, max: 4 });
 /**
