@@ -104,6 +104,10 @@ const PASS_BLOCKS = envNumber('NODECUDA_SORT_PASS_BLOCKS', 2, { min: 2, max: 4 }
 export function passBlock(kb: number): number {
   return BLOCK_SET || (kb === 4 ? 512 : 256);
 }
+/** Bytes a key takes in the scatter pass's shared exchange (keys, then the uint32 payloads, in turn). */
+function exchangeBytes(kb: number, payload: boolean): number {
+  return Math.max(kb, payload ? 4 : kb);
+}
 /**
  * Keys per thread in a scatter tile of `kb`-byte keys, with or without a payload: at most 32 KiB of
  * exchange a tile (16 for 8-byte keys of 256 threads, 8 of 512 threads).
@@ -111,7 +115,7 @@ export function passBlock(kb: number): number {
 export function sortItems(kb: number, payload: boolean): number {
   const B = passBlock(kb);
   const it = ITEMS_SET || (B === 512 ? 14 : payload ? 24 : 32);
-  return Math.min(it, 32768 / (B * Math.max(kb, payload ? 4 : kb)));
+  return Math.min(it, 32768 / (B * exchangeBytes(kb, payload)));
 }
 /** Keys per scatter tile of `kb`-byte keys, with or without a payload. */
 export function sortTile(kb: number, payload: boolean): number {
@@ -334,7 +338,7 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
   const B = passBlock(kb);
   const IT = sortItems(kb, vals);
   const W = B / 32;
-  const xb = Math.max(kb, vals ? 4 : kb);
+  const xb = exchangeBytes(kb, vals);
   // 512 threads: 16-bit per-warp digit counts and starts (at most a tile, < 65536), so the counts
   // and the exchange fit the 48 KiB of static shared memory; only threads below 256 own a digit.
   const CNT = B > 256 ? 'unsigned short' : 'unsigned int';
