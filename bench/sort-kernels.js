@@ -4,6 +4,7 @@
 //   node bench/sort-kernels.js                       one process, the default tuning
 //   SWEEP=NODECUDA_SORT_PREP_COPIES VALS=4,1,16 node bench/sort-kernels.js
 //                                                    one child process per value of a tuning variable
+//   OTHER=1 node bench/sort-kernels.js               also uint8, float16 and float64 keys
 // Each process prints, on one line: wall time (median of 7, each call followed by a context
 // synchronize) of sort and argsort of 2^28 uniform float32, unique and sort of 2^26 int32 in
 // [0, 1000) and in [0, 2^30) (float64 draws, as bench/cases/80.sort.js; UW32=1: float32 draws, whose
@@ -40,6 +41,18 @@ const CASES = [
   ['sort i32 [0, 1000)', () => gpuarray.sort(small)],
   ['sort i32 [0, 2^30)', () => gpuarray.sort(wide)],
 ];
+// OTHER=1: also 1-, 2- and 8-byte keys, which keep 256-thread scatter tiles unless
+// NODECUDA_SORT_BLOCK=512 (docs/sorting.md: the 512-thread tiles were measured on 4-byte keys only).
+const other = process.env.OTHER ? {
+  u8: random.rand([2 ** 28], 'float32').mul(256).astype('uint8'),
+  f16: random.rand([2 ** 28], 'float32').astype('float16'),
+  f64: random.rand([2 ** 27], 'float64'),
+} : null;
+if (other) {
+  CASES.push(['sort 2^28 u8', () => gpuarray.sort(other.u8)], ['sort 2^28 f16', () => gpuarray.sort(other.f16)],
+    ['argsort 2^28 f16', () => gpuarray.argsort(other.f16)], ['sort 2^27 f64', () => gpuarray.sort(other.f64)],
+    ['argsort 2^27 f64', () => gpuarray.argsort(other.f64)]);
+}
 
 const wall = (fn) => median(timeCalls(fn, { reps: 7, sync, dispose: (r) => r.dispose() })).toFixed(2);
 
@@ -74,6 +87,14 @@ let bad = 0;
   if (ug.length !== uref.length || ug.some((v, i) => v !== uref[i])) bad++;
   const ss = gpuarray.sort(small).get();
   if (Int32Array.from(small.get()).sort().some((v, i) => v !== ss[i])) bad++;
+  if (other) {
+    const h = other.f64.get().slice(0, 1 << 20);
+    const want = Float64Array.from(h).sort();
+    if (gpuarray.sort(gpuarray.toGpu(h)).get().some((v, i) => v !== want[i])) bad++;
+    const u = other.u8.get().slice(0, 1 << 20);
+    const wu = Uint8Array.from(u).sort();
+    if (gpuarray.sort(gpuarray.toGpu(u)).get().some((v, i) => v !== wu[i])) bad++;
+  }
   const big = gpuarray.sort(x).get();
   for (let i = 1; i < big.length; i++) if (!(big[i - 1] <= big[i])) { bad++; break; }
 }
