@@ -36,6 +36,12 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     compileBoth([PREAMBLE, REDUCE_PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
     expect(sortKernelsFor(dt).map((k) => k.name)).toEqual(expect.arrayContaining(
       [`nc_unique_hist_${d}`, `nc_unique_bins_result_${d}`, `nc_unique_inverse_${d}`]));
+    // 4- and 8-byte integers: unique's sort finds the range in a prep of its own (compiled above
+    // with the others); the sorts' prep has no range code.
+    const preps = sortKernelsFor(dt).filter((k) => k.name.startsWith('nc_sort_prep_value_'));
+    expect(preps.map((k) => k.name)).toEqual(dt.kind !== 'b' && dt.bytes >= 4
+      ? [`nc_sort_prep_value_${d}`, `nc_sort_prep_value_${d}_range`] : [`nc_sort_prep_value_${d}`]);
+    expect(preps.map((k) => k.source.includes('atomicMin(&range[0], lo)'))).toEqual(preps.map((k) => k.name.endsWith('_range')));
   });
 
   test('scanhist, the scatter passes and unique counts', () => {

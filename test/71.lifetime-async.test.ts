@@ -312,9 +312,9 @@ describeGpu('disposal and termination while work is in flight', () => {
 
   test('worker.terminate() in the middle of sorts, uniques, FFTs and matmuls; the main thread keeps computing them right', () => {
     // The worker loops over the library calls that keep per-(context, stream) state: the sort's
-    // workspace and look-back words, cuFFT plans, cuBLAS handles, unique's read backs. It is
-    // terminated at different moments of that loop (each call takes a few ms); then the main
-    // thread runs the same operations on small inputs and checks them on the CPU.
+    // workspace and look-back words, cuFFT plans, cuBLAS handles, unique's read backs (sorted and
+    // counted). It is terminated at different moments of that loop (each call takes a few ms);
+    // then the main thread runs the same operations on small inputs and checks them on the CPU.
     const script = PRELUDE + `
       const { Worker } = require('worker_threads');
       const { fft } = cuda;
@@ -322,17 +322,21 @@ describeGpu('disposal and termination while work is in flight', () => {
         const w = new Worker(\`
           const { gpuarray, random, fft } = require(process.env.NODECUDA_DIST);
           const { parentPort } = require('worker_threads');
-          const x = random.rand([1 << 22], 'float32'), k = random.rand([1 << 22], 'float32').mul(1e6).astype('int32');
+          // unique of k (a range of 1e9: sorted) and of kn (1000 values: counted)
+          const x = random.rand([1 << 22], 'float32'), k = random.rand([1 << 22], 'float32').mul(1e9).astype('int32');
+          const kn = random.rand([1 << 22], 'float32').mul(1e3).astype('int32');
           const z = gpuarray.zeros([1 << 20], 'complex64'), m = random.rand([512, 512], 'float32');
           let calls = 0;
           for (;;) {
-            gpuarray.sort(x).dispose(); gpuarray.argsort(x).dispose(); gpuarray.unique(k).dispose();
+            gpuarray.sort(x).dispose(); gpuarray.argsort(x).dispose(); gpuarray.unique(k).dispose(); gpuarray.unique(kn).dispose();
             fft.fft(z).dispose(); gpuarray.matmul(m, m).dispose();
             if (++calls === 1) parentPort.postMessage('looping');
           }
         \`, { eval: true });
+        let terminating = false;
         w.on('error', (e) => resolve('error: ' + e));
-        w.on('message', () => setTimeout(async () => { await w.terminate(); resolve('terminated'); }, delay));
+        w.on('exit', (code) => { if (!terminating) resolve('exit ' + code); }); // ended on its own: fails, no wait
+        w.on('message', () => setTimeout(async () => { terminating = true; await w.terminate(); resolve('terminated'); }, delay));
       });
       (async () => {
         const ends = [];
@@ -344,7 +348,9 @@ describeGpu('disposal and termination while work is in flight', () => {
         const sortOk = sorted.every((v, i) => v === want[i]) && want.every((v, i) => h[Number(idx[i])] === v);
         const ints = Int32Array.from({ length: 1 << 17 }, (_, i) => (i * 31) % 1000 - 500);
         const u = gpuarray.unique(gpuarray.toGpu(ints)).get();
-        const uniqueOk = u.length === 1000 && u.every((v, i) => v === i - 500);
+        const wide = Int32Array.from({ length: 1 << 17 }, (_, i) => ((i * 7919) % 131101) * 4099 - 2e8);
+        const uw = gpuarray.unique(gpuarray.toGpu(wide)).get(), ws = Int32Array.from(new Set(wide)).sort();
+        const uniqueOk = u.length === 1000 && u.every((v, i) => v === i - 500) && uw.length === ws.length && uw.every((v, i) => v === ws[i]);
         const spec = fft.fft(gpuarray.ones([64], 'complex64')).get(); // interleaved re, im: 64 at 0, zeros elsewhere
         const fftOk = spec[0] === 64 && spec.slice(1).every((v) => Math.abs(v) < 1e-4);
         const p = gpuarray.matmul(gpuarray.toGpu(new Float32Array([1, 2, 3, 4])).reshape(2, 2), gpuarray.toGpu(new Float32Array([5, 6, 7, 8])).reshape(2, 2)).get();

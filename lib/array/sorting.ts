@@ -8,15 +8,16 @@ import { Complex, DType, DTYPES } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
 import { promoteTypes } from '../base/promote';
-import { Stream } from '../cuda/driver';
+import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray, optionsArg } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { checkDevices } from './devices';
 import { full, zeros } from './creation';
+import * as cu from '../cuda/door';
 import { envFlag } from '../base/env';
 import {
-  MAX_SORT_SIZE, SortStage, runSort, searchSorted, uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCount, uniqueCounts,
+  MAX_SORT_SIZE, SortRun, SortStage, runSort, searchSorted, uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCount, uniqueCounts,
   uniqueHistogram, uniqueInverse, uniqueMinMax, uniqueResults,
 } from '../engine/sort';
 
@@ -116,9 +117,9 @@ function isKeysOnly(p: Prepared): boolean {
   return stagesFor(p.src.dtype, p.src.size / p.len).length === 1 && p.src.dtype.kind !== 'c';
 }
 
-/** Sorts `p.src` into fresh contiguous arrays: values (dtype of a) and/or int64 indices. */
+/** Sorts `p.src` into fresh contiguous arrays: values (dtype of a) and/or int64 indices (`range`: SortRun's). */
 function sorted(p: Prepared, values: boolean, indices: boolean, stream: Stream | null | undefined,
-  valuesInto?: GPUArray, indicesInto?: GPUArray): { values?: GPUArray; indices?: GPUArray } {
+  valuesInto?: GPUArray, indicesInto?: GPUArray, range?: SortRun['range']): { values?: GPUArray; indices?: GPUArray } {
   const { src, len } = p;
   const dt = src.dtype;
   const n = src.size;
@@ -134,7 +135,7 @@ function sorted(p: Prepared, values: boolean, indices: boolean, stream: Stream |
       input: src.address, dt, n, len, stages, stream, uses: [src, vals, idx],
       keysOut: keysOnly ? vals!.address : undefined,
       valuesOut: !keysOnly && vals ? vals.address : undefined,
-      indicesOut: idx?.address,
+      indicesOut: idx?.address, range,
     });
   } catch (e) {
     if (vals !== valuesInto) vals?.dispose();
@@ -188,9 +189,9 @@ export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
     if (out.dtype !== a.dtype) throw typeError('ERR_INVALID_DTYPE', `sort: out must be ${a.dtype.name}. Received ${out.dtype.name}`);
   }
   checkDevices('sort', [a], out);
+  checkSize('sort', a.size); // before prepare: it may copy the input
   const p = prepare('sort', a, o.axis, o.stream);
   try {
-    checkSize('sort', a.size);
     if (a.size === 0) return out ?? GPUArray.allocate(shape, a.dtype, o.stream);
     // Straight into `out` when it is contiguous, needs no transposition and is not read by the gather.
     const direct = out && !p.perm && out.flags.cContiguous && (out.alloc !== p.src.alloc || isKeysOnly(p));
@@ -213,9 +214,9 @@ export function argsort(a: GPUArray, opts?: ArgsortOptions): GPUArray {
   a = arrayIn('argsort', a);
   const o = optionsArg(opts);
   checkDevices('argsort', [a]);
+  checkSize('argsort', a.size); // before prepare: it may copy the input
   const p = prepare('argsort', a, o.axis, o.stream);
   try {
-    checkSize('argsort', a.size);
     if (a.size === 0) return GPUArray.allocate(p.shape, DTYPES.int64, o.stream);
     const r = sorted(p, false, true, o.stream).indices!;
     return placed(p, r, undefined, o.stream);
@@ -262,10 +263,10 @@ function uniqueOutputs(a: GPUArray, k: number, o: UniqueOptions, fill: (r: Uniqu
   }
 }
 
-/** For a count over `len` items in chunks: the total (zeroed), the chunks, a count per chunk (in `temps`). */
-function countBuffers(len: number, stream: Stream | null | undefined, temps: GPUArray[]) {
-  const count = zeros([1], DTYPES.uint32, { stream });
-  temps.push(count);
+/** For a count over `len` items in chunks: the total (zeroed; unless `total` is false), the chunks, a count per chunk (in `temps`). */
+function countBuffers(len: number, stream: Stream | null | undefined, temps: GPUArray[], total = true) {
+  const count = total ? zeros([1], DTYPES.uint32, { stream }) : undefined;
+  if (count) temps.push(count);
   const ch = uniqueChunks(len);
   const blocks = GPUArray.allocate([ch.grid], DTYPES.uint32, stream);
   temps.push(blocks);
@@ -275,7 +276,11 @@ function countBuffers(len: number, stream: Stream | null | undefined, temps: GPU
 /** The uint32 at `count` (one element), read back after `stream`'s work: a count of unique values in [1, most]. */
 function readCount(count: GPUArray, most: number, n: number, stream: Stream | null | undefined): number {
   if (stream) stream.synchronize();
-  const k = Number(count.item());
+  return checkCount(Number(count.item()), most, n);
+}
+
+/** `k`, a count of unique values read back, when it is in [1, most]; else a RangeError. */
+function checkCount(k: number, most: number, n: number): number {
   if (!(k >= 1 && k <= most)) throw rangeError('ERR_OUT_OF_RANGE', `unique: read back ${k} unique values of ${n} (the device result is invalid)`);
   return k;
 }
@@ -284,18 +289,47 @@ function readCount(count: GPUArray, most: number, n: number, stream: Stream | nu
  * unique by sorting (every dtype): the radix sort of the flattened `p.src`, then its runs counted
  * per chunk (the total read back) and a second kernel over the same chunks writing the results
  * into arrays of that size (engine/templates/unique.ts).
+ *
+ * With `probe` (4- and 8-byte integers that may be counted), the sort's prep also finds the min
+ * and max, and when they span at most uniqueCountingBins(n) values the sort and the run count do
+ * nothing on the device; the min, max and count come back in one read, and such a range is counted
+ * (uniqueByCounting) without a min/max kernel and read back before the sort.
  */
-function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions): GPUArray | UniqueResult {
+function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = false): GPUArray | UniqueResult {
   const { stream } = o;
   const temps = p.temps;
   const n = a.size;
-  const s = sorted(p, true, !!(o.returnIndex || o.returnInverse), stream);
+  let range: SortRun['range'];
+  let probed: GPUArray | undefined;
+  if (probe) {
+    // uint64 [least key, greatest key, run count]: the keys as the sort transforms them (signed
+    // integers with the sign bit flipped), the count a uint32 at byte 16.
+    probed = GPUArray.allocate([3], DTYPES.uint64, stream);
+    temps.push(probed);
+    cu.memset(probed.address, 0xffffffff, 2, 4, streamHandle(stream), false); // least: all ones
+    cu.memset(probed.address + 8n, 0, 4, 4, streamHandle(stream), false); // greatest and count: zero
+    range = { out: probed.address, narrow: uniqueCountingBins(n) };
+  }
+  const s = sorted(p, true, !!(o.returnIndex || o.returnInverse), stream, undefined, undefined, range);
   temps.push(s.values!);
   if (s.indices) temps.push(s.indices);
   const equalNan = o.equalNan !== false;
-  const { count, ch, blocks } = countBuffers(n, stream, temps);
-  uniqueCount(a.dtype, equalNan, s.values!.address, count.address, blocks.address, n, ch, stream);
-  const k = readCount(count, n, n, stream);
+  const { count, ch, blocks } = countBuffers(n, stream, temps, !probed);
+  uniqueCount(a.dtype, equalNan, s.values!.address, probed ? probed.address + 16n : count!.address, blocks.address, n, ch,
+    stream, range);
+  let k: number;
+  if (probed) {
+    if (stream) stream.synchronize();
+    const [lo, hi, c] = probed.get() as BigUint64Array;
+    const signed = a.dtype.kind === 'i';
+    const bits = BigInt(a.dtype.bytes * 8);
+    const value = (key: bigint): bigint => (signed ? BigInt.asIntN(Number(bits), key ^ (1n << (bits - 1n))) : key);
+    if (!(lo <= hi && hi < 1n << bits)) {
+      throw rangeError('ERR_OUT_OF_RANGE', `unique: read back the keys [${lo}, ${hi}] of a ${a.dtype.name} array (the device result is invalid)`);
+    }
+    if (hi - lo < BigInt(range!.narrow)) return countUnique(a, p, o, value(lo), value(hi));
+    k = checkCount(Number(c), n, n);
+  } else k = readCount(count!, n, n, stream);
   return uniqueOutputs(a, k, o, ({ values, indices, inverse, counts }) => {
     const starts = counts ? GPUArray.allocate([k], DTYPES.int64, stream) : undefined;
     if (starts) temps.push(starts);
@@ -331,6 +365,15 @@ function uniqueByCounting(a: GPUArray, p: Prepared, o: UniqueOptions): GPUArray 
     throw rangeError('ERR_OUT_OF_RANGE', `unique: read back the range [${lo}, ${hi}] of a ${dt.name} array (the device result is invalid)`);
   }
   if (hi - lo + 1n > BigInt(uniqueCountingBins(n))) return null;
+  return countUnique(a, p, o, lo, hi);
+}
+
+/** unique by counting over the range [lo, hi] (read back: the min and max of `p.src`). */
+function countUnique(a: GPUArray, p: Prepared, o: UniqueOptions, lo: bigint, hi: bigint): GPUArray | UniqueResult {
+  const { stream } = o;
+  const { src, temps } = p;
+  const dt = a.dtype;
+  const n = a.size;
   const bins = Number(hi - lo + 1n);
   const base = BigInt.asUintN(64, lo); // the kernels take lo as its 64-bit two's complement
   const withFirst = !!o.returnIndex;
@@ -338,8 +381,8 @@ function uniqueByCounting(a: GPUArray, p: Prepared, o: UniqueOptions): GPUArray 
   temps.push(hist);
   uniqueHistogram(dt, src.address, hist.address, withFirst, n, base, bins, stream, [src, hist]);
   const { count, ch, blocks } = countBuffers(bins, stream, temps);
-  uniqueBinsCount(hist.address, count.address, blocks.address, bins, ch, stream);
-  const k = readCount(count, Math.min(bins, n), n, stream);
+  uniqueBinsCount(hist.address, count!.address, blocks.address, bins, ch, stream);
+  const k = readCount(count!, Math.min(bins, n), n, stream);
   return uniqueOutputs(a, k, o, ({ values, indices, inverse, counts }) => {
     uniqueBinsResults(dt, {
       hist: hist.address, blocks: blocks.address, vals: values.address, first: indices?.address ?? 0n,
@@ -375,6 +418,8 @@ export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResu
   const counting = 'biu'.includes(a.dtype.kind) && n >= UNIQUE_COUNTING_MIN && envFlag('NODECUDA_UNIQUE_COUNTING', true);
   const p = prepare('unique', a, null, stream);
   try {
+    // 4- and 8-byte integers: the sort finds the range itself (no min/max read back before it).
+    if (counting && a.dtype.kind !== 'b' && a.dtype.bytes >= 4) return uniqueBySorting(a, p, o, true);
     return (counting ? uniqueByCounting(a, p, o) : null) ?? uniqueBySorting(a, p, o);
   } finally {
     for (const t of p.temps) t.dispose();

@@ -103,6 +103,12 @@ export interface SortRun {
   indicesOut?: bigint;
   stream?: Stream | null;
   uses: readonly unknown[];
+  /**
+   * unique's sort (one 'value' stage): prep adds its least and greatest transformed key to the
+   * uint64 pair at `out` (filled with all ones and zero before), and when they span fewer than
+   * `narrow` values nothing is sorted (every pass skipped, nothing written: see scanHistKernel).
+   */
+  range?: { out: bigint; narrow: number };
 }
 
 const P = new ArgPacker(256);
@@ -126,13 +132,15 @@ export function runSort(run: SortRun): void {
   const sh = usedOn(run.stream, run.uses);
   const payload = run.keysOut === undefined;
   // Every kernel first: a compile error must not leave a launched prep's histograms unconsumed.
-  const plan = stages.map((st) => {
+  if (run.range && (stages.length !== 1 || stages[0].kind !== 'value')) throw new Error('runSort: range needs one value stage');
+  const plan = stages.map((st, s) => {
     const kb = keyBytes(dt, st.kind);
     return {
       passes: Math.ceil(keyBits(dt, st.kind, st.rows) / 8),
       block: passBlock(kb),
       tiles: Math.ceil(n / sortTile(kb, payload)),
-      prep: sortKernel(st.kind === 'row' ? 'prep:row' : `prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
+      prep: s === 0 && run.range ? sortKernel(`prep:range:${dt.name}`, () => prepKernel(dt, st.kind, true))
+        : sortKernel(st.kind === 'row' ? 'prep:row' : `prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
       pass: sortKernel(`pass:${dt.name}:${kb}:${payload}`, () => passKernel(dt, kb, payload)),
     };
   });
@@ -159,11 +167,11 @@ export function runSort(run: SortRun): void {
       // last pass would write keys that other tiles of a first pass still read.
       const raw = s === 0 && stages[0].kind === 'value' && dt.kind !== 'c' && !overlaps(run, dt.bytes * n);
       P.reset().ptr(run.input).ptr(v0).ptr(v1).ptr(prevInfo).ptr(raw ? 0n : k0).ptr(s > 0 ? v0 : 0n)
-        .u32(n).u32(run.len).ptr(w.hist).i32(passes);
+        .u32(n).u32(run.len).ptr(w.hist).i32(passes).ptr(s === 0 ? run.range?.out ?? 0n : 0n);
       P.launch(prep, sh, gridFor(Math.ceil(n / PREP_ITEMS)), 1, 1, 256, 1, 1, 0, true);
       const last = s === plan.length - 1;
       P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0).i32(last ? 1 : 0)
-        .i32(raw ? 1 : 0);
+        .i32(raw ? 1 : 0).ptr(run.range?.out ?? 0n).u64n(run.range?.narrow ?? 0);
       P.launch(scan, sh, 1, 1, 1, 256, 1, 1, 0, true);
       for (let q = 0; q < passes; q++) {
         const next = (w.ws.epoch + 1) & 0x3fffffff;
@@ -215,9 +223,9 @@ export function uniqueChunks(n: number): UniqueChunks {
  * `blocks[grid]`, their total added to the uint32 at `count` (zero it first). @internal
  */
 export function uniqueCount(dt: DType, equalNan: boolean, sorted: bigint, count: bigint, blocks: bigint, n: number,
-  ch: UniqueChunks, stream?: Stream | null): void {
+  ch: UniqueChunks, stream?: Stream | null, range?: SortRun['range']): void {
   const fn = sortKernel(`ucount:${dt.name}:${equalNan}`, () => uniqueCountKernel(dt, equalNan));
-  P.reset().ptr(sorted).ptr(count).ptr(blocks).u64n(n).u64n(ch.chunk);
+  P.reset().ptr(sorted).ptr(count).ptr(blocks).u64n(n).u64n(ch.chunk).ptr(range?.out ?? 0n).u64n(range?.narrow ?? 0);
   P.launch(fn, streamHandle(stream), ch.grid, 1, 1, 256, 1, 1, 0, true);
 }
 

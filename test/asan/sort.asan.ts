@@ -4,9 +4,10 @@
  * streams: kernel parameters packed to each kernel's declared size (the double checks it), shapes
  * and dtypes of the results, and no allocation left behind. The double runs no kernel, so the
  * device holds nothing unique reads back: its count (a uint32) is stubbed to 3, and the range of
- * its counting path (the min and max, two int64 or uint64) to [0, 1], valid for every integer
- * dtype and bool, which takes that path for 2^16 elements or more (counted: every such call reads
- * the range once); the count read after a range is 2 (the most two values can have).
+ * its counting path (the min and max, two int64 or uint64; for 4- and 8-byte integers the sort's
+ * probe, three uint64: least and greatest key, count) to [0, 1], valid for every integer dtype and
+ * bool, which takes that path for 2^16 elements or more (counted: every such call reads the range
+ * once); the count read after a range is 2 (the most two values can have).
  */
 import { checkBuilt, expectClean, runFake } from './fake';
 
@@ -27,10 +28,13 @@ test('sorting: every dtype and layout launches with well-formed parameters and f
     const get = GPUArray.prototype.get;
     let ranges = 0;
     GPUArray.prototype.get = function (o) {
-      if (o !== undefined || this.size !== 2 || !this.dtype.name.endsWith('int64')) return get.call(this, o);
+      // The min/max kernel's [min, max] (1- and 2-byte dtypes, bool), or the sort's probe of 4- and
+      // 8-byte integers, uint64 [least key, greatest key, run count]: a range of two values either way.
+      const probe = this.size === 3 && this.dtype.name === 'uint64';
+      if (o !== undefined || !(probe || (this.size === 2 && this.dtype.name.endsWith('int64')))) return get.call(this, o);
       ranges++;
       count = 2;
-      return new this.dtype.array([0n, 1n]);
+      return new this.dtype.array(probe ? [0n, 1n, 0n] : [0n, 1n]);
     };
     const countable = Object.keys(DTYPES).filter((d) => 'biu'.includes(DTYPES[d].kind)).length;
     const out = { ok: 0, errs: [], dtypes: Object.keys(DTYPES).length, countable };

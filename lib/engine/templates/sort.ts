@@ -174,11 +174,16 @@ __device__ __forceinline__ ${U} nc_untf(${U} k) { return ${untf}; }`;
 
 const tag = (d: DType): string => d.name;
 
-/** The `prep` kernel of a stage: keys (and payloads) and the digit histograms of every pass. */
-export function prepKernel(dt: DType, kind: KeyKind): { source: string; name: string } {
+/**
+ * The `prep` kernel of a stage: keys (and payloads) and the digit histograms of every pass. With
+ * `range` (unique's sort of an integer dtype; a kernel of its own, so sorts do not pay for it) it
+ * also adds the least and greatest key to the uint64 pair at its `range` parameter.
+ */
+export function prepKernel(dt: DType, kind: KeyKind, range = false): { source: string; name: string } {
   const kb = keyBytes(dt, kind);
   const K = uintC(kb);
-  const name = kind === 'row' ? 'nc_sort_prep_row' : `nc_sort_prep_${kind}_${tag(dt)}`;  // row keys: any dtype
+  // row keys: any dtype
+  const name = kind === 'row' ? 'nc_sort_prep_row' : `nc_sort_prep_${kind}_${tag(dt)}${range ? '_range' : ''}`;
   // Row keys read no input: one source for every dtype (the prebuilt catalog ships it once).
   const pb = kind === 'row' ? 4 : kind === 'value' && dt.kind !== 'c' ? dt.bytes : dt.bytes / 2;
   const P = uintC(pb);
@@ -196,7 +201,8 @@ namespace ${name}_ns {${kind === 'row' ? '' : transforms(dt, pb)}
 }
 extern "C" __global__ void __launch_bounds__(256) ${name}(const void* __restrict__ in_, const unsigned int* pv0,
     const unsigned int* pv1, const unsigned int* __restrict__ pinfo, ${K}* __restrict__ kout, unsigned int* vout,
-    const unsigned int n, const unsigned int len, unsigned int* __restrict__ hist, const int passes) {
+    const unsigned int n, const unsigned int len, unsigned int* __restrict__ hist, const int passes,
+    unsigned long long* __restrict__ range) {
   using namespace ${name}_ns;
   const ${P}* __restrict__ in = reinterpret_cast<const ${P}*>(in_);
   (void)in; (void)len;
@@ -230,7 +236,9 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const void* __restrict
   const unsigned int lane = threadIdx.x & 31;
   const unsigned int copy = lane & ${C - 1};
 ${W32 ? '' : `  unsigned int round = 0;
-`}  // Each warp takes ${I} runs of 32 consecutive elements at once (all its loads in flight before the
+`}${range ? `  // The least and greatest key, reduced over the block at its end.
+  ${K} klo = (${K})~(${K})0, khi = 0;
+` : ''}  // Each warp takes ${I} runs of 32 consecutive elements at once (all its loads in flight before the
   // first count). Block-uniform loop: a warp past the end counts nothing.
   for (unsigned long long b0 = (unsigned long long)blockIdx.x * blockDim.x * ${I}ull; b0 < n;
        b0 += (unsigned long long)gridDim.x * blockDim.x * ${I}ull) {
@@ -253,7 +261,9 @@ ${W32 ? '' : `  unsigned int round = 0;
       const unsigned long long i = i0 + 32u * j + lane;
       const bool valid = i < n;
       if (valid) {
-        if (kout) kout[i] = k[j];  // null: the stage's first pass reads the input itself (scanhist's raw)
+${range ? `        klo = k[j] < klo ? k[j] : klo;
+        khi = k[j] > khi ? k[j] : khi;
+` : ''}        if (kout) kout[i] = k[j];  // null: the stage's first pass reads the input itself (scanhist's raw)
         if (vout) vout[i] = pj[j];  // in place is fine: element i is read and written by this thread only
       }
       #pragma unroll
@@ -272,7 +282,25 @@ ${W32 ? '' : `  unsigned int round = 0;
     }`}
   }
   __syncthreads();
-  flush();
+  flush();${range ? `
+  {
+    unsigned long long lo = klo, hi = khi;
+    #pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      const unsigned long long a = __shfl_xor_sync(0xffffffffu, lo, o), b = __shfl_xor_sync(0xffffffffu, hi, o);
+      lo = a < lo ? a : lo;
+      hi = b > hi ? b : hi;
+    }
+    __shared__ unsigned long long s_r[2][8];
+    if (lane == 0) { s_r[0][threadIdx.x >> 5] = lo; s_r[1][threadIdx.x >> 5] = hi; }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      #pragma unroll
+      for (int w = 1; w < 8; w++) { lo = s_r[0][w] < lo ? s_r[0][w] : lo; hi = s_r[1][w] > hi ? s_r[1][w] : hi; }
+      atomicMin(&range[0], lo);
+      atomicMax(&range[1], hi);
+    }
+  }` : ''}
 }`;
   return { source, name };
 }
@@ -283,12 +311,15 @@ ${W32 ? '' : `  unsigned int round = 0;
  * bit 3 the pass writes the final result (the last executed pass of the last stage), bit 4 the
  * keys are read from the input and transformed (`raw`: prep stored none; the first executed pass);
  * info[passes]: where the result is (bits 1, 2 and 4), bit 3 already written. Leaves the histograms zeroed.
+ * With `range` (prep's least and greatest key, unique's sort) spanning fewer than `narrow` values:
+ * every pass skipped and bit 3 set, so nothing runs (unique counts that input instead).
  */
 export function scanHistKernel(): { source: string; name: string } {
   const name = 'nc_sort_scanhist';
   const source = `
 extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restrict__ hist, unsigned int* __restrict__ offs,
-    unsigned int* __restrict__ info, const int passes, const unsigned int n, const int iota, const int last, const int raw) {
+    unsigned int* __restrict__ info, const int passes, const unsigned int n, const int iota, const int last, const int raw,
+    const unsigned long long* __restrict__ range, const unsigned long long narrow) {
   __shared__ unsigned int s_w[8];
   __shared__ int s_triv[${MAX_PASSES}];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -307,7 +338,12 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restri
     if (t == 0) s_triv[q] = triv;
     __syncthreads();
   }
-  if (t == 0) {
+  // unique's sort of a range of fewer than narrow values (prep's range): not needed, every pass
+  // skipped and nothing written (unique counts instead).
+  if (t == 0 && range && range[1] - range[0] < narrow) {
+    for (int q = 0; q < passes; q++) info[q] = 1u;
+    info[passes] = 8u;
+  } else if (t == 0) {
     unsigned int sel = 0, io = iota ? 4u : 0u, rw = raw ? 16u : 0u;
     int lastq = -1;
     for (int q = 0; q < passes; q++) {
@@ -363,7 +399,7 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
   constexpr int IT = ${IT}, TILE = ${B * IT};
   __shared__ ${CNT} s_cnt[${W}][256];  // per-warp digit counts, then where each warp's keys of the digit start in the tile
   __shared__ unsigned int s_gbase[256];      // global position of the digit's first key of this tile less its tile start
-  __shared__ unsigned int s_w[${W}];
+  __shared__ unsigned int s_w[8];  // the digit warps' totals (threads below 256)
   __shared__ unsigned int s_tile;
   __shared__ __align__(16) unsigned char s_x[${Math.max(B * IT * xb, RANK === 'atomic' ? W * 256 * 4 : 0)}];  // the exchange (atomic ranking: match words first)
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -397,13 +433,12 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
   if (raw) {
     #pragma unroll
     for (int j = 0; j < IT; j++) key[j] = ${name}_ns::nc_tf(key[j]);
-  }
+  }${vals ? `
   #pragma unroll
   for (int j = 0; j < IT; j++) {
-${vals ? `
     const unsigned long long i = wbase + j * 32 + lane;
-    val[j] = j * 32 + lane < rem ? (iota ? (unsigned int)i : vin[i]) : 0u;` : ''}
-  }
+    val[j] = j * 32 + lane < rem ? (iota ? (unsigned int)i : vin[i]) : 0u;
+  }` : ''}
   // Stable warp ranking: item j of lane l comes after items < j and after lanes < l at item j.
   // peers: the lanes holding the same digit at item j (see RANK); the highest of them advances
   // the warp's count of the digit (and clears the digit's match word).
@@ -613,6 +648,7 @@ export function stageKinds(dt: DType): KeyKind[] {
 /** Every kernel the sort family builds for `dt` (codegen tests and the prebuilt catalog). */
 export function sortKernelsFor(dt: DType): Array<{ source: string; name: string }> {
   const ks = stageKinds(dt).filter((k) => k !== 'row').map((k) => prepKernel(dt, k));
+  if ((dt.kind === 'i' || dt.kind === 'u') && dt.bytes >= 4) ks.push(prepKernel(dt, 'value', true));  // unique's
   if (dt.kind !== 'c') ks.push(finishKeysKernel(dt), passKernel(dt, keyBytes(dt, 'value'), false));
   for (const kb of new Set(stageKinds(dt).map((k) => keyBytes(dt, k)))) ks.push(passKernel(dt, kb, true));
   ks.push(finishPayloadKernel(dt), searchKernel(dt, dt, dt));

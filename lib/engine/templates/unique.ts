@@ -141,7 +141,10 @@ __device__ __forceinline__ unsigned int heads(unsigned long long i, unsigned lon
 }${BLOCK_SCANS}`;
 }
 
-/** unique, first kernel: run heads per chunk into `bcount[b]`, their total added to `*count` (zeroed before). */
+/**
+ * unique, first kernel: run heads per chunk into `bcount[b]`, their total added to `*count` (zeroed
+ * before). With `range` (the sort's prep range) spanning fewer than `narrow` values it does nothing.
+ */
 export function uniqueCountKernel(dt: DType, equalNan: boolean): { source: string; name: string } {
   const S = dt.storageC;
   const name = `nc_unique_count_${suffix(dt, equalNan)}`;
@@ -149,8 +152,10 @@ export function uniqueCountKernel(dt: DType, equalNan: boolean): { source: strin
 namespace ${name}_ns {${helpers(dt, equalNan)}
 }
 extern "C" __global__ void __launch_bounds__(${BLOCK}) ${name}(const ${S}* __restrict__ s, unsigned int* __restrict__ count,
-    unsigned int* __restrict__ bcount, const unsigned long long n, const unsigned long long chunk) {
+    unsigned int* __restrict__ bcount, const unsigned long long n, const unsigned long long chunk,
+    const unsigned long long* __restrict__ range, const unsigned long long narrow) {
   using namespace ${name}_ns;
+  if (range && range[1] - range[0] < narrow) return;  // the sort was skipped (scanhist): nothing to count
   __shared__ unsigned int s_w[${BLOCK / 32}];
   const unsigned long long start = (unsigned long long)blockIdx.x * chunk;
   const unsigned long long end = start + chunk < n ? start + chunk : n;
