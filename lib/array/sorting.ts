@@ -15,6 +15,7 @@ import { assign } from './operators';
 import { checkDevices } from './devices';
 import { full, zeros } from './creation';
 import * as cu from '../cuda/door';
+import { isOom } from '../cuda/memory';
 import { envFlag } from '../base/env';
 import {
   MAX_SORT_SIZE, SortRun, SortStage, runSort, searchSorted, uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCount, uniqueCounts,
@@ -293,9 +294,11 @@ function checkCount(k: number, most: number, n: number): number {
  * With `probe` (4- and 8-byte integers that may be counted), the sort's prep also finds the min
  * and max, and when they span at most uniqueCountingBins(n) values the sort and the run count do
  * nothing on the device; the min, max and count come back in one read, and such a range is counted
- * (uniqueByCounting) without a min/max kernel and read back before the sort.
+ * (countUnique) without a min/max kernel and read back before the sort. Null when the sort's
+ * buffers do not fit (out of memory before any launch): the caller reads the range first instead,
+ * which needs no sort buffers for a countable range.
  */
-function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = false): GPUArray | UniqueResult {
+function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = false): GPUArray | UniqueResult | null {
   const { stream } = o;
   const temps = p.temps;
   const n = a.size;
@@ -310,7 +313,13 @@ function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = fal
     cu.memset(probed.address + 8n, 0, 4, 4, streamHandle(stream), false); // greatest and count: zero
     range = { out: probed.address, narrow: uniqueCountingBins(n) };
   }
-  const s = sorted(p, true, !!(o.returnIndex || o.returnInverse), stream, undefined, undefined, range);
+  let s: ReturnType<typeof sorted>;
+  try {
+    s = sorted(p, true, !!(o.returnIndex || o.returnInverse), stream, undefined, undefined, range);
+  } catch (e) {
+    if (probe && isOom(e)) return null; // allocations come before the sort's launches: nothing ran
+    throw e;
+  }
   temps.push(s.values!);
   if (s.indices) temps.push(s.indices);
   const equalNan = o.equalNan !== false;
@@ -419,8 +428,11 @@ export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResu
   const p = prepare('unique', a, null, stream);
   try {
     // 4- and 8-byte integers: the sort finds the range itself (no min/max read back before it).
-    if (counting && a.dtype.kind !== 'b' && a.dtype.bytes >= 4) return uniqueBySorting(a, p, o, true);
-    return (counting ? uniqueByCounting(a, p, o) : null) ?? uniqueBySorting(a, p, o);
+    // Not with indices or the inverse: their payload sort's buffers (8n bytes and more) would be
+    // allocated for nothing whenever the range is counted.
+    const probe = counting && a.dtype.kind !== 'b' && a.dtype.bytes >= 4 && !o.returnIndex && !o.returnInverse;
+    return (probe ? uniqueBySorting(a, p, o, true) : null) ?? (counting ? uniqueByCounting(a, p, o) : null)
+      ?? uniqueBySorting(a, p, o)!;
   } finally {
     for (const t of p.temps) t.dispose();
   }

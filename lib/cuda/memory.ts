@@ -219,7 +219,8 @@ export function hostRange(h: unknown, name: string): HostRange {
     `The "${name}" argument must be an ArrayBuffer, a TypedArray, a DataView or a Buffer. Received ${describe(h)}`);
 }
 
-function isOom(e: unknown): boolean {
+/** @internal Whether `e` is a CudaError CUDA_ERROR_OUT_OF_MEMORY. */
+export function isOom(e: unknown): boolean {
   return e instanceof CudaError && e.code === 'CUDA_ERROR_OUT_OF_MEMORY';
 }
 

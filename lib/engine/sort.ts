@@ -105,8 +105,9 @@ export interface SortRun {
   uses: readonly unknown[];
   /**
    * unique's sort (one 'value' stage): prep adds its least and greatest transformed key to the
-   * uint64 pair at `out` (filled with all ones and zero before), and when they span fewer than
-   * `narrow` values nothing is sorted (every pass skipped, nothing written: see scanHistKernel).
+   * uint64 pair at `out` (filled with all ones and zero before), and when they span at most
+   * `narrow` values (greatest − least < narrow) nothing is sorted (every pass skipped, nothing
+   * written: see scanHistKernel).
    */
   range?: { out: bigint; narrow: number };
 }
@@ -131,8 +132,8 @@ export function runSort(run: SortRun): void {
   if (stages.length > MAX_STAGES) throw rangeError('ERR_OUT_OF_RANGE', `sort: at most ${MAX_STAGES} key stages`);
   const sh = usedOn(run.stream, run.uses);
   const payload = run.keysOut === undefined;
-  // Every kernel first: a compile error must not leave a launched prep's histograms unconsumed.
   if (run.range && (stages.length !== 1 || stages[0].kind !== 'value')) throw new Error('runSort: range needs one value stage');
+  // Every kernel first: a compile error must not leave a launched prep's histograms unconsumed.
   const plan = stages.map((st, s) => {
     const kb = keyBytes(dt, st.kind);
     return {

@@ -101,3 +101,35 @@ test('sorting: every dtype and layout launches with well-formed parameters and f
   expect(r.out.ranges).toBe((r.out.countable as number) * 3 + 1); // three counted uniques each, one on the stream
   expect(r.out.leaked).toBe(0);
 });
+
+test('unique of a 4-byte integer array whose sort buffers do not fit: the range is read first instead (no sort)', () => {
+  // 100 MiB of device memory: the 64 MiB input fits, the probe's sort (values and two key buffers,
+  // 192 MiB) does not. The double runs no kernel: the min/max read is stubbed to [0, 1] (counted),
+  // and a probe read would be [0, 1, 0].
+  const script = `
+    const cuda = require(process.env.NODECUDA_DIST);
+    const { gpuarray, GPUArray } = cuda;
+    const get = GPUArray.prototype.get, item = GPUArray.prototype.item;
+    let probes = 0, ranges = 0, count = 3;
+    GPUArray.prototype.item = function () { return this.dtype.name === 'uint32' && this.size === 1 ? count : item.call(this); };
+    GPUArray.prototype.get = function (o) {
+      if (o === undefined && this.size === 3 && this.dtype.name === 'uint64') { probes++; count = 2; return new BigUint64Array([0n, 1n, 0n]); }
+      if (o === undefined && this.size === 2 && this.dtype.name === 'int64') { ranges++; count = 2; return new BigInt64Array([0n, 1n]); }
+      return get.call(this, o);
+    };
+    const out = {};
+    cuda.tidy(() => {
+      out.small = [...gpuarray.unique(gpuarray.zeros([1 << 16], 'int32')).shape]; // fits: probed
+      out.smallReads = [probes, ranges];
+      const big = gpuarray.zeros([1 << 24], 'int32');
+      out.big = [...gpuarray.unique(big).shape];
+      out.bigReads = [probes, ranges];
+    });
+    global.gc();
+    out.leaked = cuda.memory().liveAllocations;
+    console.log(JSON.stringify(out));
+  `;
+  const r = runFake(script, { FAKECUDA_MEM_MB: '100' });
+  expectClean(r);
+  expect(r.out).toEqual({ small: [2], smallReads: [1, 0], big: [2], bigReads: [1, 1], leaked: 0 });
+});

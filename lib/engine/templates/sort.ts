@@ -311,7 +311,7 @@ ${range ? `        klo = k[j] < klo ? k[j] : klo;
  * bit 3 the pass writes the final result (the last executed pass of the last stage), bit 4 the
  * keys are read from the input and transformed (`raw`: prep stored none; the first executed pass);
  * info[passes]: where the result is (bits 1, 2 and 4), bit 3 already written. Leaves the histograms zeroed.
- * With `range` (prep's least and greatest key, unique's sort) spanning fewer than `narrow` values:
+ * With `range` (prep's least and greatest key, unique's sort) spanning at most `narrow` values:
  * every pass skipped and bit 3 set, so nothing runs (unique counts that input instead).
  */
 export function scanHistKernel(): { source: string; name: string } {
@@ -338,7 +338,7 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restri
     if (t == 0) s_triv[q] = triv;
     __syncthreads();
   }
-  // unique's sort of a range of fewer than narrow values (prep's range): not needed, every pass
+  // unique's sort of a range of at most narrow values (prep's range): not needed, every pass
   // skipped and nothing written (unique counts instead).
   if (t == 0 && range && range[1] - range[0] < narrow) {
     for (int q = 0; q < passes; q++) info[q] = 1u;

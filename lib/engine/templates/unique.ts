@@ -143,7 +143,7 @@ __device__ __forceinline__ unsigned int heads(unsigned long long i, unsigned lon
 
 /**
  * unique, first kernel: run heads per chunk into `bcount[b]`, their total added to `*count` (zeroed
- * before). With `range` (the sort's prep range) spanning fewer than `narrow` values it does nothing.
+ * before). With `range` (the sort's prep range) spanning at most `narrow` values it does nothing.
  */
 export function uniqueCountKernel(dt: DType, equalNan: boolean): { source: string; name: string } {
   const S = dt.storageC;
