@@ -51,7 +51,7 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
   });
 
   type SortModule = typeof import('../lib/engine/templates/sort');
-  const TUNING = ['NODECUDA_SORT_BALLOTS', 'NODECUDA_SORT_SWIZZLE', 'NODECUDA_SORT_BLOCK', 'NODECUDA_SORT_ITEMS', 'NODECUDA_SORT_PASS_BLOCKS',
+  const TUNING = ['NODECUDA_SORT_BALLOTS', 'NODECUDA_SORT_SWIZZLE', 'NODECUDA_SORT_EARLY', 'NODECUDA_SORT_BLOCK', 'NODECUDA_SORT_ITEMS', 'NODECUDA_SORT_PASS_BLOCKS',
     'NODECUDA_SORT_PREP_BITS', 'NODECUDA_SORT_PREP_COPIES', 'NODECUDA_SORT_PREP_ITEMS', 'NODECUDA_SORT_PREP_FLUSH'];
   /**
    * Loads the sort templates afresh with exactly `vars` of the tuning variables set (the others
@@ -149,6 +149,34 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     rejects('NODECUDA_SORT_ITEMS', '33');
     rejects('NODECUDA_SORT_PASS_BLOCKS', '1');
     rejects('NODECUDA_SORT_PASS_BLOCKS', '5');
+  });
+
+  test('the scatter pass with early counts (NODECUDA_SORT_EARLY=1): counts, scans and publication before the ranking, '
+    + 'the look-back after the exchange; 32-bit per-warp counts', () => {
+    const publish = '*(volatile unsigned long long*)mine = e | ((tile == 0 ? 2ull : 1ull) << 32) | tot;';
+    for (const [block, ballots] of [['256', '0'], ['512', '0'], ['512', '1']]) {
+      for (const early of ['0', '1']) {
+        withTuning({ NODECUDA_SORT_EARLY: early, NODECUDA_SORT_BLOCK: block, NODECUDA_SORT_BALLOTS: ballots }, (load) => {
+          const { passKernel, sortTile } = load();
+          const ks = [passKernel(DTYPES.int32, 4, false), passKernel(DTYPES.float32, 4, true), passKernel(DTYPES.float64, 8, false),
+            passKernel(DTYPES.uint8, 1, true)];
+          for (const k of ks) {
+            const src = k.source;
+            expect(src.split(publish).length).toBe(2); // published once
+            const rank = src.indexOf('// Stable warp ranking'), look = src.indexOf('// Look back');
+            expect([src.indexOf(publish) < rank, look > rank]).toEqual([early === '1', true]);
+            expect(src.includes('atomicAdd(&s_cnt[warp]')).toBe(early === '1');
+            expect(src.includes('rk[j] += s_cnt[warp]')).toBe(early === '0'); // early: the ranks are tile positions
+            expect(src.includes('unsigned short s_cnt')).toBe(block === '512' && early === '0');
+            for (const section of digitSections(src)) expect(section).not.toContain('__syncthreads');
+          }
+          // 512 threads with early counts: 8-byte keys get 7 a thread (28 KiB of exchange).
+          if (block === '512') expect(sortTile(8, false)).toBe(512 * (early === '1' ? 7 : 8));
+          compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
+        });
+      }
+    }
+    rejects('NODECUDA_SORT_EARLY', '2');
   });
 
   test('prep with 16-bit counters in each copies, items and flush variant (NODECUDA_SORT_PREP_BITS=16, _COPIES, _ITEMS, _FLUSH)', () => {

@@ -53,6 +53,16 @@ const ITEMS_SET = process.env.NODECUDA_SORT_ITEMS?.trim()
  */
 const RANK: 'atomic' | 'ballots' = envFlag('NODECUDA_SORT_BALLOTS', false) ? 'ballots' : 'atomic';
 /**
+ * Whether a scatter tile counts its keys' digits before it ranks them (tuning, experimental:
+ * NODECUDA_SORT_EARLY=0/1; CUB's "early counts"): per-warp counts (one shared atomic increment a
+ * key), the digit scans and the publication of the tile's counts first, so the ranking gives tile
+ * positions and successors looking back find the counts sooner; the look-back then runs after the
+ * exchange writes. Otherwise the ranking counts, and the digit scans and the look-back follow it.
+ * Per-warp counts are 32-bit either way with it (atomics), so 512-thread tiles of 8-byte keys hold
+ * 7 keys a thread.
+ */
+const EARLY = envFlag('NODECUDA_SORT_EARLY', false);
+/**
  * Whether the shared per-digit arrays of the scatter pass are swizzled (digits 32 apart, which share
  * a bank, spread over 8 banks; tuning: NODECUDA_SORT_SWIZZLE=0/1): low-entropy digits such as
  * multiples of 64 otherwise queue on one bank.
@@ -115,7 +125,8 @@ function exchangeBytes(kb: number, payload: boolean): number {
 export function sortItems(kb: number, payload: boolean): number {
   const B = passBlock(kb);
   const it = ITEMS_SET || (B === 512 ? 14 : payload ? 24 : 32);
-  return Math.min(it, 32768 / (B * exchangeBytes(kb, payload)));
+  // Early counts with 512 threads: 16 KiB of 32-bit per-warp counts leave 28 KiB for the exchange.
+  return Math.min(it, Math.floor((EARLY && B > 256 ? 28672 : 32768) / (B * exchangeBytes(kb, payload))));
 }
 /** Keys per scatter tile of `kb`-byte keys, with or without a payload. */
 export function sortTile(kb: number, payload: boolean): number {
@@ -377,8 +388,50 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
   const xb = exchangeBytes(kb, vals);
   // 512 threads: 16-bit per-warp digit counts and starts (at most a tile, < 65536), so the counts
   // and the exchange fit the 48 KiB of static shared memory; only threads below 256 own a digit.
-  const CNT = B > 256 ? 'unsigned short' : 'unsigned int';
+  const CNT = B > 256 && !EARLY ? 'unsigned short' : 'unsigned int';
   const digitsOnly = (code: string): string => (B > 256 ? `if (t < 256) {${code}\n  }` : code.replace(/^\n/, ''));
+  // The digit sections (thread t < 256 is digit t): its index and look-back word; its count in the
+  // tile from the warps' counts (each becomes the keys of the digit before that warp's) and their
+  // publication; the run starts; the look-back for the digit's global start.
+  const digitVars = `
+  const unsigned int st = ${name}_ns::nc_sw(t);
+  const unsigned long long e = (unsigned long long)(epoch & 0x3fffffffu) << 34;
+  unsigned long long* mine = lb + (unsigned long long)tile * 256 + t;
+  unsigned int tot = 0, x = 0;`;
+  const countsA = `
+  #pragma unroll
+  for (int w = 0; w < ${W}; w++) { const unsigned int c = s_cnt[w][st]; s_cnt[w][st] = tot; tot += c; }
+  // Publish this tile's count (inclusive already for tile 0): bits 63-34 epoch, 33-32 status, 31-0 value.
+  *(volatile unsigned long long*)mine = e | ((tile == 0 ? 2ull : 1ull) << 32) | tot;
+  x = tot;
+  #pragma unroll
+  for (int o = 1; o < 32; o <<= 1) { const unsigned int y = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += y; }
+  if (lane == 31) s_w[warp] = x;`;
+  const startsB = `
+  unsigned int pre = 0;
+  for (int w = 0; w < warp; w++) pre += s_w[w];
+  const unsigned int start = pre + x - tot;  // where digit t's run starts in the tile
+  #pragma unroll
+  for (int w = 0; w < ${W}; w++) s_cnt[w][st] += start;
+  // The digit's global position less its tile start (mod 2^32; the look-back adds the keys before this tile).
+  s_gbase[st] = offs[pass * 256 + t] - start;`;
+  const lookBack = `
+  // Look back: sum the predecessors' counts of digit t until one publishes an inclusive prefix.
+  unsigned int excl = 0;
+  if (tile > 0) {
+    long long j = (long long)tile - 1;
+    while (true) {
+      unsigned long long w;
+      do {
+        w = *(volatile unsigned long long*)(lb + (unsigned long long)j * 256 + t);
+      } while ((unsigned int)(w >> 34) != (epoch & 0x3fffffffu) || ((w >> 32) & 3ull) == 0);
+      excl += (unsigned int)w;
+      if (((w >> 32) & 3ull) == 2ull) break;
+      j--;
+    }
+    *(volatile unsigned long long*)mine = e | (2ull << 32) | (excl + tot);
+  }
+  s_gbase[st] += excl;  // plus a tile position: the global one`;
   const source = `
 namespace ${name}_ns {${transforms(dt, kb)}
 // Index of digit d (< 256) in the shared digit arrays: ${SWIZZLE ? 'digits 32 apart (same bank) spread over 8 banks (d >> 5 is 0..7: only the low 3 bits change, a permutation)' : 'the digit'}.
@@ -439,7 +492,19 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
     const unsigned long long i = wbase + j * 32 + lane;
     val[j] = j * 32 + lane < rem ? (iota ? (unsigned int)i : vin[i]) : 0u;
   }` : ''}
-  // Stable warp ranking: item j of lane l comes after items < j and after lanes < l at item j.
+${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit scans (each warp's count becomes
+  // where its keys of the digit start in the tile) and the tile's counts published, before the ranking.
+  #pragma unroll
+  for (int j = 0; j < IT; j++) {
+    if (j * 32 + lane < rem) atomicAdd(&s_cnt[warp][${name}_ns::nc_sw((unsigned int)((key[j] >> shift) & 255u))], 1u);
+  }
+  __syncthreads();
+  // Thread t is digit t in the digit sections (at index st of the shared digit arrays).${digitVars}
+  ${digitsOnly(countsA)}
+  __syncthreads();
+  ${digitsOnly(startsB)}
+  __syncthreads();
+` : ''}  // Stable warp ranking: item j of lane l comes after items < j and after lanes < l at item j.
   // peers: the lanes holding the same digit at item j (see RANK); the highest of them advances
   // the warp's count of the digit (and clears the digit's match word).
   const unsigned int lt = (1u << lane) - 1u;${RANK === 'atomic' ? `
@@ -471,46 +536,18 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
     if (valid && lane == 31 - __clz(peers)) s_cnt[warp][sd] = c + __popc(peers);
     __syncwarp();`}
   }
-  __syncthreads();
-  // Thread t is digit t from here (at index st of the shared digit arrays): its count in the tile, the warps' starts, the run starts.
-  const unsigned int st = ${name}_ns::nc_sw(t);
-  const unsigned long long e = (unsigned long long)(epoch & 0x3fffffffu) << 34;
-  unsigned long long* mine = lb + (unsigned long long)tile * 256 + t;
-  unsigned int tot = 0, x = 0;
-  ${digitsOnly(`
+  __syncthreads();${EARLY ? `
+  // Exchange through shared memory: keys to their tile positions (the ranks), then read back in order.
+  ${K}* sk = reinterpret_cast<${K}*>(s_x);
   #pragma unroll
-  for (int w = 0; w < ${W}; w++) { const unsigned int c = s_cnt[w][st]; s_cnt[w][st] = tot; tot += c; }
-  // Publish this tile's count (inclusive already for tile 0): bits 63-34 epoch, 33-32 status, 31-0 value.
-  *(volatile unsigned long long*)mine = e | ((tile == 0 ? 2ull : 1ull) << 32) | tot;
-  x = tot;
-  #pragma unroll
-  for (int o = 1; o < 32; o <<= 1) { const unsigned int y = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += y; }
-  if (lane == 31) s_w[warp] = x;`)}
-  __syncthreads();
-  ${digitsOnly(`
-  unsigned int pre = 0;
-  for (int w = 0; w < warp; w++) pre += s_w[w];
-  const unsigned int start = pre + x - tot;  // where digit t's run starts in the tile
-  #pragma unroll
-  for (int w = 0; w < ${W}; w++) s_cnt[w][st] += start;
-  // The digit's global position less its tile start (mod 2^32; the look-back adds the keys before this tile).
-  s_gbase[st] = offs[pass * 256 + t] - start;
-  // Look back: sum the predecessors' counts of digit t until one publishes an inclusive prefix.
-  unsigned int excl = 0;
-  if (tile > 0) {
-    long long j = (long long)tile - 1;
-    while (true) {
-      unsigned long long w;
-      do {
-        w = *(volatile unsigned long long*)(lb + (unsigned long long)j * 256 + t);
-      } while ((unsigned int)(w >> 34) != (epoch & 0x3fffffffu) || ((w >> 32) & 3ull) == 0);
-      excl += (unsigned int)w;
-      if (((w >> 32) & 3ull) == 2ull) break;
-      j--;
-    }
-    *(volatile unsigned long long*)mine = e | (2ull << 32) | (excl + tot);
+  for (int j = 0; j < IT; j++) {
+    if (j * 32 + lane < rem) sk[rk[j]] = key[j];
   }
-  s_gbase[st] += excl;  // plus a tile position: the global one`)}
+  ${digitsOnly(lookBack)}` : `
+  // Thread t is digit t from here (at index st of the shared digit arrays): its count in the tile, the warps' starts, the run starts.${digitVars}
+  ${digitsOnly(countsA)}
+  __syncthreads();
+  ${digitsOnly(startsB + lookBack)}
   __syncthreads();
   // Exchange through shared memory: keys to their tile positions, then read back in order.
   ${K}* sk = reinterpret_cast<${K}*>(s_x);
@@ -521,7 +558,7 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
       rk[j] += s_cnt[warp][${name}_ns::nc_sw(d)];
       sk[rk[j]] = key[j];
     }
-  }
+  }`}
   __syncthreads();
   const unsigned int cnt = n - base < (unsigned long long)TILE ? (unsigned int)(n - base) : (unsigned int)TILE;
   unsigned int gpos[IT];
