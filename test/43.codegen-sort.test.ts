@@ -159,12 +159,16 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
         withTuning({ NODECUDA_SORT_EARLY: early, NODECUDA_SORT_BLOCK: block, NODECUDA_SORT_BALLOTS: ballots }, (load) => {
           const { passKernel, sortTile } = load();
           const ks = [passKernel(DTYPES.int32, 4, false), passKernel(DTYPES.float32, 4, true), passKernel(DTYPES.float64, 8, false),
-            passKernel(DTYPES.uint8, 1, true)];
+            passKernel(DTYPES.float64, 8, true), passKernel(DTYPES.float16, 2, false), passKernel(DTYPES.uint8, 1, true)];
           for (const k of ks) {
             const src = k.source;
             expect(src.split(publish).length).toBe(2); // published once
             const rank = src.indexOf('// Stable warp ranking'), look = src.indexOf('// Look back');
-            expect([src.indexOf(publish) < rank, look > rank]).toEqual([early === '1', true]);
+            const exchange = src.search(/sk\[rk\[j\]\] = key\[j\];/);
+            expect([rank, look, exchange].every((at) => at > 0)).toBe(true);
+            // Early: publication before the ranking, the look-back after the exchange writes;
+            // default: both after the ranking, the look-back before the exchange.
+            expect([src.indexOf(publish) < rank, look > rank, look > exchange]).toEqual([early === '1', true, early === '1']);
             expect(src.includes('atomicAdd(&s_cnt[warp]')).toBe(early === '1');
             expect(src.includes('rk[j] += s_cnt[warp]')).toBe(early === '0'); // early: the ranks are tile positions
             expect(src.includes('unsigned short s_cnt')).toBe(block === '512' && early === '0');

@@ -120,7 +120,8 @@ function exchangeBytes(kb: number, payload: boolean): number {
 }
 /**
  * Keys per thread in a scatter tile of `kb`-byte keys, with or without a payload: at most 32 KiB of
- * exchange a tile (16 for 8-byte keys of 256 threads, 8 of 512 threads).
+ * exchange a tile (16 for 8-byte keys of 256 threads, 8 of 512 threads; 28 KiB and 7 with early
+ * counts at 512 threads).
  */
 export function sortItems(kb: number, payload: boolean): number {
   const B = passBlock(kb);
@@ -387,7 +388,8 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
   const W = B / 32;
   const xb = exchangeBytes(kb, vals);
   // 512 threads: 16-bit per-warp digit counts and starts (at most a tile, < 65536), so the counts
-  // and the exchange fit the 48 KiB of static shared memory; only threads below 256 own a digit.
+  // and the exchange fit the 48 KiB of static shared memory (32-bit with early counts, whose atomics
+  // need them: the exchange is capped at 28 KiB instead); only threads below 256 own a digit.
   const CNT = B > 256 && !EARLY ? 'unsigned short' : 'unsigned int';
   const digitsOnly = (code: string): string => (B > 256 ? `if (t < 256) {${code}\n  }` : code.replace(/^\n/, ''));
   // The digit sections (thread t < 256 is digit t): its index and look-back word; its count in the
