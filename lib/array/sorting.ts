@@ -330,13 +330,10 @@ function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = fal
   if (probed) {
     if (stream) stream.synchronize();
     const [lo, hi, c] = probed.get() as BigUint64Array;
-    const signed = a.dtype.kind === 'i';
-    const bits = BigInt(a.dtype.bytes * 8);
-    const value = (key: bigint): bigint => (signed ? BigInt.asIntN(Number(bits), key ^ (1n << (bits - 1n))) : key);
-    if (!(lo <= hi && hi < 1n << bits)) {
-      throw rangeError('ERR_OUT_OF_RANGE', `unique: read back the keys [${lo}, ${hi}] of a ${a.dtype.name} array (the device result is invalid)`);
-    }
-    if (hi - lo < BigInt(range!.narrow)) return countUnique(a, p, o, value(lo), value(hi));
+    // A signed key is its value plus 2^(bits - 1) (the sign bit flipped).
+    const offset = a.dtype.kind === 'i' ? 1n << BigInt(a.dtype.bytes * 8 - 1) : 0n;
+    const counted = countIfNarrow(a, p, o, lo - offset, hi - offset); // as the device decided (scanhist)
+    if (counted) return counted;
     k = checkCount(Number(c), n, n);
   } else k = readCount(count!, n, n, stream);
   return uniqueOutputs(a, k, o, ({ values, indices, inverse, counts }) => {
@@ -368,12 +365,22 @@ function uniqueByCounting(a: GPUArray, p: Prepared, o: UniqueOptions): GPUArray 
   uniqueMinMax(dt, src.address, src.align16, n, range.address, stream, [src, range]);
   if (stream) stream.synchronize();
   const [lo, hi] = range.get() as BigInt64Array | BigUint64Array;
+  return countIfNarrow(a, p, o, lo, hi);
+}
+
+/**
+ * unique by counting over [lo, hi], the min and max of `p.src` read back, when they span at most
+ * uniqueCountingBins(n) values; null when wider (the caller sorts). A range outside the dtype or
+ * upside down is a RangeError (the device result is invalid).
+ */
+function countIfNarrow(a: GPUArray, p: Prepared, o: UniqueOptions, lo: bigint, hi: bigint): GPUArray | UniqueResult | null {
+  const dt = a.dtype;
   const bits = BigInt(dt.kind === 'b' ? 1 : dt.bytes * 8);
-  const [least, most] = signed ? [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n] : [0n, (1n << bits) - 1n];
+  const [least, most] = dt.kind === 'i' ? [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n] : [0n, (1n << bits) - 1n];
   if (!(least <= lo && lo <= hi && hi <= most)) {
     throw rangeError('ERR_OUT_OF_RANGE', `unique: read back the range [${lo}, ${hi}] of a ${dt.name} array (the device result is invalid)`);
   }
-  if (hi - lo + 1n > BigInt(uniqueCountingBins(n))) return null;
+  if (hi - lo + 1n > BigInt(uniqueCountingBins(a.size))) return null;
   return countUnique(a, p, o, lo, hi);
 }
 

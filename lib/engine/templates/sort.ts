@@ -26,8 +26,8 @@
 import { DType, DTYPES } from '../../base/dtype';
 import { envFlag, envNumber } from '../../base/env';
 import {
-  uniqueBinsCountKernel, uniqueBinsResultKernel, uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel, uniqueInverseKernel,
-  uniqueResultKernel,
+  RANGE_COUNTED, uniqueBinsCountKernel, uniqueBinsResultKernel, uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel,
+  uniqueInverseKernel, uniqueResultKernel,
 } from './unique';
 
 /**
@@ -352,7 +352,7 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restri
   }
   // unique's sort of a range of at most narrow values (prep's range): not needed, every pass
   // skipped and nothing written (unique counts instead).
-  if (t == 0 && range && range[1] - range[0] < narrow) {
+  if (t == 0 && ${RANGE_COUNTED}) {
     for (int q = 0; q < passes; q++) info[q] = 1u;
     info[passes] = 8u;
   } else if (t == 0) {

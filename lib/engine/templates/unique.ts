@@ -25,6 +25,13 @@
 import { DType } from '../../base/dtype';
 import { ReduceSpec } from './reduction';
 
+/**
+ * Device condition of unique's range probe (a sort kernel's `range`, its least and greatest key,
+ * and `narrow`): the range spans at most `narrow` values, so the sort and the run count do nothing
+ * and the input is counted. scanhist (templates/sort.ts) and the run count test it.
+ */
+export const RANGE_COUNTED = 'range && range[1] - range[0] < narrow';
+
 /** Threads of a block; each takes 4 consecutive elements a round. */
 const BLOCK = 256;
 /** Elements a block covers in one round (chunks are multiples of it). */
@@ -155,7 +162,7 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${name}(const ${S}* __res
     unsigned int* __restrict__ bcount, const unsigned long long n, const unsigned long long chunk,
     const unsigned long long* __restrict__ range, const unsigned long long narrow) {
   using namespace ${name}_ns;
-  if (range && range[1] - range[0] < narrow) return;  // the sort was skipped (scanhist): nothing to count
+  if (${RANGE_COUNTED}) return;  // the sort was skipped (scanhist): nothing to count
   __shared__ unsigned int s_w[${BLOCK / 32}];
   const unsigned long long start = (unsigned long long)blockIdx.x * chunk;
   const unsigned long long end = start + chunk < n ? start + chunk : n;
