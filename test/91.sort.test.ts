@@ -213,6 +213,31 @@ describeGpu('sorting', () => {
       check.done();
     });
 
+    // prep's histogram-only path loads 16-byte vectors: a view that starts past a 16-byte boundary
+    // has a head of single elements, and lengths leave a partial tile and a tail (the last block's).
+    // unique's range variant of it for 4- and 8-byte integers (2^16 elements and more).
+    test.each(DTYPE_NAMES.filter((d) => kind(d) !== 'c'))('%s: views at every element offset within 16 bytes; heads, partial tiles, tails', (d) => {
+      const check = softly();
+      for (const n of [1, 37, 70001, 2 ** 18 + 13]) {
+        const xs = values(d, n + 16, n + 11);
+        check(() => cuda.tidy(() => {
+          const big = upload(d, xs);
+          const per = 16 / big.itemsize;
+          const offsets = n > 70001 ? [1, per - 1] : Array.from({ length: per }, (_, k) => k);
+          for (const off of offsets) {
+            const ys = xs.slice(off, off + n);
+            const a = big.index(slice(off, off + n));
+            expect(Number(a.ptr % 16n)).toBe((Number(big.ptr % 16n) + off * big.itemsize) % 16);
+            const order = argsortRef(ys);
+            expectValues(download(gpuarray.sort(a)), order.map((i) => ys[i]), `${d} n = ${n} from element ${off}: sort`);
+            expectIndices(gpuarray.argsort(a), order, `${d} n = ${n} from element ${off}: argsort`);
+            if (n > 2 ** 16 && kind(d) !== 'f') expectValues(download(gpuarray.unique(a)), uniqueRef(ys).values, `${d} n = ${n} from element ${off}: unique`);
+          }
+        }));
+      }
+      check.done();
+    });
+
     test('float NaN payloads and signs, ±Inf, -0.0 / +0.0 (float16, float32, float64)', () => cuda.tidy(() => {
       const f32 = new Float32Array([NaN, 1, -0, 0, -Infinity, Infinity, -1, 0, -0, NaN]);
       new Uint32Array(f32.buffer)[9] = 0xffc00123; // a negative NaN with a payload
