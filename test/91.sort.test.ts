@@ -587,6 +587,11 @@ describeGpu('sorting', () => {
       expect(Array.from(many.get() as BigInt64Array)).toEqual([0n, 4n, 5n]);
       expect(gpuarray.searchsorted(gpuarray.toGpu(new Float32Array([1, 2, NaN])), NaN).item()).toBe(2n);
       expect([...gpuarray.searchsorted(a, gpuarray.zeros([0, 3], 'int32')).shape]).toEqual([0, 3]);
+      // A JS integer past int64 is searched as the double it is (float64), in any integer array.
+      const i8 = gpuarray.toGpu(new Int8Array([-128, 0, 5, 127]));
+      expect([2 ** 64, -(2 ** 64), 2 ** 63, 6].map((v) => gpuarray.searchsorted(i8, v).item())).toEqual([4n, 0n, 4n, 3n]);
+      const u64 = gpuarray.toGpu(new BigUint64Array([0n, 2n ** 63n, 2n ** 64n - 1n]));
+      expect([2 ** 63, 2 ** 65, -1].map((v) => gpuarray.searchsorted(u64, v).item())).toEqual([1n, 3n, 0n]);
     }));
 
     test('argument errors', () => cuda.tidy(() => {

@@ -154,10 +154,14 @@ function placed(p: Prepared, r: GPUArray, out: GPUArray | undefined, stream: Str
     view = view.transpose(perm.map((_, i) => perm.indexOf(i)));
   }
   if (!out && !p.perm) return view;
+  let made: GPUArray | undefined;
   try {
-    const result = out ?? GPUArray.allocate(p.shape, r.dtype, stream);
+    const result = out ?? (made = GPUArray.allocate(p.shape, r.dtype, stream));
     assign(result, view, stream);
     return result;
+  } catch (e) {
+    made?.dispose();
+    throw e;
   } finally {
     r.dispose();
   }
@@ -177,10 +181,10 @@ function arrayIn(what: string, a: unknown): GPUArray {
  * gpuarray.sort(m, { axis: 0 }); // each column sorted
  */
 export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
+  // The options first, each read once: a getter that disposes `a` is then caught by arrayIn.
+  const { out, axis, stream } = optionsArg(opts);
   a = arrayIn('sort', a);
-  const o = optionsArg(opts);
-  const out = o.out;
-  const shape = o.axis === null ? [a.size] : a.shape.slice();
+  const shape = axis === null ? [a.size] : a.shape.slice();
   if (out !== undefined) {
     if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `sort: out must be a GPUArray. Received ${describe(out)}`);
     out.check();
@@ -191,14 +195,14 @@ export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
   }
   checkDevices('sort', [a], out);
   checkSize('sort', a.size); // before prepare: it may copy the input
-  const p = prepare('sort', a, o.axis, o.stream);
+  const p = prepare('sort', a, axis, stream);
   try {
-    if (a.size === 0) return out ?? GPUArray.allocate(shape, a.dtype, o.stream);
+    if (a.size === 0) return out ?? GPUArray.allocate(shape, a.dtype, stream);
     // Straight into `out` when it is contiguous, needs no transposition and is not read by the gather.
     const direct = out && !p.perm && out.flags.cContiguous && (out.alloc !== p.src.alloc || isKeysOnly(p));
-    const r = sorted(p, true, false, o.stream, direct ? out!.reshape(p.src.shape) : undefined).values!;
+    const r = sorted(p, true, false, stream, direct ? out!.reshape(p.src.shape) : undefined).values!;
     if (direct) return out!;
-    return placed(p, r, out, o.stream);
+    return placed(p, r, out, stream);
   } finally {
     for (const t of p.temps) t.dispose();
   }
@@ -212,15 +216,15 @@ export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
  * gpuarray.argsort(gpuarray.toGpu([3, 1, 2])).get(); // BigInt64Array [1n, 2n, 0n]
  */
 export function argsort(a: GPUArray, opts?: ArgsortOptions): GPUArray {
+  const { axis, stream } = optionsArg(opts); // before the input's check, as in sort
   a = arrayIn('argsort', a);
-  const o = optionsArg(opts);
   checkDevices('argsort', [a]);
   checkSize('argsort', a.size); // before prepare: it may copy the input
-  const p = prepare('argsort', a, o.axis, o.stream);
+  const p = prepare('argsort', a, axis, stream);
   try {
-    if (a.size === 0) return GPUArray.allocate(p.shape, DTYPES.int64, o.stream);
-    const r = sorted(p, false, true, o.stream).indices!;
-    return placed(p, r, undefined, o.stream);
+    if (a.size === 0) return GPUArray.allocate(p.shape, DTYPES.int64, stream);
+    const r = sorted(p, false, true, stream).indices!;
+    return placed(p, r, undefined, stream);
   } finally {
     for (const t of p.temps) t.dispose();
   }
@@ -423,8 +427,12 @@ function countUnique(a: GPUArray, p: Prepared, o: UniqueOptions, lo: bigint, hi:
 export function unique(a: GPUArray, opts?: UniqueOptions & { returnIndex?: false; returnInverse?: false; returnCounts?: false }): GPUArray;
 export function unique(a: GPUArray, opts: UniqueOptions): GPUArray | UniqueResult;
 export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResult {
+  const x = optionsArg(opts);
+  // The options first, each read once: a getter that disposes `a` is then caught by arrayIn.
+  const o: UniqueOptions = {
+    returnIndex: x.returnIndex, returnInverse: x.returnInverse, returnCounts: x.returnCounts, equalNan: x.equalNan, stream: x.stream,
+  };
   a = arrayIn('unique', a);
-  const o: UniqueOptions = optionsArg(opts);
   const stream = o.stream;
   checkDevices('unique', [a]);
   const n = a.size;
@@ -452,10 +460,11 @@ function scalarDType(v: unknown, dt: DType): DType {
   if (typeof v === 'number') {
     if (dt.kind === 'f' || dt.kind === 'c') return dt;
     if (!Number.isInteger(v) || dt.kind === 'b') return DTYPES.float64;
-    const bits = dt.bytes * 8;
-    const lo = dt.kind === 'u' ? 0 : -(2 ** (bits - 1));
-    const hi = dt.kind === 'u' ? 2 ** bits - 1 : 2 ** (bits - 1) - 1;
-    return v >= lo && v <= hi ? dt : DTYPES.int64;
+    const x = BigInt(v); // exact bounds: 2^64 - 1 and 2^63 - 1 are not doubles
+    const bits = BigInt(dt.bytes * 8);
+    const [lo, hi] = dt.kind === 'u' ? [0n, (1n << bits) - 1n] : [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n];
+    if (x >= lo && x <= hi) return dt;
+    return x >= -(1n << 63n) && x < 1n << 63n ? DTYPES.int64 : DTYPES.float64; // past int64: compared as the double it is
   }
   if (typeof v === 'object' && v !== null && 're' in v) return dt.kind === 'c' ? dt : DTYPES.complex128;
   throw typeError('ERR_INVALID_ARG_TYPE', `searchsorted: v must be a GPUArray or a scalar. Received ${describe(v)}`);
@@ -469,14 +478,15 @@ function scalarDType(v: unknown, dt: DType): DType {
  * gpuarray.searchsorted(gpuarray.toGpu([1, 2, 2, 3]), gpuarray.toGpu([2, 5]), { side: 'right' }); // [3, 4]
  */
 export function searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolean | Complex, opts?: SearchsortedOptions): GPUArray {
-  a = arrayIn('searchsorted', a);
   const o = optionsArg(opts);
+  // The options first, each read once: a getter that disposes `a` or `v` is then caught by their checks.
+  const { sorter, stream } = o;
   const side = o.side ?? 'left';
+  a = arrayIn('searchsorted', a);
   if (side !== 'left' && side !== 'right') {
     throw typeError('ERR_INVALID_ARG_VALUE', `searchsorted: side must be 'left' or 'right'. Received ${describe(side)}`);
   }
   if (a.ndim !== 1) throw rangeError('ERR_INVALID_ARG_VALUE', `searchsorted: a must be 1-D. Received shape (${a.shape.join(',')})`);
-  const sorter = o.sorter;
   if (sorter !== undefined) {
     if (!(sorter instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `searchsorted: sorter must be a GPUArray. Received ${describe(sorter)}`);
     sorter.check();
@@ -489,17 +499,17 @@ export function searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolea
   try {
     let va: GPUArray;
     if (v instanceof GPUArray) va = v.check();
-    else temps.push((va = full([], v, scalarDType(v, a.dtype), { stream: o.stream })));
+    else temps.push((va = full([], v, scalarDType(v, a.dtype), { stream })));
     checkDevices('searchsorted', [a, va, sorter]);
-    const out = GPUArray.allocate(va.shape, DTYPES.int64, o.stream);
+    const out = GPUArray.allocate(va.shape, DTYPES.int64, stream);
     temps.push(out); // until it is filled: disposed if the search throws
     if (va.size === 0) return temps.pop()!;
     const common = promoteTypes(a.dtype, va.dtype);
-    const ac = a.flags.cContiguous ? a : (temps.push(a.copy({ stream: o.stream })), temps[temps.length - 1]);
-    const vc = va.flags.cContiguous ? va : (temps.push(va.copy({ stream: o.stream })), temps[temps.length - 1]);
-    const sc = !sorter || sorter.flags.cContiguous ? sorter : (temps.push(sorter.copy({ stream: o.stream })), temps[temps.length - 1]);
+    const ac = a.flags.cContiguous ? a : (temps.push(a.copy({ stream })), temps[temps.length - 1]);
+    const vc = va.flags.cContiguous ? va : (temps.push(va.copy({ stream })), temps[temps.length - 1]);
+    const sc = !sorter || sorter.flags.cContiguous ? sorter : (temps.push(sorter.copy({ stream })), temps[temps.length - 1]);
     searchSorted(a.dtype, va.dtype, common, ac.address, a.size, sc?.address ?? 0n, vc.address, out.address, va.size,
-      side === 'right', o.stream);
+      side === 'right', stream);
     temps.splice(temps.indexOf(out), 1);
     return out;
   } finally {

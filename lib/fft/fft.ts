@@ -102,7 +102,9 @@ export function resolve(x: { ndim: number; shape: readonly number[] }, kind: Kin
     throw typeError('ERR_INVALID_ARG_TYPE', `${name}: axes must be an array of integers. Received ${describe(axesIn)}`);
   }
   if (x.ndim === 0) throw rangeError('ERR_AXIS_OUT_OF_RANGE', `${name}: the input must have at least one dimension`);
-  const axes = axesIn ?? (sIn ? sIn.map((_, i) => i - sIn.length) : x.shape.map((_, i) => i));
+  // Array.from: a hole reads as undefined, which the checks below reject (map and Set skip holes).
+  if (sIn) sIn = Array.from(sIn);
+  const axes = axesIn ? Array.from(axesIn) : sIn ? sIn.map((_, i) => i - sIn!.length) : x.shape.map((_, i) => i);
   const norm = axes.map((a) => normalizeAxis(a, x.ndim));
   if (new Set(norm).size !== norm.length) throw rangeError('ERR_INVALID_ARG_VALUE', `${name}: repeated axis in [${axes.join(', ')}]`);
   if (norm.length === 0) throw rangeError('ERR_INVALID_ARG_VALUE', `${name}: no axes to transform`);

@@ -18,9 +18,13 @@ export interface FreqOptions {
   stream?: Stream | null;
 }
 
+const MAX_FREQ = 2 ** 31 - 1;
+
 function checkN(n: unknown, d: unknown, name: string): void {
   if (typeof n !== 'number' || !Number.isInteger(n)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: n must be an integer. Received ${describe(n)}`);
   if (n < 1) throw rangeError('ERR_OUT_OF_RANGE', `${name}: n must be at least 1. Received ${n}`);
+  // The frequencies are made on the host as float64 (8n bytes): at most 2^31 - 1 of them.
+  if (n > MAX_FREQ) throw rangeError('ERR_OUT_OF_RANGE', `${name}: n must be at most ${MAX_FREQ}. Received ${n}`);
   if (typeof d !== 'number' || !Number.isFinite(d) || d === 0) {
     throw typeError('ERR_INVALID_ARG_VALUE', `${name}: d must be a finite, non-zero number. Received ${describe(d)}`);
   }
@@ -119,7 +123,7 @@ function shiftAxes(x: GPUArray, axes: ShiftOptions['axes']): number[] {
   if (axes === undefined || axes === null) return x.shape.map((_, i) => i);
   const list = typeof axes === 'number' ? [axes] : axes;
   if (!Array.isArray(list)) throw typeError('ERR_INVALID_ARG_TYPE', `axes must be an integer or an array of integers. Received ${describe(axes)}`);
-  const out = list.map((a) => normalizeAxis(a, x.ndim));
+  const out = Array.from(list, (a) => normalizeAxis(a, x.ndim)); // a hole reads as undefined: rejected
   if (new Set(out).size !== out.length) throw rangeError('ERR_INVALID_ARG_VALUE', `repeated axis in [${list.join(', ')}]`);
   return out;
 }

@@ -101,7 +101,8 @@ export function planCacheInfo(): {
  * fft.setPlanCacheLimit(64);
  */
 export function setPlanCacheLimit(n: number): void {
-  if (checkSize(n, 'limit', 1 << 20) < 1) throw rangeError('ERR_OUT_OF_RANGE', 'The plan cache limit must be at least 1');
+  if (typeof n === 'number' && n < 1) throw rangeError('ERR_OUT_OF_RANGE', `The plan cache limit must be at least 1. Received ${n}`);
+  checkSize(n, 'limit', 1 << 20);
   limit = n;
   evict();
 }

@@ -5,7 +5,7 @@
  * nodecuda does not have: RangeError `ERR_NOT_SUPPORTED`.
  */
 import { DTYPES, DType, computeDType } from '../base/dtype';
-import { rangeError, typeError } from '../base/errors';
+import { describe, rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
 import { Stream } from '../cuda/driver';
 import { GPUArray, arrayArg, optionsArg, tidy } from '../array/gpuarray';
@@ -59,9 +59,12 @@ export function norm(x: GPUArray, ord?: NormOrder | null, opts?: NormOptions): G
     if (a.ndim !== 1 && a.ndim !== 2) throw rangeError('ERR_INVALID_ARG_VALUE', `norm: ord ${String(ord)} needs a 1-D or 2-D array or an axis`);
     axes = a.shape.map((_, i) => i);
   } else {
-    const list = typeof ax === 'number' ? [ax] : [...ax];
+    if (typeof ax !== 'number' && !Array.isArray(ax)) {
+      throw typeError('ERR_INVALID_ARG_TYPE', `norm: axis must be an integer or an array of one or two integers. Received ${describe(ax)}`);
+    }
+    const list: unknown[] = typeof ax === 'number' ? [ax] : Array.from(ax as readonly unknown[]); // holes as undefined (rejected)
     if (list.length < 1 || list.length > 2) throw rangeError('ERR_INVALID_ARG_VALUE', 'norm: axis must be one axis or two');
-    axes = list.map((v) => normalizeAxis(v, a.ndim));
+    axes = list.map((v) => normalizeAxis(v as number, a.ndim));
     if (axes.length === 2 && axes[0] === axes[1]) throw rangeError('ERR_INVALID_ARG_VALUE', 'norm: duplicate axes');
   }
   return axes.length === 1 ? vectorNorm(a, ord ?? 2, axes[0], o) : matrixNorm(a, ord ?? 'fro', axes as [number, number], o);

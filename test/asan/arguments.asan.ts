@@ -1,0 +1,69 @@
+/**
+ * Hostile arguments found by a review (2026-11-28), on the CPU driver double (test/fakecuda): an
+ * options getter that disposes the input (sort, argsort, unique, searchsorted read their options
+ * before they check the input), holes and non-arrays where axes are expected, an fftfreq too long
+ * for the host, a non-contiguous `out` of the wrong dtype for an N-D dot/inner, a JS number past
+ * int64 searched in an integer array, and the plan cache limit's message. Every error is typed,
+ * nothing stays allocated, and the process goes on working. Kernels do not run on the double: no
+ * values are checked here (test/91 checks searchsorted's on a GPU).
+ */
+import { checkBuilt, expectClean, runFake } from './fake';
+
+beforeAll(checkBuilt);
+
+test('hostile arguments: typed errors before any launch, nothing leaked', () => {
+  const r = runFake(`
+    const nc = require(process.env.NODECUDA_DIST);
+    const { gpuarray: g, linalg, fft } = nc;
+    const err = (f) => { try { f(); return null; } catch (e) { return { name: e.name, code: e.code, message: String(e.message) }; } };
+    const live = () => nc.memory().liveAllocations;
+    const out = {};
+    const keep = [];
+    const k = (x) => (keep.push(x), x);
+    // A getter of an option disposes the input: the call sees a disposed array, not freed memory.
+    const disposing = (name) => {
+      const a = k(g.toGpu(new Float32Array([3, 1, 2, 5])));
+      const opts = { get stream() { a.dispose(); return null; } };
+      const before = live();
+      const e = err(() => name === 'searchsorted' ? g.searchsorted(a, 2, opts) : g[name](a, opts));
+      return { e, leaked: live() - before + 1 }; // the getter freed the input
+    };
+    for (const name of ['sort', 'argsort', 'unique', 'searchsorted']) out['getter_' + name] = disposing(name);
+    const m = k(g.zeros([3, 4], 'float32'));
+    const x3 = k(g.zeros([2, 3, 4], 'float64')), y3 = k(g.zeros([5, 4, 6], 'float64')), w = k(g.zeros([5, 4], 'float64'));
+    const oi = k(g.zeros([6, 5, 3, 2], 'int32')).T, ob = k(g.zeros([6, 5, 3, 2], 'bool')).T, oj = k(g.zeros([5, 3, 2], 'int32')).T;
+    const before = live(); // every array the calls below get is made (and kept) before it
+    out.normAxis = [1n, true, {}, 'x', [, 1]].map((axis) => err(() => linalg.norm(m, 2, { axis })));
+    out.freq = [err(() => fft.fftfreq(2 ** 40)), err(() => fft.rfftfreq(2 ** 40))];
+    out.holes = [
+      err(() => fft.fftshift(m, { axes: [, 1] })), err(() => fft.fft2(m, { axes: [, 1] })),
+      err(() => fft.irfftn(m, { axes: [, 1] })), err(() => fft.fftn(m, { s: [, 4] })),
+    ];
+    out.dotOut = [err(() => linalg.dot(x3, y3, { out: oi })), err(() => linalg.dot(x3, y3, { out: ob })),
+      err(() => linalg.inner(x3, w, { out: oj }))];
+    out.cacheLimit = [err(() => fft.setPlanCacheLimit(-1)), err(() => fft.setPlanCacheLimit(0))];
+    out.leaked = live() - before;
+    // Past int64, a JS number is searched as the double it is (float64), not stored as int64.
+    const i8 = k(g.zeros([4], 'int8'));
+    const s = [2 ** 64, -(2 ** 64), 2 ** 63].map((v) => err(() => k(g.searchsorted(i8, v))));
+    out.bigNumber = s;
+    out.after = [...g.sort(k(g.zeros([5], 'float32'))).shape];
+    console.log(JSON.stringify(out));
+  `);
+  expectClean(r);
+  const o = r.out as Record<string, unknown>;
+  for (const name of ['sort', 'argsort', 'unique', 'searchsorted']) {
+    expect([name, o['getter_' + name]]).toEqual([name, { e: expect.objectContaining({ name: 'TypeError', code: 'ERR_USE_AFTER_DISPOSE' }), leaked: 0 }]);
+  }
+  for (const e of o.normAxis as unknown[]) expect(e).toMatchObject({ name: 'TypeError' });
+  expect((o.normAxis as Array<{ code: string }>).map((e) => e.code)).toEqual(['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_TYPE',
+    'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_TYPE']);
+  for (const e of o.freq as unknown[]) expect(e).toMatchObject({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE' });
+  for (const e of o.holes as unknown[]) expect(e).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
+  for (const e of o.dotOut as unknown[]) expect(e).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_DTYPE' });
+  expect(o.cacheLimit).toEqual([expect.objectContaining({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE', message: expect.stringContaining('at least 1') }),
+    expect.objectContaining({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE', message: expect.stringContaining('at least 1') })]);
+  expect(o.bigNumber).toEqual([null, null, null]);
+  expect(o.leaked).toBe(0);
+  expect(o.after).toEqual([5]);
+});
