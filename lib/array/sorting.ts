@@ -419,7 +419,7 @@ function countUnique(a: GPUArray, p: Prepared, o: UniqueOptions, lo: bigint, hi:
  * small range (at least 2^16 elements spanning at most n / 4 values) are counted instead of
  * sorted (`NODECUDA_UNIQUE_COUNTING=0` turns that off; docs/sorting.md). Reads the count of
  * unique values back from the device (and, to pick the path, the min and max), so it waits for
- * the stream.
+ * the stream. There is no `axis` (NumPy's unique rows or columns): passing one is a TypeError.
  * @example
  * gpuarray.unique(gpuarray.toGpu([3, 1, 3, 2])).get(); // [1, 2, 3]
  * const { values, counts } = gpuarray.unique(a, { returnCounts: true });
@@ -428,6 +428,11 @@ export function unique(a: GPUArray, opts?: UniqueOptions & { returnIndex?: false
 export function unique(a: GPUArray, opts: UniqueOptions): GPUArray | UniqueResult;
 export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResult {
   const x = optionsArg(opts);
+  // NumPy's unique takes an axis (unique rows or columns); this one flattens: refused, not ignored.
+  const axis = (x as { axis?: unknown }).axis;
+  if (axis !== undefined && axis !== null) {
+    throw typeError('ERR_INVALID_ARG_VALUE', `unique: axis is not supported (unique works on the flattened array, NumPy's axis=None). Received ${describe(axis)}`);
+  }
   // The options first, each read once: a getter that disposes `a` is then caught by arrayIn.
   const o: UniqueOptions = {
     returnIndex: x.returnIndex, returnInverse: x.returnInverse, returnCounts: x.returnCounts, equalNan: x.equalNan, stream: x.stream,

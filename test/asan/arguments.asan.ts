@@ -41,6 +41,7 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
     ];
     out.dotOut = [err(() => linalg.dot(x3, y3, { out: oi })), err(() => linalg.dot(x3, y3, { out: ob })),
       err(() => linalg.inner(x3, w, { out: oj }))];
+    out.uniqueAxis = [err(() => g.unique(m, { axis: 0 })), err(() => k(g.unique(m, { axis: null })))];
     out.cacheLimit = [err(() => fft.setPlanCacheLimit(-1)), err(() => fft.setPlanCacheLimit(0))];
     out.leaked = live() - before;
     // Past int64, a JS number is searched as the double it is (float64), not stored as int64.
@@ -64,6 +65,9 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
   expect(o.cacheLimit).toEqual([expect.objectContaining({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE', message: expect.stringContaining('at least 1') }),
     expect.objectContaining({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE', message: expect.stringContaining('at least 1') })]);
   expect(o.bigNumber).toEqual([null, null, null]);
+  // NumPy's unique with an axis finds unique rows: refused here rather than flattened silently.
+  expect(o.uniqueAxis).toEqual([expect.objectContaining({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' }),
+    expect.objectContaining({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE' })]); // axis null runs (the double's count is invalid)
   expect(o.leaked).toBe(0);
   expect(o.after).toEqual([5]);
 });
