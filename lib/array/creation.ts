@@ -115,7 +115,12 @@ export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts
   opts = optionsArg(opts);
   return onDevice(opts.device, () => {
     const a = empty(shape, dtype, { stream: opts.stream });
-    if (a.nbytes) cu.memset(a.ptr, 0, a.nbytes, 1, streamHandle(opts.stream), false);
+    try {
+      if (a.nbytes) cu.memset(a.ptr, 0, a.nbytes, 1, streamHandle(opts.stream), false);
+    } catch (e) {
+      a.dispose(); // nobody gets `a` (a failed memset, or an earlier launch's failure reported by it)
+      throw e;
+    }
     return a;
   });
 }
@@ -127,7 +132,15 @@ export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts
  */
 export function ones(shape: number | readonly number[], dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
   opts = optionsArg(opts);
-  return onDevice(opts.device, () => fill(empty(shape, dtype, { stream: opts.stream }), 1, opts.stream));
+  return onDevice(opts.device, () => {
+    const a = empty(shape, dtype, { stream: opts.stream });
+    try {
+      return fill(a, 1, opts.stream);
+    } catch (e) {
+      a.dispose(); // a failed launch leaves nothing behind
+      throw e;
+    }
+  });
 }
 
 /**
@@ -165,8 +178,13 @@ function seq(name: string, n: number, start: number, step: number, d: DType, str
   const f = compute.name === 'float32' ? 'float' : 'double';
   // start + i * step in floating point, rounded at each step (no FMA) as NumPy computes it.
   const [add, mul] = f === 'float' ? ['__fadd_rn', '__fmul_rn'] : ['__dadd_rn', '__dmul_rn'];
-  elementwise(name, `r0 = ${add}((${f})x0, ${mul}((${f})i, (${f})x1));`, [{ value: start }, { value: step }], [compute, compute],
-    compute, d, { out, stream });
+  try {
+    elementwise(name, `r0 = ${add}((${f})x0, ${mul}((${f})i, (${f})x1));`, [{ value: start }, { value: step }], [compute, compute],
+      compute, d, { out, stream });
+  } catch (e) {
+    out.dispose(); // a failed launch leaves nothing behind
+    throw e;
+  }
   return out;
 }
 
@@ -216,8 +234,13 @@ export function linspace(start: number, stop: number, num = 50,
   const d = opts.dtype !== undefined ? toDType(opts.dtype) : DTYPES.float64;
   return onDevice(opts.device, () => {
     const out = seq('linspace', num, start, step, d, opts.stream);
-    // Exact last value, like NumPy; converted like the others (a strong float64: no range check).
-    if (endpoint && num > 1) fill(out.index(num - 1), float64(stop), opts.stream);
+    try {
+      // Exact last value, like NumPy; converted like the others (a strong float64: no range check).
+      if (endpoint && num > 1) fill(out.index(num - 1), float64(stop), opts.stream);
+    } catch (e) {
+      out.dispose();
+      throw e;
+    }
     return out;
   });
 }

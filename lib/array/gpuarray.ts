@@ -361,7 +361,12 @@ export class GPUArray {
     if (strides) return this.view_(want, strides, this.offset);
     // No view possible: a new owner with the new shape, filled through a view in the old one.
     const out = GPUArray.allocate(want, this.dtype);
-    impl.assign(out.view_(this.shape, contiguousStrides(this.shape, this.dtype.bytes), 0), this);
+    try {
+      impl.assign(out.view_(this.shape, contiguousStrides(this.shape, this.dtype.bytes), 0), this);
+    } catch (e) {
+      out.dispose(); // a failed copy leaves nothing behind
+      throw e;
+    }
     return out;
   }
 

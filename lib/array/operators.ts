@@ -151,17 +151,22 @@ export function elementwise(k: KernelOf, body: string, inputs: Parsed[], compute
     out = GPUArray.allocate(shape, outDtype, opts.stream);
     result = out;
   }
-  let spec = cache?.get(out.dtype.name);
-  if (!spec) {
-    spec = specFor(k, body, inputs, computes, [out.dtype], [outCompute]);
-    cache?.set(out.dtype.name, spec);
-  }
-  const ins: Array<ArrayOperand | ScalarOperand> = [];
-  for (const p of inputs) ins.push(p.arr ? asOperand(p.arr, shape) : { scalar: true, value: p.value! });
-  runElementwise(spec, shape, [asOperand(out, shape)], ins, streamHandle(opts.stream));
-  if (out !== result) {
-    assign(result, out, opts.stream);
-    out.dispose();
+  try {
+    let spec = cache?.get(out.dtype.name);
+    if (!spec) {
+      spec = specFor(k, body, inputs, computes, [out.dtype], [outCompute]);
+      cache?.set(out.dtype.name, spec);
+    }
+    const ins: Array<ArrayOperand | ScalarOperand> = [];
+    for (const p of inputs) ins.push(p.arr ? asOperand(p.arr, shape) : { scalar: true, value: p.value! });
+    runElementwise(spec, shape, [asOperand(out, shape)], ins, streamHandle(opts.stream));
+    if (out !== result) {
+      assign(result, out, opts.stream);
+      out.dispose();
+    }
+  } catch (e) {
+    if (out !== opts.out) out.dispose(); // this call's result or overlap temporary; never the caller's out
+    throw e;
   }
   return result;
 }
@@ -259,7 +264,12 @@ export function assign(dst: GPUArray, src: GPUArray, stream?: Stream | null): vo
 
 function copyOf(src: GPUArray, stream?: Stream | null, dt: DType = src.dtype): GPUArray {
   const out = GPUArray.allocate(src.shape, dt, stream);
-  assign(out, src, stream);
+  try {
+    assign(out, src, stream);
+  } catch (e) {
+    out.dispose();
+    throw e;
+  }
   return out;
 }
 

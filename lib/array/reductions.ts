@@ -359,19 +359,24 @@ function execute(p: Plan): GPUArray {
     throw rangeError('ERR_EMPTY_REDUCTION', `zero-size array to reduction operation ${p.op} which has no identity`);
   }
   const t = target(shape, keptShape, p.out, p.opts, p.op);
-  const spec = builtinSpec(p.op, p.arrays.map((x) => x.dtype), p.acc, p.out, p.idx?.dtype);
-  const args: ParamValue[] = [];
-  if (p.idx) args.push({ ptr: p.idx.address });
-  for (const x of p.arrays) args.push({ ptr: x.address });
-  if (p.idx) args.push({ dtype: DTYPES.int64, value: BigInt(p.arrays[0].size) });
-  args.push(...(p.extra ?? []));
-  usedOn(p.opts.stream, [...p.arrays, p.idx, t.write]); // memory of another stream is recorded (memory.ts useOn)
-  runReduction(spec, {
-    shape: a.shape, strides: elemStrides(a), axes, orderFree: !p.op.startsWith('arg'), args, out: t.write.address,
-    accBytes: accBytesOf.get(spec.name)!,
-    vec: p.arrays.map((x) => ({ bytes: x.dtype.bytes, align16: x.align16 })), stream: p.opts.stream,
-  });
-  return finish(t, p.opts.stream);
+  try {
+    const spec = builtinSpec(p.op, p.arrays.map((x) => x.dtype), p.acc, p.out, p.idx?.dtype);
+    const args: ParamValue[] = [];
+    if (p.idx) args.push({ ptr: p.idx.address });
+    for (const x of p.arrays) args.push({ ptr: x.address });
+    if (p.idx) args.push({ dtype: DTYPES.int64, value: BigInt(p.arrays[0].size) });
+    args.push(...(p.extra ?? []));
+    usedOn(p.opts.stream, [...p.arrays, p.idx, t.write]); // memory of another stream is recorded (memory.ts useOn)
+    runReduction(spec, {
+      shape: a.shape, strides: elemStrides(a), axes, orderFree: !p.op.startsWith('arg'), args, out: t.write.address,
+      accBytes: accBytesOf.get(spec.name)!,
+      vec: p.arrays.map((x) => ({ bytes: x.dtype.bytes, align16: x.align16 })), stream: p.opts.stream,
+    });
+    return finish(t, p.opts.stream);
+  } catch (e) {
+    if (t.write !== p.opts.out) t.write.dispose(); // the result or temporary target() made; never the caller's out
+    throw e;
+  }
 }
 
 function checked(a: unknown, what: string): GPUArray {

@@ -107,14 +107,19 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
       strides[d] = s;
       s *= shape[d];
     }
-    const sh = streamHandle(opts.stream); // memory of another stream is recorded (memory.ts useOn)
-    for (const x of arrays) useOn(x, sh);
-    useOn(t.write, sh);
-    runReduction(spec, {
-      shape, strides, axes, orderFree: true, args: values, out: t.write.address,
-      accBytes: out.kind === 'c' ? out.bytes : out.accBytes, stream: opts.stream,
-    });
-    return finish(t, opts.stream);
+    try {
+      const sh = streamHandle(opts.stream); // memory of another stream is recorded (memory.ts useOn)
+      for (const x of arrays) useOn(x, sh);
+      useOn(t.write, sh);
+      runReduction(spec, {
+        shape, strides, axes, orderFree: true, args: values, out: t.write.address,
+        accBytes: out.kind === 'c' ? out.bytes : out.accBytes, stream: opts.stream,
+      });
+      return finish(t, opts.stream);
+    } catch (e) {
+      if (t.write !== opts.out) t.write.dispose(); // the result or temporary target() made; never the caller's out
+      throw e;
+    }
   };
 } as unknown as {
   /**
