@@ -238,6 +238,25 @@ describeGpu('sorting', () => {
       check.done();
     });
 
+    // Views large enough that prep's blocks take several 16-byte-vector tiles each (the grid is
+    // capped at 16 blocks an SM): float32 and int32 from element 1, uint8 from element 3.
+    test('views past a 16-byte boundary with several tiles a block: float32 and int32 (10^7 + 19), uint8 (4 × 10^7 + 5)', () => {
+      const n = 10_000_019;
+      const r = rng(12);
+      const f = new Float32Array(n + 1).map(() => Math.fround((r() - 0.5) * 1e6));
+      const i = new Int32Array(n + 1).map(() => Math.floor(r() * 2 ** 31) - 2 ** 30);
+      const u = new Uint8Array(4e7 + 8).map(() => Math.floor(r() * 256));
+      cuda.tidy(() => {
+        const fs = gpuarray.sort(gpuarray.toGpu(f).index(slice(1, null))).get() as Float32Array;
+        expect(Buffer.compare(Buffer.from(fs.buffer, fs.byteOffset, fs.byteLength), Buffer.from(f.subarray(1).slice().sort().buffer))).toBe(0);
+        const iu = gpuarray.unique(gpuarray.toGpu(i).index(slice(1, null))).get() as Int32Array;
+        const want = Int32Array.from(new Set(i.subarray(1))).sort();
+        expect(Buffer.compare(Buffer.from(iu.buffer, iu.byteOffset, iu.byteLength), Buffer.from(want.buffer))).toBe(0);
+        const us = gpuarray.sort(gpuarray.toGpu(u).index(slice(3, 3 + 4e7 + 5))).get() as Uint8Array;
+        expect(Buffer.compare(Buffer.from(us.buffer, us.byteOffset, us.byteLength), Buffer.from(u.subarray(3, 3 + 4e7 + 5).slice().sort().buffer))).toBe(0);
+      });
+    });
+
     test('float NaN payloads and signs, ±Inf, -0.0 / +0.0 (float16, float32, float64)', () => cuda.tidy(() => {
       const f32 = new Float32Array([NaN, 1, -0, 0, -Infinity, Infinity, -1, 0, -0, NaN]);
       new Uint32Array(f32.buffer)[9] = 0xffc00123; // a negative NaN with a payload

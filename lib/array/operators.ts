@@ -122,17 +122,18 @@ export function elementwise(k: KernelOf, body: string, inputs: Parsed[], compute
   outDtype: DType, opts: OpOptions = {}, cache?: Map<string, ElementwiseSpec>): GPUArray {
   const name = typeof k === 'string' ? k : k.kernel;
   // Plain loops (no closures): this is the path of every small operator call.
+  const given = opts.out; // read once (a getter may answer otherwise on a second read)
   const arrays: GPUArray[] = [];
   for (const p of inputs) if (p.arr) arrays.push(p.arr);
-  checkDevices(name, arrays, opts.out instanceof GPUArray ? opts.out : undefined);
+  checkDevices(name, arrays, given instanceof GPUArray ? given : undefined);
   // Inputs broadcast against each other and against `out`, as in NumPy.
   const shapes: Array<readonly number[]> = [];
   for (const a of arrays) shapes.push(a.shape);
-  if (opts.out instanceof GPUArray) shapes.push(opts.out.shape);
+  if (given instanceof GPUArray) shapes.push(given.shape);
   let same = true;
   for (const x of shapes) same &&= sameShape(x, shapes[0]);
   const shape = same ? shapes[0] : broadcastShapes(...shapes);
-  let out = opts.out;
+  let out = given;
   let result: GPUArray;
   if (out !== undefined) {
     if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: out must be a GPUArray. Received ${describe(out)}`);
@@ -165,7 +166,7 @@ export function elementwise(k: KernelOf, body: string, inputs: Parsed[], compute
       out.dispose();
     }
   } catch (e) {
-    if (out !== opts.out) out.dispose(); // this call's result or overlap temporary; never the caller's out
+    if (out !== given) out.dispose(); // this call's result or overlap temporary; never the caller's out
     throw e;
   }
   return result;

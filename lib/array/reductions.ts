@@ -295,7 +295,12 @@ function elemStrides(a: GPUArray): number[] {
 }
 
 /** @internal */
-export interface Target { result: GPUArray; write: GPUArray }
+export interface Target {
+  result: GPUArray;
+  write: GPUArray;
+  /** Whether `write` was made here (the new result or a temporary), not the caller's out. */
+  own: boolean;
+}
 
 /** The output: `out` itself when contiguous of the right dtype, else a temporary copied over after. @internal */
 export function target(shape: number[], keptShape: number[], outDt: DType,
@@ -303,7 +308,7 @@ export function target(shape: number[], keptShape: number[], outDt: DType,
   const out = opts.out;
   if (out === undefined) {
     const r = GPUArray.allocate(shape, outDt, opts.stream);
-    return { result: r, write: r };
+    return { result: r, write: r, own: true };
   }
   if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: out must be a GPUArray. Received ${describe(out)}`);
   out.check();
@@ -314,8 +319,8 @@ export function target(shape: number[], keptShape: number[], outDt: DType,
   if (!canCast(outDt, out.dtype, 'same_kind')) {
     throw typeError('ERR_INVALID_DTYPE', `${what}: cannot store a ${outDt.name} result in a ${out.dtype.name} out array (same_kind casting)`);
   }
-  if (out.dtype === outDt && out.flags.cContiguous) return { result: out, write: out };
-  return { result: out, write: GPUArray.allocate(shape, outDt, opts.stream) };
+  if (out.dtype === outDt && out.flags.cContiguous) return { result: out, write: out, own: false };
+  return { result: out, write: GPUArray.allocate(shape, outDt, opts.stream), own: true };
 }
 
 /** @internal */
@@ -374,7 +379,7 @@ function execute(p: Plan): GPUArray {
     });
     return finish(t, p.opts.stream);
   } catch (e) {
-    if (t.write !== p.opts.out) t.write.dispose(); // the result or temporary target() made; never the caller's out
+    if (t.own) t.write.dispose(); // the result or temporary target() made; never the caller's out
     throw e;
   }
 }

@@ -117,7 +117,7 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
       });
       return finish(t, opts.stream);
     } catch (e) {
-      if (t.write !== opts.out) t.write.dispose(); // the result or temporary target() made; never the caller's out
+      if (t.own) t.write.dispose(); // the result or temporary target() made; never the caller's out
       throw e;
     }
   };
