@@ -5,7 +5,7 @@ import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, float64 } fro
 import { checkSize, rangeError, typeError, describe } from '../base/errors';
 import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, streamHandle } from '../cuda/driver';
-import { GPUArray, arrayArg, fromHost, hostInput, optionsArg } from './gpuarray';
+import { GPUArray, arrayArg, filled, fromHost, hostInput, optionsArg } from './gpuarray';
 import { hostRange } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import { Operand, elementwise, fill } from './operators';
@@ -114,14 +114,9 @@ export function empty(shape: number | readonly number[], dtype?: DTypeLike, opts
 export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
   opts = optionsArg(opts);
   return onDevice(opts.device, () => {
-    const a = empty(shape, dtype, { stream: opts.stream });
-    try {
-      if (a.nbytes) cu.memset(a.ptr, 0, a.nbytes, 1, streamHandle(opts.stream), false);
-    } catch (e) {
-      a.dispose(); // nobody gets `a` (a failed memset, or an earlier launch's failure reported by it)
-      throw e;
-    }
-    return a;
+    // A failed memset (or an earlier launch's failure reported by it) leaves nothing behind.
+    return filled(empty(shape, dtype, { stream: opts.stream }),
+      (a) => a.nbytes && cu.memset(a.ptr, 0, a.nbytes, 1, streamHandle(opts.stream), false));
   });
 }
 
@@ -132,15 +127,7 @@ export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts
  */
 export function ones(shape: number | readonly number[], dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
   opts = optionsArg(opts);
-  return onDevice(opts.device, () => {
-    const a = empty(shape, dtype, { stream: opts.stream });
-    try {
-      return fill(a, 1, opts.stream);
-    } catch (e) {
-      a.dispose(); // a failed launch leaves nothing behind
-      throw e;
-    }
-  });
+  return onDevice(opts.device, () => filled(empty(shape, dtype, { stream: opts.stream }), (a) => fill(a, 1, opts.stream)));
 }
 
 /**
@@ -161,15 +148,8 @@ export function full(shape: number | readonly number[], value: Operand, dtype?: 
     throw typeError('ERR_INVALID_ARG_TYPE', `full() takes a scalar value. Received ${describe(value)}`);
   }
   else d = (value as { dtype?: DType }).dtype ?? DTYPES.float64;
-  return onDevice(opts.device, () => {
-    const a = GPUArray.allocate(normalizeShape(shape), d, opts.stream);
-    try {
-      return fill(a, value, opts.stream);
-    } catch (e) {
-      a.dispose(); // a value the dtype cannot hold (RangeError ERR_OUT_OF_RANGE) leaves nothing behind
-      throw e;
-    }
-  });
+  // A value the dtype cannot hold (RangeError ERR_OUT_OF_RANGE) leaves nothing behind.
+  return onDevice(opts.device, () => filled(GPUArray.allocate(normalizeShape(shape), d, opts.stream), (a) => fill(a, value, opts.stream)));
 }
 
 function seq(name: string, n: number, start: number, step: number, d: DType, stream?: Stream | null): GPUArray {
@@ -178,14 +158,8 @@ function seq(name: string, n: number, start: number, step: number, d: DType, str
   const f = compute.name === 'float32' ? 'float' : 'double';
   // start + i * step in floating point, rounded at each step (no FMA) as NumPy computes it.
   const [add, mul] = f === 'float' ? ['__fadd_rn', '__fmul_rn'] : ['__dadd_rn', '__dmul_rn'];
-  try {
-    elementwise(name, `r0 = ${add}((${f})x0, ${mul}((${f})i, (${f})x1));`, [{ value: start }, { value: step }], [compute, compute],
-      compute, d, { out, stream });
-  } catch (e) {
-    out.dispose(); // a failed launch leaves nothing behind
-    throw e;
-  }
-  return out;
+  return filled(out, () => elementwise(name, `r0 = ${add}((${f})x0, ${mul}((${f})i, (${f})x1));`, [{ value: start }, { value: step }],
+    [compute, compute], compute, d, { out, stream }));
 }
 
 function finiteNumber(v: unknown, name: string): number {
@@ -233,15 +207,9 @@ export function linspace(start: number, stop: number, num = 50,
   const step = div > 0 ? (stop - start) / div : 0;
   const d = opts.dtype !== undefined ? toDType(opts.dtype) : DTYPES.float64;
   return onDevice(opts.device, () => {
-    const out = seq('linspace', num, start, step, d, opts.stream);
-    try {
-      // Exact last value, like NumPy; converted like the others (a strong float64: no range check).
-      if (endpoint && num > 1) fill(out.index(num - 1), float64(stop), opts.stream);
-    } catch (e) {
-      out.dispose();
-      throw e;
-    }
-    return out;
+    // Exact last value, like NumPy; converted like the others (a strong float64: no range check).
+    return filled(seq('linspace', num, start, step, d, opts.stream),
+      (out) => endpoint && num > 1 && fill(out.index(num - 1), float64(stop), opts.stream));
   });
 }
 

@@ -360,14 +360,8 @@ export class GPUArray {
     const strides = reshapeStrides(this.shape, this.strides, want, this.dtype.bytes);
     if (strides) return this.view_(want, strides, this.offset);
     // No view possible: a new owner with the new shape, filled through a view in the old one.
-    const out = GPUArray.allocate(want, this.dtype);
-    try {
-      impl.assign(out.view_(this.shape, contiguousStrides(this.shape, this.dtype.bytes), 0), this);
-    } catch (e) {
-      out.dispose(); // a failed copy leaves nothing behind
-      throw e;
-    }
-    return out;
+    return filled(GPUArray.allocate(want, this.dtype),
+      (out) => impl.assign(out.view_(this.shape, contiguousStrides(this.shape, this.dtype.bytes), 0), this));
   }
 
   /** A 1-d view (or copy). @example a.ravel() */
@@ -608,6 +602,20 @@ export function arrayArg(v: unknown, name: string): GPUArray {
 }
 
 const NO_OPTIONS = Object.freeze({});
+
+/**
+ * @internal `a` after `fill(a)`, or, when fill throws (a failed launch or copy, a value the dtype
+ * cannot hold), `a` disposed and the error rethrown: a new array nobody gets is freed at once.
+ */
+export function filled<T extends GPUArray>(a: T, fill: (a: T) => unknown): T {
+  try {
+    fill(a);
+    return a;
+  } catch (e) {
+    a.dispose();
+    throw e;
+  }
+}
 
 /** @internal An options argument: undefined or null → {}; anything but an object is a TypeError. */
 export function optionsArg<T extends object>(v: T | null | undefined, name = 'options'): T {

@@ -6,7 +6,7 @@
 import { Complex, DTYPES, DType, Scalar, checkStorable } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
-import { GPUArray } from './gpuarray';
+import { GPUArray, filled } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { ArrayOperand, ScalarOperand, runElementwise } from '../engine/elementwise';
 import { Operand as OperandType, canCast, resultType } from '../base/promote';
@@ -264,14 +264,7 @@ export function assign(dst: GPUArray, src: GPUArray, stream?: Stream | null): vo
 }
 
 function copyOf(src: GPUArray, stream?: Stream | null, dt: DType = src.dtype): GPUArray {
-  const out = GPUArray.allocate(src.shape, dt, stream);
-  try {
-    assign(out, src, stream);
-  } catch (e) {
-    out.dispose();
-    throw e;
-  }
-  return out;
+  return filled(GPUArray.allocate(src.shape, dt, stream), (out) => assign(out, src, stream));
 }
 
 /** Fills `a` with one value (converted to its dtype). @internal */

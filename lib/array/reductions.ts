@@ -323,13 +323,23 @@ export function target(shape: number[], keptShape: number[], outDt: DType,
   return { result: out, write: GPUArray.allocate(shape, outDt, opts.stream), own: true };
 }
 
-/** @internal */
-export function finish(t: Target, stream?: Stream | null): GPUArray {
-  if (t.write !== t.result) {
-    assign(t.result, t.write.reshape(t.result.shape), stream);
-    t.write.dispose();
+/**
+ * `run` (the reduction writing `t.write`), then the temporary copied into `out`: the result. When
+ * either throws, what target() made (the new result or the temporary) is disposed, never the
+ * caller's out. @internal
+ */
+export function finish(t: Target, stream: Stream | null | undefined, run: () => void): GPUArray {
+  try {
+    run();
+    if (t.write !== t.result) {
+      assign(t.result, t.write.reshape(t.result.shape), stream);
+      t.write.dispose();
+    }
+    return t.result;
+  } catch (e) {
+    if (t.own) t.write.dispose();
+    throw e;
   }
-  return t.result;
 }
 
 interface Plan {
@@ -364,7 +374,7 @@ function execute(p: Plan): GPUArray {
     throw rangeError('ERR_EMPTY_REDUCTION', `zero-size array to reduction operation ${p.op} which has no identity`);
   }
   const t = target(shape, keptShape, p.out, p.opts, p.op);
-  try {
+  return finish(t, p.opts.stream, () => {
     const spec = builtinSpec(p.op, p.arrays.map((x) => x.dtype), p.acc, p.out, p.idx?.dtype);
     const args: ParamValue[] = [];
     if (p.idx) args.push({ ptr: p.idx.address });
@@ -377,11 +387,7 @@ function execute(p: Plan): GPUArray {
       accBytes: accBytesOf.get(spec.name)!,
       vec: p.arrays.map((x) => ({ bytes: x.dtype.bytes, align16: x.align16 })), stream: p.opts.stream,
     });
-    return finish(t, p.opts.stream);
-  } catch (e) {
-    if (t.own) t.write.dispose(); // the result or temporary target() made; never the caller's out
-    throw e;
-  }
+  });
 }
 
 function checked(a: unknown, what: string): GPUArray {

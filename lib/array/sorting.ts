@@ -9,7 +9,7 @@ import { describe, rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
 import { promoteTypes } from '../base/promote';
 import { Stream, streamHandle } from '../cuda/driver';
-import { GPUArray, optionsArg } from './gpuarray';
+import { GPUArray, filled, optionsArg } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { checkDevices } from './devices';
@@ -154,14 +154,12 @@ function placed(p: Prepared, r: GPUArray, out: GPUArray | undefined, stream: Str
     view = view.transpose(perm.map((_, i) => perm.indexOf(i)));
   }
   if (!out && !p.perm) return view;
-  let made: GPUArray | undefined;
   try {
-    const result = out ?? (made = GPUArray.allocate(p.shape, r.dtype, stream));
-    assign(result, view, stream);
-    return result;
-  } catch (e) {
-    made?.dispose();
-    throw e;
+    if (out) {
+      assign(out, view, stream);
+      return out;
+    }
+    return filled(GPUArray.allocate(p.shape, r.dtype, stream), (x) => assign(x, view, stream));
   } finally {
     r.dispose();
   }

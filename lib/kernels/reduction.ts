@@ -107,7 +107,7 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
       strides[d] = s;
       s *= shape[d];
     }
-    try {
+    return finish(t, opts.stream, () => {
       const sh = streamHandle(opts.stream); // memory of another stream is recorded (memory.ts useOn)
       for (const x of arrays) useOn(x, sh);
       useOn(t.write, sh);
@@ -115,11 +115,7 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
         shape, strides, axes, orderFree: true, args: values, out: t.write.address,
         accBytes: out.kind === 'c' ? out.bytes : out.accBytes, stream: opts.stream,
       });
-      return finish(t, opts.stream);
-    } catch (e) {
-      if (t.own) t.write.dispose(); // the result or temporary target() made; never the caller's out
-      throw e;
-    }
+    });
   };
 } as unknown as {
   /**

@@ -7,7 +7,7 @@ import { rangeError, typeError } from '../base/errors';
 import { canCast, resultType } from '../base/promote';
 import { formatShape, sizeOf } from '../base/shape';
 import { Stream } from '../cuda/driver';
-import { GPUArray, arrayArg, optionsArg } from '../array/gpuarray';
+import { GPUArray, arrayArg, filled, optionsArg } from '../array/gpuarray';
 import { apply, assign } from '../array/operators';
 import * as red from '../array/reductions';
 import { MatmulOptions, product } from './matmul';
@@ -36,13 +36,7 @@ function viaMatrices(a2: GPUArray, b2: GPUArray, shape: number[], o: MatmulOptio
   if (o.out === undefined) {
     // A new owner of the final shape, written through a 2-D view (dispose() frees it).
     const r = GPUArray.allocate(shape, resultType(a2.dtype, b2.dtype), o.stream);
-    try {
-      product(a2, b2, { ...o, out: r.reshape(flat) }, what);
-    } catch (e) {
-      r.dispose();
-      throw e;
-    }
-    return r;
+    return filled(r, () => product(a2, b2, { ...o, out: r.reshape(flat) }, what));
   }
   const out = arrayArg(o.out, 'out');
   if (!sameShape(out.shape, shape)) {
