@@ -63,6 +63,16 @@ const RANK: 'atomic' | 'ballots' = envFlag('NODECUDA_SORT_BALLOTS', false) ? 'ba
  */
 const EARLY = envFlag('NODECUDA_SORT_EARLY', false);
 /**
+ * The second version of the scatter pass (experimental, NODECUDA_SORT_PASS_V2=0/1; compiled, never
+ * run on a GPU yet: docs/sorting.md), from a SASS comparison with CUB's onesweep kernel: the shared
+ * counts and match words zeroed with unrolled 16-byte stores; keys past n padded with all ones
+ * after the transform (digit 255 in every pass, ranked after every real key of the tile, so never
+ * stored, and counted only into the last tile's published counts, which no tile reads), so the
+ * ranking and the exchange test no key's validity; full tiles loaded and scattered without bounds
+ * checks; the digit taken with one byte permute.
+ */
+const PASS_V2 = envFlag('NODECUDA_SORT_PASS_V2', false);
+/**
  * Whether the shared per-digit arrays of the scatter pass are swizzled (digits 32 apart, which share
  * a bank, spread over 8 banks; tuning: NODECUDA_SORT_SWIZZLE=0/1): low-entropy digits such as
  * multiples of 64 otherwise queue on one bank.
@@ -499,6 +509,17 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
     *(volatile unsigned long long*)mine = e | (2ull << 32) | (excl + tot);
   }
   s_gbase[st] += excl;  // plus a tile position: the global one`;
+  // V2: the per-warp counts (and with atomic ranking the match words, as many 32-bit words) zeroed
+  // with 16-byte stores, a whole number a thread (sizeof(CNT) / 2 and 2).
+  const zeroV2 = `
+  {
+    const uint4 z = make_uint4(0u, 0u, 0u, 0u);
+    #pragma unroll
+    for (int k = 0; k < ${(W * 256 * (CNT === 'unsigned int' ? 4 : 2)) / 16 / B}; k++) reinterpret_cast<uint4*>(&s_cnt[0][0])[k * ${B} + t] = z;${
+  RANK === 'atomic' ? `
+    #pragma unroll
+    for (int k = 0; k < ${(W * 256 * 4) / 16 / B}; k++) reinterpret_cast<uint4*>(s_x)[k * ${B} + t] = z;` : ''}
+  }`;
   const source = `
 namespace ${name}_ns {${transforms(dt, kb)}
 // Index of digit d (< 256) in the shared digit arrays: ${SWIZZLE ? 'digits 32 apart (same bank) spread over 8 banks (d >> 5 is 0..7: only the low 3 bits change, a permutation)' : 'the digit'}.
@@ -517,14 +538,14 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
   ${K}* kout = b1 ? k0 : k1;
   (void)v0; (void)v1;
   constexpr int IT = ${IT}, TILE = ${B * IT};
-  __shared__ ${CNT} s_cnt[${W}][256];  // per-warp digit counts, then where each warp's keys of the digit start in the tile
+  __shared__ ${PASS_V2 ? '__align__(16) ' : ''}${CNT} s_cnt[${W}][256];  // per-warp digit counts, then where each warp's keys of the digit start in the tile
   __shared__ unsigned int s_gbase[256];      // global position of the digit's first key of this tile less its tile start
   __shared__ unsigned int s_w[8];  // the digit warps' totals (threads below 256)
   __shared__ unsigned int s_tile;
   __shared__ __align__(16) unsigned char s_x[${Math.max(B * IT * xb, RANK === 'atomic' ? W * 256 * 4 : 0)}];  // the exchange (atomic ranking: match words first)
-  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;${PASS_V2 ? zeroV2 : `
   for (int k = t; k < ${W} * 256; k += ${B}) (&s_cnt[0][0])[k] = 0;${RANK === 'atomic' ? `
-  for (int k = t; k < ${W} * 256; k += ${B}) reinterpret_cast<unsigned int*>(s_x)[k] = 0;` : ''}
+  for (int k = t; k < ${W} * 256; k += ${B}) reinterpret_cast<unsigned int*>(s_x)[k] = 0;` : ''}`}
   if (t == 0) {
     s_tile = atomicAdd(ticket, 1u);  // tiles in start order: every predecessor is running or done
     if (s_tile == gridDim.x - 1) *ticket = 0;  // the last ticket: leave the counter zeroed
@@ -553,7 +574,15 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
   if (raw) {
     #pragma unroll
     for (int j = 0; j < IT; j++) key[j] = ${name}_ns::nc_tf(key[j]);
-  }${vals ? `
+  }${PASS_V2 ? `
+  // Keys past n (the last tile's): all ones after the transform, digit 255 in every pass, so they
+  // rank after every real key of the tile (stable: they come last), at tile positions from cnt on,
+  // and are never stored; only the last tile's published count of digit 255 includes them, which
+  // no tile reads (the look-back reads predecessors).
+  if (rem < 32u * IT) {
+    #pragma unroll
+    for (int j = 0; j < IT; j++) if (j * 32 + lane >= rem) key[j] = (${K})~(${K})0;
+  }` : ''}${vals ? `
   #pragma unroll
   for (int j = 0; j < IT; j++) {
     const unsigned long long i = wbase + j * 32 + lane;
@@ -563,7 +592,7 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   // where its keys of the digit start in the tile) and the tile's counts published, before the ranking.
   #pragma unroll
   for (int j = 0; j < IT; j++) {
-    if (j * 32 + lane < rem) atomicAdd(&s_cnt[warp][${name}_ns::nc_sw((unsigned int)((key[j] >> shift) & 255u))], 1u);
+    ${PASS_V2 ? '' : 'if (j * 32 + lane < rem) '}atomicAdd(&s_cnt[warp][${name}_ns::nc_sw((unsigned int)((key[j] >> shift) & 255u))], 1u);
   }
   __syncthreads();
   // Thread t is digit t in the digit sections (at index st of the shared digit arrays).${digitVars}
@@ -578,7 +607,7 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   unsigned int* s_match = reinterpret_cast<unsigned int*>(s_x) + warp * 256;  // zeroed above; s_x is free until the exchange` : ''}
   #pragma unroll
   for (int j = 0; j < IT; j++) {
-    const bool valid = j * 32 + lane < rem;
+    const bool valid = ${PASS_V2 ? 'true;  // keys past n are padded' : 'j * 32 + lane < rem;'}
     const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
     const unsigned int sd = ${name}_ns::nc_sw(d);${RANK === 'atomic' ? `
     if (valid) atomicOr(&s_match[sd], 1u << lane);
@@ -607,8 +636,9 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   // Exchange through shared memory: keys to their tile positions (the ranks), then read back in order.
   ${K}* sk = reinterpret_cast<${K}*>(s_x);
   #pragma unroll
-  for (int j = 0; j < IT; j++) {
-    if (j * 32 + lane < rem) sk[rk[j]] = key[j];
+  for (int j = 0; j < IT; j++) {${PASS_V2 ? `
+    sk[rk[j]] = key[j];` : `
+    if (j * 32 + lane < rem) sk[rk[j]] = key[j];`}
   }
   ${digitsOnly(lookBack)}` : `
   // Thread t is digit t from here (at index st of the shared digit arrays): its count in the tile, the warps' starts, the run starts.${digitVars}
@@ -619,12 +649,15 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   // Exchange through shared memory: keys to their tile positions, then read back in order.
   ${K}* sk = reinterpret_cast<${K}*>(s_x);
   #pragma unroll
-  for (int j = 0; j < IT; j++) {
+  for (int j = 0; j < IT; j++) {${PASS_V2 ? `
+    const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
+    rk[j] += s_cnt[warp][${name}_ns::nc_sw(d)];
+    sk[rk[j]] = key[j];` : `
     if (j * 32 + lane < rem) {
       const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
       rk[j] += s_cnt[warp][${name}_ns::nc_sw(d)];
       sk[rk[j]] = key[j];
-    }
+    }`}
   }`}
   __syncthreads();
   const unsigned int cnt = n - base < (unsigned long long)TILE ? (unsigned int)(n - base) : (unsigned int)TILE;
@@ -644,7 +677,7 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   __syncthreads();
   unsigned int* sv = reinterpret_cast<unsigned int*>(s_x);
   #pragma unroll
-  for (int j = 0; j < IT; j++) if (j * 32 + lane < rem) sv[rk[j]] = val[j];
+  for (int j = 0; j < IT; j++) ${PASS_V2 ? '' : 'if (j * 32 + lane < rem) '}sv[rk[j]] = val[j];
   __syncthreads();
   #pragma unroll
   for (int j = 0; j < IT; j++) {
