@@ -520,6 +520,40 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
     #pragma unroll
     for (int k = 0; k < ${(W * 256 * 4) / 16 / B}; k++) reinterpret_cast<uint4*>(s_x)[k * ${B} + t] = z;` : ''}
   }`;
+  // The scatter loops over a thread's tile positions s = j * B + t below cnt (the keys' with
+  // `keyBody`, the payloads' with `valBody`); V2: a full tile's without the bound (a block-uniform branch).
+  const scatter = (body: string): string => {
+    const guarded = `
+  #pragma unroll
+  for (int j = 0; j < IT; j++) {
+    const unsigned int s = j * ${B} + t;
+    if (s < cnt) {${body}
+    }
+  }`;
+    return !PASS_V2 ? guarded : `
+  if (cnt == TILE) {
+    #pragma unroll
+    for (int j = 0; j < IT; j++) {
+      const unsigned int s = j * ${B} + t;${body}
+    }
+  } else {${guarded.replace(/\n/g, '\n  ')}
+  }`;
+  };
+  const keyBody = `
+      const ${K} kk = sk[s];
+      const unsigned int d = (unsigned int)((kk >> shift) & 255u);
+      gpos[j] = s_gbase[${name}_ns::nc_sw(d)] + s;${vals ? `
+      if (!fin_pass) kout[gpos[j]] = kk;` : `
+      if (fin_pass) reinterpret_cast<${K}*>(fout_)[gpos[j]] = ${name}_ns::nc_untf(kk);
+      else kout[gpos[j]] = kk;`}`;
+  const valBody = `
+      const unsigned int p = sv[s];
+      if (!fin_pass) vout[gpos[j]] = p;
+      else {
+        ${S}* fout = reinterpret_cast<${S}*>(fout_);
+        if (fout) fout[gpos[j]] = fin[p];
+        if (fidx) fidx[gpos[j]] = (long long)(p % len);
+      }`;
   const source = `
 namespace ${name}_ns {${transforms(dt, kb)}
 // Index of digit d (< 256) in the shared digit arrays: ${SWIZZLE ? 'digits 32 apart (same bank) spread over 8 banks (d >> 5 is 0..7: only the low 3 bits change, a permutation)' : 'the digit'}.
@@ -566,11 +600,19 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
   // The stage's first pass with raw set reads the input and transforms it here. One load a key
   // from either pointer (a branch between two loads kept them from going out together).
   const bool raw = (inf & 16u) != 0;
-  const ${K}* src = raw ? reinterpret_cast<const ${K}*>(fin) : kin;
+${PASS_V2 ? `  // A full chunk (every warp of a tile but the last's) without the bound (a warp-uniform branch).
+  const ${K}* src = (raw ? reinterpret_cast<const ${K}*>(fin) : kin) + wbase + lane;
+  if (rem == 32u * IT) {
+    #pragma unroll
+    for (int j = 0; j < IT; j++) key[j] = src[j * 32];
+  } else {
+    #pragma unroll
+    for (int j = 0; j < IT; j++) key[j] = j * 32 + lane < rem ? src[j * 32] : (${K})0;
+  }` : `  const ${K}* src = raw ? reinterpret_cast<const ${K}*>(fin) : kin;
   #pragma unroll
   for (int j = 0; j < IT; j++) {
     key[j] = j * 32 + lane < rem ? src[wbase + j * 32 + lane] : (${K})0;
-  }
+  }`}
   if (raw) {
     #pragma unroll
     for (int j = 0; j < IT; j++) key[j] = ${name}_ns::nc_tf(key[j]);
@@ -582,12 +624,23 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
   if (rem < 32u * IT) {
     #pragma unroll
     for (int j = 0; j < IT; j++) if (j * 32 + lane >= rem) key[j] = (${K})~(${K})0;
-  }` : ''}${vals ? `
+  }` : ''}${vals ? `${PASS_V2 ? `
+  {
+    const unsigned int* vs = vin + wbase + lane;
+    const unsigned int i0 = (unsigned int)wbase + lane;  // the identity payload (indices below 2^32)
+    if (rem == 32u * IT) {
+      #pragma unroll
+      for (int j = 0; j < IT; j++) val[j] = iota ? i0 + j * 32 : vs[j * 32];
+    } else {
+      #pragma unroll
+      for (int j = 0; j < IT; j++) val[j] = j * 32 + lane < rem ? (iota ? i0 + j * 32 : vs[j * 32]) : 0u;
+    }
+  }` : `
   #pragma unroll
   for (int j = 0; j < IT; j++) {
     const unsigned long long i = wbase + j * 32 + lane;
     val[j] = j * 32 + lane < rem ? (iota ? (unsigned int)i : vin[i]) : 0u;
-  }` : ''}
+  }`}` : ''}
 ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit scans (each warp's count becomes
   // where its keys of the digit start in the tile) and the tile's counts published, before the ranking.
   #pragma unroll
@@ -661,37 +714,12 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   }`}
   __syncthreads();
   const unsigned int cnt = n - base < (unsigned long long)TILE ? (unsigned int)(n - base) : (unsigned int)TILE;
-  unsigned int gpos[IT];
-  #pragma unroll
-  for (int j = 0; j < IT; j++) {
-    const unsigned int s = j * ${B} + t;
-    if (s < cnt) {
-      const ${K} kk = sk[s];
-      const unsigned int d = (unsigned int)((kk >> shift) & 255u);
-      gpos[j] = s_gbase[${name}_ns::nc_sw(d)] + s;${vals ? `
-      if (!fin_pass) kout[gpos[j]] = kk;` : `
-      if (fin_pass) reinterpret_cast<${K}*>(fout_)[gpos[j]] = ${name}_ns::nc_untf(kk);
-      else kout[gpos[j]] = kk;`}
-    }
-  }${vals ? `
+  unsigned int gpos[IT];${scatter(keyBody)}${vals ? `
   __syncthreads();
   unsigned int* sv = reinterpret_cast<unsigned int*>(s_x);
   #pragma unroll
   for (int j = 0; j < IT; j++) ${PASS_V2 ? '' : 'if (j * 32 + lane < rem) '}sv[rk[j]] = val[j];
-  __syncthreads();
-  #pragma unroll
-  for (int j = 0; j < IT; j++) {
-    const unsigned int s = j * ${B} + t;
-    if (s < cnt) {
-      const unsigned int p = sv[s];
-      if (!fin_pass) vout[gpos[j]] = p;
-      else {
-        ${S}* fout = reinterpret_cast<${S}*>(fout_);
-        if (fout) fout[gpos[j]] = fin[p];
-        if (fidx) fidx[gpos[j]] = (long long)(p % len);
-      }
-    }
-  }` : ''}
+  __syncthreads();${scatter(valBody)}` : ''}
 }`;
   return { source, name };
 }
