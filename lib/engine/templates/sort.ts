@@ -520,6 +520,11 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
     #pragma unroll
     for (int k = 0; k < ${(W * 256 * 4) / 16 / B}; k++) reinterpret_cast<uint4*>(s_x)[k * ${B} + t] = z;` : ''}
   }`;
+  // The digit of key `k` in this pass; V2: one byte permute (1-byte keys have one pass: the key itself).
+  const dig = (k: string): string => (!PASS_V2 ? `(unsigned int)((${k} >> shift) & 255u)`
+    : kb === 1 ? `(unsigned int)${k}`
+      : kb === 8 ? `__byte_perm(hi ? (unsigned int)(${k} >> 32) : (unsigned int)${k}, 0u, psel)`
+        : `__byte_perm((unsigned int)${k}, 0u, psel)`);
   // The scatter loops over a thread's tile positions s = j * B + t below cnt (the keys' with
   // `keyBody`, the payloads' with `valBody`); V2: a full tile's without the bound (a block-uniform branch).
   const scatter = (body: string): string => {
@@ -541,7 +546,7 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
   };
   const keyBody = `
       const ${K} kk = sk[s];
-      const unsigned int d = (unsigned int)((kk >> shift) & 255u);
+      const unsigned int d = ${dig('kk')};
       gpos[j] = s_gbase[${name}_ns::nc_sw(d)] + s;${vals ? `
       if (!fin_pass) kout[gpos[j]] = kk;` : `
       if (fin_pass) reinterpret_cast<${K}*>(fout_)[gpos[j]] = ${name}_ns::nc_untf(kk);
@@ -590,8 +595,12 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
   const unsigned long long wbase = base + (unsigned long long)warp * 32 * IT;  // this warp's contiguous chunk
   // Keys of the chunk that exist: item j of this lane is valid when j * 32 + lane < rem (32-bit compares).
   const unsigned int rem = wbase >= n ? 0u : n - wbase >= 32ull * IT ? 32u * IT : (unsigned int)(n - wbase);
-  const int shift = pass * 8;
-  ${K} key[IT];
+${PASS_V2 ? `  // The digit (see dig): byte pass % 4 of the key's half, by one byte permute (the rest from 0u's zero bytes).
+  const unsigned int psel = 0x4440u + (unsigned int)(pass & 3);${kb === 8 ? `
+  const bool hi = pass >= 4;  // the key's high half` : kb === 1 ? `
+  (void)psel;` : ''}
+` : `  const int shift = pass * 8;
+`}  ${K} key[IT];
   unsigned int rk[IT];${vals ? `
   const bool iota = (inf & 4u) != 0;
   const unsigned int* vin = b1 ? v1 : v0;
@@ -645,7 +654,7 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   // where its keys of the digit start in the tile) and the tile's counts published, before the ranking.
   #pragma unroll
   for (int j = 0; j < IT; j++) {
-    ${PASS_V2 ? '' : 'if (j * 32 + lane < rem) '}atomicAdd(&s_cnt[warp][${name}_ns::nc_sw((unsigned int)((key[j] >> shift) & 255u))], 1u);
+    ${PASS_V2 ? '' : 'if (j * 32 + lane < rem) '}atomicAdd(&s_cnt[warp][${name}_ns::nc_sw(${dig('key[j]')})], 1u);
   }
   __syncthreads();
   // Thread t is digit t in the digit sections (at index st of the shared digit arrays).${digitVars}
@@ -661,7 +670,7 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   #pragma unroll
   for (int j = 0; j < IT; j++) {
     const bool valid = ${PASS_V2 ? 'true;  // keys past n are padded' : 'j * 32 + lane < rem;'}
-    const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
+    const unsigned int d = ${dig('key[j]')};
     const unsigned int sd = ${name}_ns::nc_sw(d);${RANK === 'atomic' ? `
     if (valid) atomicOr(&s_match[sd], 1u << lane);
     __syncwarp();
@@ -703,11 +712,11 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   ${K}* sk = reinterpret_cast<${K}*>(s_x);
   #pragma unroll
   for (int j = 0; j < IT; j++) {${PASS_V2 ? `
-    const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
+    const unsigned int d = ${dig('key[j]')};
     rk[j] += s_cnt[warp][${name}_ns::nc_sw(d)];
     sk[rk[j]] = key[j];` : `
     if (j * 32 + lane < rem) {
-      const unsigned int d = (unsigned int)((key[j] >> shift) & 255u);
+      const unsigned int d = ${dig('key[j]')};
       rk[j] += s_cnt[warp][${name}_ns::nc_sw(d)];
       sk[rk[j]] = key[j];
     }`}
