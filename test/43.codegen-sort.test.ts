@@ -57,13 +57,15 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
    * Loads the sort templates afresh with exactly `vars` of the tuning variables set (the others
    * unset, whatever this process inherited) and passes them to `fn`; restores the environment.
    */
-  function withTuning(vars: Record<string, string>, fn: (m: () => SortModule) => void): void {
+  function withTuning<T>(vars: Record<string, string>, fn: (m: () => SortModule) => T): T {
     const saved = TUNING.map((k) => [k, process.env[k]] as const);
     try {
       for (const k of TUNING) delete process.env[k];
       Object.assign(process.env, vars);
+      let out: T | undefined;
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variables
-      jest.isolateModules(() => fn(() => require('../lib/engine/templates/sort') as SortModule));
+      jest.isolateModules(() => { out = fn(() => require('../lib/engine/templates/sort') as SortModule); });
+      return out as T;
     } finally {
       for (const [k, v] of saved) {
         if (v === undefined) delete process.env[k]; else process.env[k] = v;
@@ -120,15 +122,20 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
       [{ NODECUDA_SORT_ITEMS: '32' }, [[512, 16], [512, 16], [256, 16]], 2],
       [{ NODECUDA_SORT_BLOCK: '256', NODECUDA_SORT_ITEMS: '12', NODECUDA_SORT_PASS_BLOCKS: '4' }, [[256, 12], [256, 12], [256, 12]], 4],
     ];
-    for (const [vars, shapes, blocks] of cases) {
-      withTuning(vars, (load) => {
+    // Early counts on (the default) and off: with them, per-warp counts are 32-bit and 512-thread
+    // tiles hold at most 28 KiB of exchange (14 4-byte keys a thread, 7 8-byte keys).
+    for (const [vars, table, blocks] of cases) for (const early of ['1', '0']) {
+      const shapes = table.map(([threads, it], j): [number, number] =>
+        [threads, early === '1' && threads === 512 ? Math.min(it, j === 2 ? 7 : 14) : it]);
+      withTuning({ ...vars, NODECUDA_SORT_EARLY: early }, (load) => {
         const { passKernel, sortTile } = load();
         const ks = [passKernel(DTYPES.int32, 4, false), passKernel(DTYPES.float32, 4, true), passKernel(DTYPES.float64, 8, false)];
         shapes.forEach(([threads, it], j) => {
           expect(ks[j].source).toContain(`constexpr int IT = ${it}, TILE = ${threads * it};`);
           expect(ks[j].source).toContain(`__launch_bounds__(${threads}, ${blocks})`);
-          // 512 threads: 16-bit per-warp counts (16 warps), and only the first 256 threads own a digit.
-          expect(ks[j].source).toContain(threads === 512 ? 'unsigned short s_cnt[16][256]' : 'unsigned int s_cnt[8][256]');
+          // 512 threads: 16 warps of counts (16-bit without early counts), and only the first 256 threads own a digit.
+          const counts = threads === 512 ? `unsigned ${early === '1' ? 'int' : 'short'} s_cnt[16][256]` : 'unsigned int s_cnt[8][256]';
+          expect(ks[j].source).toContain(counts);
           expect(ks[j].source.includes('if (t < 256) {')).toBe(threads === 512);
           // Every barrier is reached by all threads: none inside the digit threads' sections.
           for (const section of digitSections(ks[j].source)) expect(section).not.toContain('__syncthreads');
@@ -189,10 +196,11 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
       m.passKernel(DTYPES.uint8, 1, false), m.passKernel(DTYPES.bool, 1, true), m.passKernel(DTYPES.float16, 2, true),
       m.passKernel(DTYPES.int32, 4, false), m.passKernel(DTYPES.float32, 4, true), m.passKernel(DTYPES.float64, 8, false),
       m.passKernel(DTYPES.int64, 8, true)];
-    // Off (unset or 0): the sources of today's pass.
+    // Off (0): the first version's sources; unset: the second version with early counts.
     let plain: string[] = [];
-    withTuning({}, (load) => { plain = kernels(load()).map((k) => k.source); });
-    withTuning({ NODECUDA_SORT_PASS_V2: '0' }, (load) => expect(kernels(load()).map((k) => k.source)).toEqual(plain));
+    withTuning({ NODECUDA_SORT_PASS_V2: '0' }, (load) => { plain = kernels(load()).map((k) => k.source); });
+    const second = withTuning({ NODECUDA_SORT_PASS_V2: '1', NODECUDA_SORT_EARLY: '1' }, (load) => kernels(load()).map((k) => k.source));
+    withTuning({}, (load) => expect(kernels(load()).map((k) => k.source)).toEqual(second));
     for (const early of ['0', '1']) {
       withTuning({ NODECUDA_SORT_PASS_V2: '1', NODECUDA_SORT_EARLY: early }, (load) => {
         const ks = kernels(load());

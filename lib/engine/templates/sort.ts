@@ -61,7 +61,7 @@ const RANK: 'atomic' | 'ballots' = envFlag('NODECUDA_SORT_BALLOTS', false) ? 'ba
  * Per-warp counts are 32-bit either way with it (atomics), so 512-thread tiles of 8-byte keys hold
  * 7 keys a thread.
  */
-const EARLY = envFlag('NODECUDA_SORT_EARLY', false);
+const EARLY = envFlag('NODECUDA_SORT_EARLY', true);
 /**
  * The second version of the scatter pass (experimental, NODECUDA_SORT_PASS_V2=0/1; compiled, never
  * run on a GPU yet: docs/sorting.md), from a SASS comparison with CUB's onesweep kernel: the shared
@@ -71,7 +71,7 @@ const EARLY = envFlag('NODECUDA_SORT_EARLY', false);
  * ranking and the exchange test no key's validity; full tiles loaded and scattered without bounds
  * checks; the digit taken with one byte permute.
  */
-const PASS_V2 = envFlag('NODECUDA_SORT_PASS_V2', false);
+const PASS_V2 = envFlag('NODECUDA_SORT_PASS_V2', true);
 /**
  * Whether the shared per-digit arrays of the scatter pass are swizzled (digits 32 apart, which share
  * a bank, spread over 8 banks; tuning: NODECUDA_SORT_SWIZZLE=0/1): low-entropy digits such as
