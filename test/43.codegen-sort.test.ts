@@ -51,7 +51,7 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
   });
 
   type SortModule = typeof import('../lib/engine/templates/sort');
-  const TUNING = ['NODECUDA_SORT_BALLOTS', 'NODECUDA_SORT_SWIZZLE', 'NODECUDA_SORT_EARLY', 'NODECUDA_SORT_PASS_V2', 'NODECUDA_SORT_BLOCK', 'NODECUDA_SORT_ITEMS', 'NODECUDA_SORT_PASS_BLOCKS',
+  const TUNING = ['NODECUDA_SORT_BALLOTS', 'NODECUDA_SORT_SWIZZLE', 'NODECUDA_SORT_EARLY', 'NODECUDA_SORT_BLOCK', 'NODECUDA_SORT_ITEMS', 'NODECUDA_SORT_PASS_BLOCKS',
     'NODECUDA_SORT_PREP_BITS', 'NODECUDA_SORT_PREP_COPIES', 'NODECUDA_SORT_PREP_ITEMS', 'NODECUDA_SORT_PREP_FLUSH'];
   /**
    * Loads the sort templates afresh with exactly `vars` of the tuning variables set (the others
@@ -190,23 +190,19 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     rejects('NODECUDA_SORT_EARLY', '2');
   });
 
-  test('the scatter pass, second version (NODECUDA_SORT_PASS_V2=1): 16-byte zeroing, keys past n padded, full-tile paths, '
-    + 'digits by byte permute; with and without early counts', () => {
+  test('the scatter pass: 16-byte zeroing, keys past n padded, full-tile paths, digits by byte permute; with and without '
+    + 'early counts (unset: with them)', () => {
     const kernels = (m: SortModule): Array<{ source: string; name: string }> => [
       m.passKernel(DTYPES.uint8, 1, false), m.passKernel(DTYPES.bool, 1, true), m.passKernel(DTYPES.float16, 2, true),
       m.passKernel(DTYPES.int32, 4, false), m.passKernel(DTYPES.float32, 4, true), m.passKernel(DTYPES.float64, 8, false),
       m.passKernel(DTYPES.int64, 8, true)];
-    // Off (0): the first version's sources; unset: the second version with early counts.
-    let plain: string[] = [];
-    withTuning({ NODECUDA_SORT_PASS_V2: '0' }, (load) => { plain = kernels(load()).map((k) => k.source); });
-    const second = withTuning({ NODECUDA_SORT_PASS_V2: '1', NODECUDA_SORT_EARLY: '1' }, (load) => kernels(load()).map((k) => k.source));
-    withTuning({}, (load) => expect(kernels(load()).map((k) => k.source)).toEqual(second));
+    const early1 = withTuning({ NODECUDA_SORT_EARLY: '1' }, (load) => kernels(load()).map((k) => k.source));
+    withTuning({}, (load) => expect(kernels(load()).map((k) => k.source)).toEqual(early1));
     for (const early of ['0', '1']) {
-      withTuning({ NODECUDA_SORT_PASS_V2: '1', NODECUDA_SORT_EARLY: early }, (load) => {
+      withTuning({ NODECUDA_SORT_EARLY: early }, (load) => {
         const ks = kernels(load());
-        ks.forEach((k, j) => {
+        ks.forEach((k) => {
           const src = k.source;
-          expect(src).not.toEqual(plain[j]);
           expect(src).toContain('reinterpret_cast<uint4*>(&s_cnt[0][0])[k * ');
           expect(src).toContain('if (j * 32 + lane >= rem) key[j] = '); // padding
           // No key's validity tested past the loads: ranking, early counts and exchanges.
@@ -223,11 +219,10 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
       });
     }
     // The ballot ranking and 256-thread tiles with it.
-    withTuning({ NODECUDA_SORT_PASS_V2: '1', NODECUDA_SORT_BALLOTS: '1', NODECUDA_SORT_BLOCK: '256' }, (load) => {
+    withTuning({ NODECUDA_SORT_BALLOTS: '1', NODECUDA_SORT_BLOCK: '256' }, (load) => {
       const ks = kernels(load());
       compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
     });
-    rejects('NODECUDA_SORT_PASS_V2', '2');
   });
 
   test('prep with 16-bit counters in each copies, items and flush variant (NODECUDA_SORT_PREP_BITS=16, _COPIES, _ITEMS, _FLUSH)', () => {

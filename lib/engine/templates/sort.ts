@@ -53,8 +53,8 @@ const ITEMS_SET = process.env.NODECUDA_SORT_ITEMS?.trim()
  */
 const RANK: 'atomic' | 'ballots' = envFlag('NODECUDA_SORT_BALLOTS', false) ? 'ballots' : 'atomic';
 /**
- * Whether a scatter tile counts its keys' digits before it ranks them (tuning, experimental:
- * NODECUDA_SORT_EARLY=0/1; CUB's "early counts"): per-warp counts (one shared atomic increment a
+ * Whether a scatter tile counts its keys' digits before it ranks them (tuning:
+ * NODECUDA_SORT_EARLY=0/1, default on; CUB's "early counts"): per-warp counts (one shared atomic increment a
  * key), the digit scans and the publication of the tile's counts first, so the ranking gives tile
  * positions and successors looking back find the counts sooner; the look-back then runs after the
  * exchange writes. Otherwise the ranking counts, and the digit scans and the look-back follow it.
@@ -62,16 +62,6 @@ const RANK: 'atomic' | 'ballots' = envFlag('NODECUDA_SORT_BALLOTS', false) ? 'ba
  * 7 keys a thread.
  */
 const EARLY = envFlag('NODECUDA_SORT_EARLY', true);
-/**
- * The second version of the scatter pass (experimental, NODECUDA_SORT_PASS_V2=0/1; compiled, never
- * run on a GPU yet: docs/sorting.md), from a SASS comparison with CUB's onesweep kernel: the shared
- * counts and match words zeroed with unrolled 16-byte stores; keys past n padded with all ones
- * after the transform (digit 255 in every pass, ranked after every real key of the tile, so never
- * stored, and counted only into the last tile's published counts, which no tile reads), so the
- * ranking and the exchange test no key's validity; full tiles loaded and scattered without bounds
- * checks; the digit taken with one byte permute.
- */
-const PASS_V2 = envFlag('NODECUDA_SORT_PASS_V2', true);
 /**
  * Whether the shared per-digit arrays of the scatter pass are swizzled (digits 32 apart, which share
  * a bank, spread over 8 banks; tuning: NODECUDA_SORT_SWIZZLE=0/1): low-entropy digits such as
@@ -453,6 +443,12 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restri
  * The scatter `pass` kernel for keys of `kb` bytes, with or without a uint32 payload, of a sort of
  * `dt`: the pass flagged final (info bit 3) writes the result instead of the next buffers: the
  * un-transformed keys (keys only), or the values gathered by the payload and/or int64 indices.
+ * From a SASS comparison with CUB's onesweep kernel (docs/sorting.md): the shared counts and match
+ * words zeroed with unrolled 16-byte stores; keys past n padded with all ones after the transform
+ * (digit 255 in every pass, ranked after every real key of the tile, so never stored, and counted
+ * only into the last tile's published counts, which no tile reads), so the ranking and the
+ * exchange test no key's validity; full tiles loaded and scattered without bounds checks; the
+ * digit taken with one byte permute.
  */
 export function passKernel(dt: DType, kb: number, vals: boolean): { source: string; name: string } {
   const K = uintC(kb);
@@ -509,9 +505,9 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
     *(volatile unsigned long long*)mine = e | (2ull << 32) | (excl + tot);
   }
   s_gbase[st] += excl;  // plus a tile position: the global one`;
-  // V2: the per-warp counts (and with atomic ranking the match words, as many 32-bit words) zeroed
+  // The per-warp counts (and with atomic ranking the match words, as many 32-bit words) zeroed
   // with 16-byte stores, a whole number a thread (sizeof(CNT) / 2 and 2).
-  const zeroV2 = `
+  const zero = `
   {
     const uint4 z = make_uint4(0u, 0u, 0u, 0u);
     #pragma unroll
@@ -520,13 +516,12 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
     #pragma unroll
     for (int k = 0; k < ${(W * 256 * 4) / 16 / B}; k++) reinterpret_cast<uint4*>(s_x)[k * ${B} + t] = z;` : ''}
   }`;
-  // The digit of key `k` in this pass; V2: one byte permute (1-byte keys have one pass: the key itself).
-  const dig = (k: string): string => (!PASS_V2 ? `(unsigned int)((${k} >> shift) & 255u)`
-    : kb === 1 ? `(unsigned int)${k}`
+  // The digit of key `k` in this pass: one byte permute (1-byte keys have one pass: the key itself).
+  const dig = (k: string): string => (kb === 1 ? `(unsigned int)${k}`
       : kb === 8 ? `__byte_perm(hi ? (unsigned int)(${k} >> 32) : (unsigned int)${k}, 0u, psel)`
         : `__byte_perm((unsigned int)${k}, 0u, psel)`);
   // The scatter loops over a thread's tile positions s = j * B + t below cnt (the keys' with
-  // `keyBody`, the payloads' with `valBody`); V2: a full tile's without the bound (a block-uniform branch).
+  // `keyBody`, the payloads' with `valBody`); a full tile's without the bound (a block-uniform branch).
   const scatter = (body: string): string => {
     const guarded = `
   #pragma unroll
@@ -535,7 +530,7 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
     if (s < cnt) {${body}
     }
   }`;
-    return !PASS_V2 ? guarded : `
+    return `
   if (cnt == TILE) {
     #pragma unroll
     for (int j = 0; j < IT; j++) {
@@ -577,14 +572,12 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
   ${K}* kout = b1 ? k0 : k1;
   (void)v0; (void)v1;
   constexpr int IT = ${IT}, TILE = ${B * IT};
-  __shared__ ${PASS_V2 ? '__align__(16) ' : ''}${CNT} s_cnt[${W}][256];  // per-warp digit counts, then where each warp's keys of the digit start in the tile
+  __shared__ __align__(16) ${CNT} s_cnt[${W}][256];  // per-warp digit counts, then where each warp's keys of the digit start in the tile
   __shared__ unsigned int s_gbase[256];      // global position of the digit's first key of this tile less its tile start
   __shared__ unsigned int s_w[8];  // the digit warps' totals (threads below 256)
   __shared__ unsigned int s_tile;
   __shared__ __align__(16) unsigned char s_x[${Math.max(B * IT * xb, RANK === 'atomic' ? W * 256 * 4 : 0)}];  // the exchange (atomic ranking: match words first)
-  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;${PASS_V2 ? zeroV2 : `
-  for (int k = t; k < ${W} * 256; k += ${B}) (&s_cnt[0][0])[k] = 0;${RANK === 'atomic' ? `
-  for (int k = t; k < ${W} * 256; k += ${B}) reinterpret_cast<unsigned int*>(s_x)[k] = 0;` : ''}`}
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;${zero}
   if (t == 0) {
     s_tile = atomicAdd(ticket, 1u);  // tiles in start order: every predecessor is running or done
     if (s_tile == gridDim.x - 1) *ticket = 0;  // the last ticket: leave the counter zeroed
@@ -595,12 +588,11 @@ extern "C" __global__ void __launch_bounds__(${B}, ${PASS_BLOCKS}) ${name}(${K}*
   const unsigned long long wbase = base + (unsigned long long)warp * 32 * IT;  // this warp's contiguous chunk
   // Keys of the chunk that exist: item j of this lane is valid when j * 32 + lane < rem (32-bit compares).
   const unsigned int rem = wbase >= n ? 0u : n - wbase >= 32ull * IT ? 32u * IT : (unsigned int)(n - wbase);
-${PASS_V2 ? `  // The digit (see dig): byte pass % 4 of the key's half, by one byte permute (the rest from 0u's zero bytes).
+  // The digit (see dig): byte pass % 4 of the key's half, by one byte permute (the rest from 0u's zero bytes).
   const unsigned int psel = 0x4440u + (unsigned int)(pass & 3);${kb === 8 ? `
   const bool hi = pass >= 4;  // the key's high half` : kb === 1 ? `
   (void)psel;` : ''}
-` : `  const int shift = pass * 8;
-`}  ${K} key[IT];
+  ${K} key[IT];
   unsigned int rk[IT];${vals ? `
   const bool iota = (inf & 4u) != 0;
   const unsigned int* vin = b1 ? v1 : v0;
@@ -609,7 +601,7 @@ ${PASS_V2 ? `  // The digit (see dig): byte pass % 4 of the key's half, by one b
   // The stage's first pass with raw set reads the input and transforms it here. One load a key
   // from either pointer (a branch between two loads kept them from going out together).
   const bool raw = (inf & 16u) != 0;
-${PASS_V2 ? `  // A full chunk (every warp of a tile but the last's) without the bound (a warp-uniform branch).
+  // A full chunk (every warp of a tile but the last's) without the bound (a warp-uniform branch).
   const ${K}* src = (raw ? reinterpret_cast<const ${K}*>(fin) : kin) + wbase + lane;
   if (rem == 32u * IT) {
     #pragma unroll
@@ -617,15 +609,11 @@ ${PASS_V2 ? `  // A full chunk (every warp of a tile but the last's) without the
   } else {
     #pragma unroll
     for (int j = 0; j < IT; j++) key[j] = j * 32 + lane < rem ? src[j * 32] : (${K})0;
-  }` : `  const ${K}* src = raw ? reinterpret_cast<const ${K}*>(fin) : kin;
-  #pragma unroll
-  for (int j = 0; j < IT; j++) {
-    key[j] = j * 32 + lane < rem ? src[wbase + j * 32 + lane] : (${K})0;
-  }`}
+  }
   if (raw) {
     #pragma unroll
     for (int j = 0; j < IT; j++) key[j] = ${name}_ns::nc_tf(key[j]);
-  }${PASS_V2 ? `
+  }
   // Keys past n (the last tile's): all ones after the transform, digit 255 in every pass, so they
   // rank after every real key of the tile (stable: they come last), at tile positions from cnt on,
   // and are never stored; only the last tile's published count of digit 255 includes them, which
@@ -633,7 +621,7 @@ ${PASS_V2 ? `  // A full chunk (every warp of a tile but the last's) without the
   if (rem < 32u * IT) {
     #pragma unroll
     for (int j = 0; j < IT; j++) if (j * 32 + lane >= rem) key[j] = (${K})~(${K})0;
-  }` : ''}${vals ? `${PASS_V2 ? `
+  }${vals ? `
   {
     const unsigned int* vs = vin + wbase + lane;
     const unsigned int i0 = (unsigned int)wbase + lane;  // the identity payload (indices below 2^32)
@@ -644,17 +632,12 @@ ${PASS_V2 ? `  // A full chunk (every warp of a tile but the last's) without the
       #pragma unroll
       for (int j = 0; j < IT; j++) val[j] = j * 32 + lane < rem ? (iota ? i0 + j * 32 : vs[j * 32]) : 0u;
     }
-  }` : `
-  #pragma unroll
-  for (int j = 0; j < IT; j++) {
-    const unsigned long long i = wbase + j * 32 + lane;
-    val[j] = j * 32 + lane < rem ? (iota ? (unsigned int)i : vin[i]) : 0u;
-  }`}` : ''}
+  }` : ''}
 ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit scans (each warp's count becomes
   // where its keys of the digit start in the tile) and the tile's counts published, before the ranking.
   #pragma unroll
   for (int j = 0; j < IT; j++) {
-    ${PASS_V2 ? '' : 'if (j * 32 + lane < rem) '}atomicAdd(&s_cnt[warp][${name}_ns::nc_sw(${dig('key[j]')})], 1u);
+    atomicAdd(&s_cnt[warp][${name}_ns::nc_sw(${dig('key[j]')})], 1u);
   }
   __syncthreads();
   // Thread t is digit t in the digit sections (at index st of the shared digit arrays).${digitVars}
@@ -669,7 +652,7 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   unsigned int* s_match = reinterpret_cast<unsigned int*>(s_x) + warp * 256;  // zeroed above; s_x is free until the exchange` : ''}
   #pragma unroll
   for (int j = 0; j < IT; j++) {
-    const bool valid = ${PASS_V2 ? 'true;  // keys past n are padded' : 'j * 32 + lane < rem;'}
+    const bool valid = true;  // keys past n are padded
     const unsigned int d = ${dig('key[j]')};
     const unsigned int sd = ${name}_ns::nc_sw(d);${RANK === 'atomic' ? `
     if (valid) atomicOr(&s_match[sd], 1u << lane);
@@ -698,9 +681,8 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   // Exchange through shared memory: keys to their tile positions (the ranks), then read back in order.
   ${K}* sk = reinterpret_cast<${K}*>(s_x);
   #pragma unroll
-  for (int j = 0; j < IT; j++) {${PASS_V2 ? `
-    sk[rk[j]] = key[j];` : `
-    if (j * 32 + lane < rem) sk[rk[j]] = key[j];`}
+  for (int j = 0; j < IT; j++) {
+    sk[rk[j]] = key[j];
   }
   ${digitsOnly(lookBack)}` : `
   // Thread t is digit t from here (at index st of the shared digit arrays): its count in the tile, the warps' starts, the run starts.${digitVars}
@@ -711,15 +693,10 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   // Exchange through shared memory: keys to their tile positions, then read back in order.
   ${K}* sk = reinterpret_cast<${K}*>(s_x);
   #pragma unroll
-  for (int j = 0; j < IT; j++) {${PASS_V2 ? `
+  for (int j = 0; j < IT; j++) {
     const unsigned int d = ${dig('key[j]')};
     rk[j] += s_cnt[warp][${name}_ns::nc_sw(d)];
-    sk[rk[j]] = key[j];` : `
-    if (j * 32 + lane < rem) {
-      const unsigned int d = ${dig('key[j]')};
-      rk[j] += s_cnt[warp][${name}_ns::nc_sw(d)];
-      sk[rk[j]] = key[j];
-    }`}
+    sk[rk[j]] = key[j];
   }`}
   __syncthreads();
   const unsigned int cnt = n - base < (unsigned long long)TILE ? (unsigned int)(n - base) : (unsigned int)TILE;
@@ -727,7 +704,7 @@ ${EARLY ? `  // Early counts: the warps' counts of each digit, then the digit sc
   __syncthreads();
   unsigned int* sv = reinterpret_cast<unsigned int*>(s_x);
   #pragma unroll
-  for (int j = 0; j < IT; j++) ${PASS_V2 ? '' : 'if (j * 32 + lane < rem) '}sv[rk[j]] = val[j];
+  for (int j = 0; j < IT; j++) sv[rk[j]] = val[j];
   __syncthreads();${scatter(valBody)}` : ''}
 }`;
   return { source, name };
