@@ -115,11 +115,11 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
   test('the scatter pass in each block, items and blocks-per-SM variant (NODECUDA_SORT_BLOCK, _ITEMS, _PASS_BLOCKS)', () => {
     // variables, then per kernel (int32 keys only, float32 with a payload, float64 keys only): threads, keys a thread; blocks per SM
     const cases: Array<[Record<string, string>, Array<[number, number]>, number]> = [
-      [{}, [[512, 14], [512, 14], [256, 16]], 2],
+      [{}, [[256, 32], [512, 14], [256, 16]], 2],
       [{ NODECUDA_SORT_BLOCK: '256' }, [[256, 32], [256, 24], [256, 16]], 2],
       [{ NODECUDA_SORT_BLOCK: '512' }, [[512, 14], [512, 14], [512, 8]], 2],
       [{ NODECUDA_SORT_BLOCK: '256', NODECUDA_SORT_ITEMS: '20', NODECUDA_SORT_PASS_BLOCKS: '3' }, [[256, 20], [256, 20], [256, 16]], 3],
-      [{ NODECUDA_SORT_ITEMS: '32' }, [[512, 16], [512, 16], [256, 16]], 2],
+      [{ NODECUDA_SORT_ITEMS: '32' }, [[256, 32], [512, 16], [256, 16]], 2],
       [{ NODECUDA_SORT_BLOCK: '256', NODECUDA_SORT_ITEMS: '12', NODECUDA_SORT_PASS_BLOCKS: '4' }, [[256, 12], [256, 12], [256, 12]], 4],
     ];
     // Early counts on (the default) and off: with them, per-warp counts are 32-bit and 512-thread

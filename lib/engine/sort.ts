@@ -9,6 +9,7 @@
  * buffers are allocated per call from the stream-ordered pool and freed in stream order.
  */
 import { DType } from '../base/dtype';
+import { envNumber } from '../base/env';
 import { rangeError } from '../base/errors';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
 import { generatedKernel } from '../cuda/compiler';
@@ -117,6 +118,21 @@ const P = new ArgPacker(256);
 function gridFor(n: number): number {
   return Math.max(1, Math.min(Math.ceil(n / 256), multiprocessorCount() * 16));
 }
+/**
+ * Waves of prep blocks (tuning: NODECUDA_SORT_PREP_WAVES, 0 to 4): prep's grid is at most that
+ * many times the blocks the device holds at once (SMs × the kernel's occupancy at 256 threads),
+ * so fewer blocks flush shared histograms into the global ones; 0: 16 blocks an SM, as the
+ * other grid-stride kernels.
+ */
+const PREP_WAVES = envNumber('NODECUDA_SORT_PREP_WAVES', 0, { min: 0, max: 4 });
+const resident = new WeakMap<object, number>();
+function prepGrid(fn: NativeAddon.FunctionHandle, n: number): number {
+  const groups = Math.ceil(n / PREP_ITEMS);
+  if (!PREP_WAVES) return gridFor(groups);
+  let r = resident.get(fn);
+  if (r === undefined) resident.set(fn, (r = multiprocessorCount() * Math.max(1, cu.occupancyMaxActiveBlocks(fn, 256, 0))));
+  return Math.max(1, Math.min(Math.ceil(groups / 256), r * PREP_WAVES));
+}
 
 /** Whether the bytes the result is written to meet the input's (`bytes` each). */
 function overlaps(run: SortRun, bytes: number): boolean {
@@ -138,7 +154,7 @@ export function runSort(run: SortRun): void {
     const kb = keyBytes(dt, st.kind);
     return {
       passes: Math.ceil(keyBits(dt, st.kind, st.rows) / 8),
-      block: passBlock(kb),
+      block: passBlock(kb, payload),
       tiles: Math.ceil(n / sortTile(kb, payload)),
       prep: s === 0 && run.range ? sortKernel(`prep:range:${dt.name}`, () => prepKernel(dt, st.kind, true))
         : sortKernel(st.kind === 'row' ? 'prep:row' : `prep:${st.kind}:${dt.name}`, () => prepKernel(dt, st.kind)),
@@ -169,7 +185,7 @@ export function runSort(run: SortRun): void {
       const raw = s === 0 && stages[0].kind === 'value' && dt.kind !== 'c' && !overlaps(run, dt.bytes * n);
       P.reset().ptr(run.input).ptr(v0).ptr(v1).ptr(prevInfo).ptr(raw ? 0n : k0).ptr(s > 0 ? v0 : 0n)
         .u32(n).u32(run.len).ptr(w.hist).i32(passes).ptr(s === 0 ? run.range?.out ?? 0n : 0n);
-      P.launch(prep, sh, gridFor(Math.ceil(n / PREP_ITEMS)), 1, 1, 256, 1, 1, 0, true);
+      P.launch(prep, sh, prepGrid(prep, n), 1, 1, 256, 1, 1, 0, true);
       const last = s === plan.length - 1;
       P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0).i32(last ? 1 : 0)
         .i32(raw ? 1 : 0).ptr(run.range?.out ?? 0n).u64n(run.range?.narrow ?? 0);

@@ -118,12 +118,14 @@ function prepCopies(kb: number): number {
  */
 const PASS_BLOCKS = envNumber('NODECUDA_SORT_PASS_BLOCKS', 2, { min: 2, max: 4 });
 /**
- * Threads of a scatter tile of `kb`-byte keys: 512 × 14 keys for 4-byte keys (with or without a
- * payload; measured on an H100 against 256 × 32 / 24: passes of a 2^28 float32 argsort 7 % faster,
- * unique's 2^26 int32 3.5 %, a float32 sort's 1 %), 256 for the others (not measured with 512).
+ * Threads of a scatter tile of `kb`-byte keys, with or without a payload: 512 × 14 keys for 4-byte
+ * keys with a payload, 256 for the others (4-byte keys only: 256 × 32). Measured on an H100 with
+ * today's pass (docs/sorting.md): against 256 × 24, 512 × 14 takes 2-4 % less time in a 2^28
+ * float32 argsort's passes; against 512 × 14, 256 × 32 takes 9-10 % less in unique's 2^26 int32
+ * passes and a 2^28 float32 sort's. Other key sizes were not measured with 512.
  */
-export function passBlock(kb: number): number {
-  return BLOCK_SET || (kb === 4 ? 512 : 256);
+export function passBlock(kb: number, payload: boolean): number {
+  return BLOCK_SET || (kb === 4 && payload ? 512 : 256);
 }
 /** Bytes a key takes in the scatter pass's shared exchange (keys, then the uint32 payloads, in turn). */
 function exchangeBytes(kb: number, payload: boolean): number {
@@ -135,14 +137,14 @@ function exchangeBytes(kb: number, payload: boolean): number {
  * counts at 512 threads).
  */
 export function sortItems(kb: number, payload: boolean): number {
-  const B = passBlock(kb);
+  const B = passBlock(kb, payload);
   const it = ITEMS_SET || (B === 512 ? 14 : payload ? 24 : 32);
   // Early counts with 512 threads: 16 KiB of 32-bit per-warp counts leave 28 KiB for the exchange.
   return Math.min(it, Math.floor((EARLY && B > 256 ? 28672 : 32768) / (B * exchangeBytes(kb, payload))));
 }
 /** Keys per scatter tile of `kb`-byte keys, with or without a payload. */
 export function sortTile(kb: number, payload: boolean): number {
-  return passBlock(kb) * sortItems(kb, payload);
+  return passBlock(kb, payload) * sortItems(kb, payload);
 }
 /** Most digit passes of one stage (64-bit keys). */
 export const MAX_PASSES = 8;
@@ -454,7 +456,7 @@ export function passKernel(dt: DType, kb: number, vals: boolean): { source: stri
   const K = uintC(kb);
   const name = `nc_sort_pass_${tag(dt)}_k${kb}${vals ? '_v' : ''}`;
   const S = dt.storageC;
-  const B = passBlock(kb);
+  const B = passBlock(kb, vals);
   const IT = sortItems(kb, vals);
   const W = B / 32;
   const xb = exchangeBytes(kb, vals);
