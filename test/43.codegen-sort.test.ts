@@ -190,6 +190,23 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     rejects('NODECUDA_SORT_EARLY', '2');
   });
 
+  test('NODECUDA_SORT_PREP_WAVES is checked when the sort engine loads (0 to 4)', () => {
+    const saved = process.env.NODECUDA_SORT_PREP_WAVES;
+    try {
+      for (const [v, ok] of [['5', false], ['-1', false], ['1.5', false], ['0', true], ['4', true]] as const) {
+        process.env.NODECUDA_SORT_PREP_WAVES = v;
+        jest.isolateModules(() => {
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variable
+          const load = (): unknown => require('../lib/engine/sort');
+          if (ok) expect(load()).toHaveProperty('runSort');
+          else expect(expectCode(load, RangeError, 'ERR_INVALID_ENV').message).toContain(`NODECUDA_SORT_PREP_WAVES="${v}"`);
+        });
+      }
+    } finally {
+      if (saved === undefined) delete process.env.NODECUDA_SORT_PREP_WAVES; else process.env.NODECUDA_SORT_PREP_WAVES = saved;
+    }
+  });
+
   test('the scatter pass: 16-byte zeroing, keys past n padded, full-tile paths, digits by byte permute; with and without '
     + 'early counts (unset: with them)', () => {
     const kernels = (m: SortModule): Array<{ source: string; name: string }> => [
