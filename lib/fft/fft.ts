@@ -9,7 +9,7 @@ import { describe, rangeError, typeError } from '../base/errors';
 import { normalizeAxis, sizeOf } from '../base/shape';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
-import { CUFFT_TYPE } from '../cuda/cufft';
+import { CUFFT_TYPE, cufftVersion } from '../cuda/cufft';
 import { GPUArray, arrayArg, optionsArg } from '../array/gpuarray';
 import { apply, assign } from '../array/operators';
 import { zeros } from '../array/creation';
@@ -251,6 +251,9 @@ export function transform(name: string, kind: Kind, a: unknown, axesIn: readonly
   });
   const outDt = kind === 'r2c' ? COMPLEX_OF[w.name]! : kind === 'c2r' ? REAL_OF[w.name]! : w;
   if (sizeOf(outShape) === 0) return GPUArray.allocate(outShape, outDt, stream); // nothing to transform
+  // Opens libcufft first (once): without it the call fails before staging a copy (fft(v, { n:
+  // 2 ** 28 }) would otherwise allocate and zero 2 GiB, then fail).
+  cufftVersion();
   // C2R overwrites its input: it always gets a copy. Otherwise a copy only to convert or reshape.
   const copy = kind === 'c2r' || w !== x.dtype || !x.flags.cContiguous || inShape.some((n, d) => n !== x.shape[d]);
   const src = copy ? stage(x, w, inShape, stream) : x;

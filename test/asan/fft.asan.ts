@@ -49,3 +49,24 @@ test('cuFFT plans: argument errors, CufftError from a failing cuFFT call, destro
   if (r.out.plan === 'made') expect(r.out.afterDestroy).toEqual(['TypeError', 'ERR_USE_AFTER_DISPOSE']);
   else expect(r.out.plan).toEqual([true, 'CufftError', true, 'cufftCreate']);
 });
+
+test('without libcufft a transform fails before it stages anything: CufftError CUFFT_NOT_FOUND, no launch, no allocation', () => {
+  // Every launch fails (the double), so a staging copy (the float32 input padded to complex64)
+  // would surface as a CudaError from cuLaunchKernel instead.
+  const r = runFake(`
+    const nc = require(process.env.NODECUDA_DIST);
+    const x = nc.gpuarray.toGpu(Float32Array.from({ length: 16 }, (_, i) => i)); // a copy: no launch
+    const live = () => nc.memory().liveAllocations;
+    const before = live();
+    const out = {};
+    for (const [k, f] of [['fft', () => nc.fft.fft(x, { n: 1 << 20 })], ['rfft', () => nc.fft.rfft(x)], ['ifft2', () => nc.fft.ifft2(x.reshape(4, 4))]]) {
+      try { f(); out[k] = 'no error'; } catch (e) { out[k] = [e instanceof nc.CufftError, e.code]; }
+    }
+    out.leaked = live() - before;
+    out.alive = !x.disposed && x.get()[15] === 15;
+    console.log(JSON.stringify(out));
+  `, { NODECUDA_CUFFT: '/nonexistent/libcufft.so', NODECUDA_LAUNCH_QUEUE: '0', FAKECUDA_FAIL_LAUNCH: '1' });
+  expectClean(r);
+  const notFound = [true, 'CUFFT_NOT_FOUND'];
+  expect(r.out).toEqual({ fft: notFound, rfft: notFound, ifft2: notFound, leaked: 0, alive: true });
+});
