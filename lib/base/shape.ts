@@ -45,7 +45,7 @@ export function normalizeShape(shape: number | readonly number[], name = 'shape'
     const what = typeof shape === 'number' ? `The "${name}" argument` : `${name}[${i}]`;
     if (typeof d !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `${what} must be a number. Received ${describe(d)}`);
     if (!Number.isSafeInteger(d) || d < 0) {
-      throw rangeError('ERR_OUT_OF_RANGE', `${what} must be a non-negative integer. Received ${d}`);
+      throw rangeError('ERR_OUT_OF_RANGE', `${what} must be a non-negative integer (at most 2^53 - 1). Received ${d}`);
     }
     size *= d;
     out.push(d);

@@ -89,6 +89,7 @@ function sizeArg(v: unknown, name: string): number {
     // NumPy: ValueError "Invalid number of FFT data points (0) specified."
     throw rangeError('ERR_OUT_OF_RANGE', `Invalid number of FFT data points (${v}) specified (${name})`);
   }
+  if (!Number.isSafeInteger(v)) throw rangeError('ERR_OUT_OF_RANGE', `${name} must be at most 2^53 - 1. Received ${v}`);
   return v;
 }
 
@@ -301,7 +302,9 @@ export type FftTransformN = (a: GPUArray, opts?: FftNOptions) => GPUArray;
 function oneD(name: string, kind: Kind, inverse: boolean): FftTransform {
   return (a, opts) => {
     const o = optionsArg<FftOptions>(opts);
-    return transform(name, kind, a, axisOf(o), nOf(o), inverse, o.norm, o.stream);
+    const n = nOf(o);
+    if (n) sizeArg(n[0], `${name}: n`); // named as the caller wrote it (resolve names s[0])
+    return transform(name, kind, a, axisOf(o), n, inverse, o.norm, o.stream);
   };
 }
 

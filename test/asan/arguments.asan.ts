@@ -35,6 +35,8 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
     const before = live(); // every array the calls below get is made (and kept) before it
     out.normAxis = [1n, true, {}, 'x', [, 1]].map((axis) => err(() => linalg.norm(m, 2, { axis })));
     out.freq = [err(() => fft.fftfreq(2 ** 40)), err(() => fft.rfftfreq(2 ** 40))];
+    // n past the safe integers: named as n, with the bound (it read "shape[0] must be a non-negative integer").
+    out.fftN = ['fft', 'ifft', 'rfft', 'irfft'].map((f) => err(() => fft[f](m, { n: 2 ** 53 })));
     out.holes = [
       err(() => fft.fftshift(m, { axes: [, 1] })), err(() => fft.fft2(m, { axes: [, 1] })),
       err(() => fft.irfftn(m, { axes: [, 1] })), err(() => fft.fftn(m, { s: [, 4] })),
@@ -60,6 +62,8 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
   expect((o.normAxis as Array<{ code: string }>).map((e) => e.code)).toEqual(['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_TYPE',
     'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_TYPE']);
   for (const e of o.freq as unknown[]) expect(e).toMatchObject({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE' });
+  expect(o.fftN).toEqual(['fft', 'ifft', 'rfft', 'irfft'].map((f) => ({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE',
+    message: `${f}: n must be at most 2^53 - 1. Received 9007199254740992` })));
   for (const e of o.holes as unknown[]) expect(e).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
   for (const e of o.dotOut as unknown[]) expect(e).toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_DTYPE' });
   expect(o.cacheLimit).toEqual([expect.objectContaining({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE', message: expect.stringContaining('at least 1') }),
