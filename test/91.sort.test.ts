@@ -15,6 +15,7 @@ import * as cuda from '../lib';
 import { GPUArray, gpuarray, slice } from '../lib';
 import type { DTypeName } from '../lib';
 import * as sortEngine from '../lib/engine/sort';
+import { sortTile } from '../lib/engine/templates/sort';
 import { UNIQUE_COUNTING_MIN, uniqueCountingBins } from '../lib/array/sorting';
 import { describeGpu, expectCode } from './helpers';
 import { C, DTYPE_NAMES, V, download, half, kind, softly, toBf16, upload, viewOf } from './reference';
@@ -212,6 +213,27 @@ describeGpu('sorting', () => {
       }
       check.done();
     });
+
+    // The scatter pass pads the last tile's missing keys with all ones (digit 255 in every pass,
+    // ranked after every real key of the tile, never stored): n a key short of, at and past whole
+    // tiles (keys only and with a payload: each its own tile), with two thirds of the last tile's
+    // real keys the largest key there is (all ones once transformed: NaN, the integer maximum),
+    // which tie with the padding (argsort's indices check their order exactly).
+    test.each(['uint8', 'float16', 'int32', 'uint32', 'float32', 'float64', 'uint64'] as DTypeName[])(
+      '%s: n at whole scatter tiles ± 1, the last tile mostly the largest key', (d) => {
+        const check = softly();
+        const kb = d === 'uint8' ? 1 : d === 'float16' ? 2 : d.endsWith('64') ? 8 : 4;
+        const top: V = kind(d) === 'f' ? NaN : d.endsWith('64') ? INT_RANGE[d]![1] : Number(INT_RANGE[d]![1]);
+        for (const T of new Set([sortTile(kb, false), sortTile(kb, true)])) {
+          for (const n of [T - 1, T, T + 1, 3 * T - 1, 3 * T + 1]) {
+            const xs = values(d, n, n);
+            const tail = n % T || T; // real keys in the last tile
+            for (let i = n - tail; i < n; i++) if (i % 3 !== 0) xs[i] = top;
+            check(() => cuda.tidy(() => check1d(d, xs, `${d} n = ${n} (tiles of ${T})`)));
+          }
+        }
+        check.done();
+      });
 
     // prep's histogram-only path loads 16-byte vectors: a view that starts past a 16-byte boundary
     // has a head of single elements, and lengths leave a partial tile and a tail (the last block's).

@@ -252,8 +252,9 @@ export function transform(name: string, kind: Kind, a: unknown, axesIn: readonly
   });
   const outDt = kind === 'r2c' ? COMPLEX_OF[w.name]! : kind === 'c2r' ? REAL_OF[w.name]! : w;
   if (sizeOf(outShape) === 0) return GPUArray.allocate(outShape, outDt, stream); // nothing to transform
-  // Opens libcufft first (once): without it the call fails before staging a copy (fft(v, { n:
-  // 2 ** 28 }) would otherwise allocate and zero 2 GiB, then fail).
+  // libcufft first (opened on the first call, then one cufftGetVersion a transform): without it
+  // the call fails before staging a copy (fft(v, { n: 2 ** 28 }) would otherwise allocate and
+  // zero 2 GiB, then fail).
   cufftVersion();
   // C2R overwrites its input: it always gets a copy. Otherwise a copy only to convert or reshape.
   const copy = kind === 'c2r' || w !== x.dtype || !x.flags.cContiguous || inShape.some((n, d) => n !== x.shape[d]);
@@ -303,7 +304,10 @@ function oneD(name: string, kind: Kind, inverse: boolean): FftTransform {
   return (a, opts) => {
     const o = optionsArg<FftOptions>(opts);
     const n = nOf(o);
-    if (n) sizeArg(n[0], `${name}: n`); // named as the caller wrote it (resolve names s[0])
+    if (n) {
+      arrayArg(a, 'a'); // the input's errors first, as for the other arguments
+      sizeArg(n[0], `${name}: n`); // named as the caller wrote it (resolve names s[0])
+    }
     return transform(name, kind, a, axisOf(o), n, inverse, o.norm, o.stream);
   };
 }
