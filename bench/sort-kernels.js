@@ -5,6 +5,8 @@
 //   SWEEP=NODECUDA_SORT_PREP_COPIES VALS=4,1,16 node bench/sort-kernels.js
 //                                                    one child process per value of a tuning variable
 //   OTHER=1 node bench/sort-kernels.js               also uint8, float16 and float64 keys
+//   NODECUDA_DIST=path/to/dist node bench/sort-kernels.js   another build (its kernels JIT-compile
+//                                                    unless its dist/kernel-images came along)
 // Each process prints, on one line: wall time (median of 7, each call followed by a context
 // synchronize) of sort and argsort of 2^28 uniform float32, unique and sort of 2^26 int32 in
 // [0, 1000) and in [0, 2^30) (float64 draws, as bench/cases/80.sort.js; UW32=1: float32 draws, whose
@@ -22,8 +24,13 @@ if (process.env.SWEEP && process.argv[2] !== 'child') {
   process.exit(0);
 }
 
-const cuda = require('../dist');
-const { native } = require('../dist/cuda/native');
+// NODECUDA_DIST: another build's dist directory, for an A/B against an earlier commit in one device
+// call: build it in a worktree (build:ts, build:kernels) and copy its dist/ to a path git does not
+// ignore (the device gets untracked files, not ignored ones: not */dist/ or */build/), e.g.
+// bench-base/lib, and run with NODECUDA_DIST=bench-base/lib NODECUDA_BINARY=build/Release/nodecuda.node.
+const DIST = process.env.NODECUDA_DIST ? require('node:path').resolve(process.env.NODECUDA_DIST) : '../dist';
+const cuda = require(DIST);
+const { native } = require(`${DIST}/cuda/native`);
 const { gpuarray, random } = cuda;
 const sync = () => cuda.driver.Context.synchronize();
 
