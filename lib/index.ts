@@ -12,6 +12,7 @@
 // First: nodecuda's modules below load with V8's code cache (cuda/code_cache.ts).
 import './cuda/code_cache';
 import * as compilerNs from './cuda/compiler';
+import * as modulesNs from './cuda/modules';
 import * as driverCore from './cuda/driver';
 import { cudaVersionString } from './cuda/driver';
 import * as launchNs from './cuda/launch';
@@ -41,12 +42,13 @@ export {
   bfloat16, float32, float64, complex64, complex128, floatToHalfBits, halfBitsToFloat, floatToBf16Bits, bf16BitsToFloat,
 } from './base/dtype';
 export type { DType, DTypeName, DTypeLike, Complex, ScalarFactory } from './base/dtype';
-export { SourceModule, Module } from './cuda/compiler';
+export { SourceModule, Module } from './cuda/modules';
 export { ElementwiseKernel, GenericElementwiseKernel } from './kernels/elementwise';
 export type {
   ElementwiseKernelOptions, ElementwiseCallOptions, GenericKernelOptions, GenericCallOptions, RangeLike,
 } from './kernels/elementwise';
-export type { CompileOptions, CompileResult, SourceModuleOptions } from './cuda/compiler';
+export type { CompileOptions, CompileResult } from './cuda/compiler';
+export type { SourceModuleOptions } from './cuda/modules';
 export type { CudaFunction, LaunchOptions, ParamType } from './cuda/launch';
 export { isAvailable, withDevice, availability } from './cuda/driver';
 export type { Availability } from './cuda/driver';
@@ -253,9 +255,9 @@ export const driver = Object.freeze({
   In: launchNs.In,
   Out: launchNs.Out,
   InOut: launchNs.InOut,
-  moduleFromBuffer: compilerNs.moduleFromBuffer,
+  moduleFromBuffer: modulesNs.moduleFromBuffer,
   /** The {@link Module} class: a CUBIN or PTX module loaded in the current context (moduleFromBuffer's result). */
-  Module: compilerNs.Module,
+  Module: modulesNs.Module,
   /** The {@link CudaArray} class (pycuda.driver.Array): a CUDA array, texture-layout memory for texture and surface objects. */
   Array: arrays.CudaArray,
   /** CUarray_format values (pycuda.driver.array_format): `UNSIGNED_INT8/16/32`, `SIGNED_INT8/16/32`, `HALF`, `FLOAT`. */
@@ -313,7 +315,7 @@ export const compiler = Object.freeze({
   compile: compilerNs.compile,
   compileAsync: compilerNs.compileAsync,
   /** The {@link SourceModule} class: CUDA C++ compiled with NVRTC and loaded (the same class as the top-level export). */
-  SourceModule: compilerNs.SourceModule,
+  SourceModule: modulesNs.SourceModule,
   clearCache: compilerNs.clearCache,
 });
 

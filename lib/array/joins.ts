@@ -7,7 +7,7 @@ import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray, arrayArg, optionsArg } from './gpuarray';
-import { generatedKernel } from '../cuda/compiler';
+import { generatedKernel } from '../cuda/modules';
 import * as cu from '../cuda/door';
 import { ArgPacker } from '../cuda/args';
 import { assign } from './operators';

@@ -6,7 +6,7 @@
 import { envNumber } from '../base/env';
 import { DType } from '../base/dtype';
 import { Complex, computeDType, fromBits16, isFloat16Like, toBits16 } from '../base/dtype';
-import { generatedKernel } from '../cuda/compiler';
+import { generatedKernel } from '../cuda/modules';
 import { collapseDims } from '../base/shape';
 import { ElementwiseSpec, InnerMode, Variant, elementwiseSource } from './templates/elementwise';
 import { ArgPacker } from '../cuda/args';

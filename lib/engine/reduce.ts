@@ -8,7 +8,7 @@
  */
 import { envFlag, envNumber } from '../base/env';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
-import { generatedKernel } from '../cuda/compiler';
+import { generatedKernel } from '../cuda/modules';
 import { DeviceAllocation, workspaceAllocations } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import { ArgPacker, ParamValue } from '../cuda/args';

@@ -5,7 +5,7 @@
  */
 import { DType } from '../base/dtype';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
-import { generatedKernel } from '../cuda/compiler';
+import { generatedKernel } from '../cuda/modules';
 import { DeviceAllocation, usedOn, workspaceAllocations } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import { PREAMBLE } from './templates/preamble';

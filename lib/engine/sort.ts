@@ -12,7 +12,7 @@ import { DType } from '../base/dtype';
 import { envNumber } from '../base/env';
 import { rangeError } from '../base/errors';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
-import { generatedKernel } from '../cuda/compiler';
+import { generatedKernel } from '../cuda/modules';
 import { DeviceAllocation, usedOn, workspaceAllocations } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import { ArgPacker } from '../cuda/args';

@@ -9,7 +9,7 @@ import { Complex, DTYPES, DType, Scalar, checkStorable, coerce, coerceArg } from
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
 import { envNumber } from '../base/env';
-import { generatedKernel } from '../cuda/compiler';
+import { generatedKernel } from '../cuda/modules';
 import { GPUArray } from '../array/gpuarray';
 import { useOn } from '../cuda/memory';
 import * as cu from '../cuda/door';

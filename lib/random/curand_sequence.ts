@@ -5,7 +5,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { SourceModule } from '../cuda/compiler';
+import { SourceModule } from '../cuda/modules';
 import { DTYPES, computeDType } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';

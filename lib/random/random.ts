@@ -15,7 +15,7 @@ import { describe, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray } from '../array/gpuarray';
-import { generatedKernel } from '../cuda/compiler';
+import { generatedKernel } from '../cuda/modules';
 import * as cu from '../cuda/door';
 import { ArgPacker } from '../cuda/args';
 import { assign } from '../array/operators';
