@@ -43,10 +43,10 @@ export {
 } from './base/dtype';
 export type { DType, DTypeName, DTypeLike, Complex, ScalarFactory } from './base/dtype';
 export { SourceModule, Module } from './cuda/modules';
-export { ElementwiseKernel, GenericElementwiseKernel } from './kernels/elementwise';
-export type {
-  ElementwiseKernelOptions, ElementwiseCallOptions, GenericKernelOptions, GenericCallOptions, RangeLike,
-} from './kernels/elementwise';
+export { ElementwiseKernel } from './kernels/elementwise';
+export { GenericElementwiseKernel } from './kernels/generic';
+export type { ElementwiseKernelOptions, ElementwiseCallOptions, RangeLike } from './kernels/elementwise';
+export type { GenericKernelOptions, GenericCallOptions } from './kernels/generic';
 export type { CompileOptions, CompileResult } from './cuda/compiler';
 export type { SourceModuleOptions } from './cuda/modules';
 export type { CudaFunction, LaunchOptions, ParamType } from './cuda/launch';

@@ -7,7 +7,7 @@ import { describe, typeError } from '../base/errors';
 import { GPUArray } from '../array/gpuarray';
 import { paramDType } from '../cuda/launch';
 import { ParamValue } from '../cuda/args';
-import { floatTypes } from '../engine/templates/elementwise_kernel';
+import { IDENT, floatTypes } from '../engine/templates/elementwise_kernel';
 
 /** One declared parameter: an array (pointer, with its element dtype when known) or a scalar. */
 export interface UserParam {
@@ -102,4 +102,38 @@ export function parseArguments(decls: string, what: string, reserved: readonly s
       return { values, arrays };
     },
   };
+}
+
+// ElementwiseKernel's construction arguments (both forms: kernels/elementwise.ts, kernels/generic.ts).
+
+export function str(v: unknown, what: string): string {
+  if (v === undefined) return '';
+  if (typeof v !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `ElementwiseKernel: ${what} must be a string. Received ${describe(v)}`);
+  return v;
+}
+
+export function strings(v: unknown): string[] {
+  if (v === undefined) return [];
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `ElementwiseKernel: options.options must be an array of strings. Received ${describe(v)}`);
+  }
+  return v as string[];
+}
+
+export function kernelName(v: unknown): string {
+  if (v === undefined) return 'kernel';
+  if (typeof v !== 'string' || !IDENT.test(v)) {
+    throw typeError('ERR_INVALID_ARG_VALUE', `ElementwiseKernel: name must be a C identifier. Received ${describe(v)}`);
+  }
+  return v;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || v instanceof GPUArray || v instanceof Scalar) return false;
+  const proto = Object.getPrototypeOf(v);
+  return (proto === Object.prototype || proto === null) && !('re' in v && 'im' in v);
+}
+
+export function contiguityError(what: string): TypeError {
+  return typeError('ERR_NOT_CONTIGUOUS', `${what} must be C-contiguous; pass a contiguous copy (a.copy())`);
 }
