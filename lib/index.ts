@@ -63,7 +63,8 @@ export type { ScanKernel, GenericScanOptions, GenericScanCallable } from './kern
 export type { ScanOptions } from './array/scan';
 export type { SortOptions, ArgsortOptions, UniqueOptions, UniqueResult, SearchsortedOptions } from './array/sorting';
 export type { ReduceOptions, VarOptions, ArgOptions } from './array/reductions';
-export { GPUArray, tidy, keep } from './array/gpuarray';
+export { GPUArray } from './array/gpuarray';
+export { tidy, keep } from './array/tidy';
 export type { TransferOptions } from './array/gpuarray';
 export type { AbortOptions, AbortSignalLike } from './base/abort';
 export { slice, newaxis, ellipsis, Slice } from './base/indexing';

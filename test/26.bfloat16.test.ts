@@ -8,7 +8,7 @@ import * as cuda from '../lib';
 import { DTYPES, coerce, dtypeOfCName, writeScalar } from '../lib/base/dtype';
 import { makeFunction, parseKernelSignatures } from '../lib/cuda/launch';
 import { getElement, setElement } from '../lib/base/host';
-import { hostInput } from '../lib/array/gpuarray';
+import { hostInput } from '../lib/array/host_input';
 import { bf16OfBig } from './reference';
 
 const { floatToBf16Bits: bits, bf16BitsToFloat: value } = cuda;

@@ -9,7 +9,7 @@ import * as cuda from '../lib';
 import { gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
 import { DTYPES, checkStorable } from '../lib/base/dtype';
-import { hostInput } from '../lib/array/gpuarray';
+import { hostInput } from '../lib/array/host_input';
 import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import { DTYPE_NAMES, expectArray, kind, softly } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).

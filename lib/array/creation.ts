@@ -5,7 +5,8 @@ import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, float64 } fro
 import { checkSize, rangeError, typeError, describe } from '../base/errors';
 import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, streamHandle } from '../cuda/driver';
-import { GPUArray, arrayArg, filled, fromHost, hostInput, optionsArg } from './gpuarray';
+import { GPUArray, arrayArg, filled, fromHost, optionsArg } from './gpuarray';
+import { hostInput } from './host_input';
 import { hostRange } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import { Operand, elementwise, fill } from './operators';

@@ -7,11 +7,10 @@ import { Complex, DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../ba
 import { describe, rangeError, typeError } from '../base/errors';
 import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
-import { DEVICE_VIEW, DeviceAllocation, checkAttached, hostRange, useOn } from '../cuda/memory';
+import { DEVICE_VIEW, DeviceAllocation, hostRange, useOn } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import {
-  Element, HostArray, NestedArray, flatten, format, getElement, hostArray, hostView, inferKind, inferShape,
-  nest, publicHost, setElement,
+  Element, HostArray, NestedArray, flatten, format, getElement, hostArray, hostView, nest, publicHost, setElement,
 } from '../base/host';
 import {
   broadcastStrides, contiguousStrides, expandDims as expandShape, isCContiguous,
@@ -27,8 +26,8 @@ import type { ArgsortOptions, SearchsortedOptions, SortOptions } from './sorting
 
 const CREATE = Symbol('nodecuda.create');
 
-// tidy() scopes: arrays created inside are disposed when the scope ends unless returned.
-const scopes: GPUArray[][] = [];
+/** @internal tidy() scopes (array/tidy.ts): arrays created inside are disposed when the scope ends unless returned. */
+export const scopes: GPUArray[][] = [];
 
 // Frozen C-contiguous strides by frozen shape (another array's) and itemsize, shared by arrays.
 const cStridesOf = new WeakMap<readonly number[], Map<number, readonly number[]>>();
@@ -624,6 +623,7 @@ export function optionsArg<T extends object>(v: T | null | undefined, name = 'op
   return v;
 }
 
+
 /** @internal A new array holding a C-ordered host array of `dt`. */
 export function fromHost(h: HostArray, shape: readonly number[], dt: DType, stream?: Stream | null): GPUArray {
   const a = GPUArray.allocate(shape, dt, stream);
@@ -631,127 +631,11 @@ export function fromHost(h: HostArray, shape: readonly number[], dt: DType, stre
   return a;
 }
 
-/** Bool data from raw bytes: any nonzero byte is true (a copy, only when some byte is not 0/1). */
-function normalizeBool(h: HostArray, dt: DType): HostArray {
+/** @internal Bool data from raw bytes: any nonzero byte is true (a copy, only when some byte is not 0/1). */
+export function normalizeBool(h: HostArray, dt: DType): HostArray {
   if (dt.name !== 'bool' || (h as Uint8Array).every((b) => b <= 1)) return h;
   return Uint8Array.from(h as Uint8Array, (b) => (b ? 1 : 0));
 }
-
-/** Normalises toGpu input to (host array, shape, dtype) — converting when a dtype is asked for. */
-export function hostInput(host: unknown, opts: { shape?: number | readonly number[]; dtype?: DTypeLike }):
-  { h: HostArray; shape: number[]; dtype: DType; convertTo: DType | null } {
-  const want = opts.dtype === undefined ? null : toDType(opts.dtype);
-  if (ArrayBuffer.isView(host) && !(host instanceof DataView)) {
-    const own = dtypeOfArray(host);
-    if (!own) throw typeError('ERR_INVALID_ARG_TYPE', `Unsupported TypedArray ${host.constructor.name}`);
-    // A dtype whose host type is this array's type reinterprets it (float16 and bfloat16 from
-    // Uint16Array bits, complex from interleaved floats, bool from Uint8Array); a Float16Array's
-    // values convert to bfloat16.
-    const dt = want && want.array === own.array && !(own.name === 'float16' && want.name === 'bfloat16') ? want : own;
-    const n = host.byteLength / dt.bytes;
-    if (!Number.isInteger(n)) throw rangeError('ERR_OUT_OF_RANGE', `${host.byteLength} bytes are not a whole number of ${dt.name}`);
-    const shape = opts.shape === undefined ? [n] : normalizeShape(opts.shape);
-    if (sizeOf(shape) !== n) throw rangeError('ERR_INVALID_RESHAPE', `cannot reshape array of size ${n} into shape (${shape.join(',')})`);
-    const r = hostRange(host, 'host');
-    return { h: normalizeBool(hostView(dt, r.buffer, r.byteOffset, n), dt), shape, dtype: dt,
-      convertTo: want && want !== dt ? want : null };
-  }
-  if (types.isAnyArrayBuffer(host)) {
-    const dt = want ?? toDType('uint8');
-    if (host.byteLength === 0) checkAttached(host, 'host');
-    const n = host.byteLength / dt.bytes;
-    if (!Number.isInteger(n)) throw rangeError('ERR_OUT_OF_RANGE', `${host.byteLength} bytes are not a whole number of ${dt.name}`);
-    const shape = opts.shape === undefined ? [n] : normalizeShape(opts.shape);
-    if (sizeOf(shape) !== n) throw rangeError('ERR_INVALID_RESHAPE', `cannot reshape array of size ${n} into shape (${shape.join(',')})`);
-    return { h: normalizeBool(hostView(dt, host as ArrayBuffer, 0, n), dt), shape, dtype: dt, convertTo: null };
-  }
-  if (Array.isArray(host) || typeof host === 'number' || typeof host === 'bigint' || typeof host === 'boolean' ||
-    (typeof host === 'object' && host !== null && 're' in host)) {
-    const data = host as NestedArray;
-    const inferred = inferShape(data);
-    const flat = flatten(data);
-    const dt = want ?? toDType(inferKind(flat));
-    const shape = opts.shape === undefined ? inferred : normalizeShape(opts.shape);
-    if (sizeOf(shape) !== flat.length) {
-      throw rangeError('ERR_INVALID_RESHAPE', `cannot reshape array of size ${flat.length} into shape (${shape.join(',')})`);
-    }
-    const h = hostArray(dt, flat.length);
-    flat.forEach((v, i) => setElement(h, dt, i, v));
-    return { h, shape, dtype: dt, convertTo: null };
-  }
-  throw typeError('ERR_INVALID_ARG_TYPE',
-    `toGpu() takes a TypedArray, an ArrayBuffer, a number or nested arrays. Received ${describe(host)}`);
-}
-
-/**
- * Runs `fn` and disposes every array it created, except those in its result (an array, or arrays
- * and plain objects nesting them up to 4 levels) and the owners of returned views. A view returned
- * without its owner takes the owner's place (like tfjs's reference counting): disposing the view
- * (the last one, when several views of one array are returned) frees the memory. Nested tidy()
- * hands what it keeps to the enclosing scope. `fn` must be synchronous: a Promise result is a
- * TypeError `ERR_INVALID_RETURN_VALUE` (what it created is disposed).
- * @example
- * const c = cuda.tidy(() => a.add(b).mul(2)); // the temporary a+b is freed
- * const row = cuda.tidy(() => a.mul(2).index(0)); // a view; row.dispose() frees a*2
- */
-export function tidy<T>(fn: () => T): T {
-  scopes.push([]);
-  let result: T;
-  try {
-    result = fn();
-    if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
-      throw typeError('ERR_INVALID_RETURN_VALUE', 'tidy(fn): fn must be synchronous (it returned a Promise); ' +
-        'arrays it creates after an await would escape the scope');
-    }
-  } catch (e) {
-    for (const a of scopes.pop()!) a.dispose();
-    throw e;
-  }
-  const created = scopes.pop()!;
-  const returned = new Set<GPUArray>();
-  const keep = new Set<DeviceAllocation>();
-  const views = new Map<GPUArray, GPUArray[]>(); // returned views by owner
-  const visit = (v: unknown, depth: number): void => {
-    if (v instanceof GPUArray) {
-      if (v.disposed || returned.has(v)) return;
-      returned.add(v);
-      keep.add(v.alloc);
-      if (v.base) views.set(v.base, [...(views.get(v.base) ?? []), v]);
-    } else if (depth < 4 && Array.isArray(v)) {
-      v.forEach((x) => visit(x, depth + 1));
-    } else if (depth < 4 && v && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
-      Object.values(v).forEach((x) => visit(x, depth + 1));
-    }
-  };
-  visit(result, 0);
-  for (const a of created) {
-    if (keep.has(a.alloc)) {
-      a.handOver_(returned.has(a) ? [] : views.get(a) ?? []);
-      if (scopes.length) scopes[scopes.length - 1].push(a); // belongs to the enclosing scope now
-    } else {
-      a.dispose();
-    }
-  }
-  return result;
-}
-
-/**
- * Keeps `a` out of every enclosing tidy() scope: it is not disposed when they end (a view keeps
- * its owner too). Returns `a`. Like tfjs's keep(): for arrays kept in outer variables or caches.
- * @example
- * let weights; cuda.tidy(() => { weights = cuda.keep(gpuarray.zeros([10], 'float32')); return a.add(b); });
- */
-export function keep<T extends GPUArray>(a: T): T {
-  if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `keep() takes a GPUArray. Received ${describe(a)}`);
-  for (const target of a.base ? [a, a.base] : [a]) {
-    for (const scope of scopes) {
-      const i = scope.indexOf(target);
-      if (i >= 0) scope.splice(i, 1);
-    }
-  }
-  return a;
-}
-
 
 /**
  * @internal A C-contiguous GPUArray over memory nodecuda does not own (a mapped GL buffer):
