@@ -47,6 +47,18 @@ describe('normalizeShape / sizeOf / formatShape', () => {
     expectCode(() => normalizeShape(null as never), TypeError, 'ERR_INVALID_ARG_TYPE');
   });
 
+  test('axis lists with holes: a hole is an axis that is not an integer (TypeError), not a skipped one', () => {
+    // eslint-disable-next-line no-sparse-arrays -- the hole is the point
+    const holed = [0, , 1] as number[];
+    expectCode(() => transposeAxes(3, holed), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => squeezeAxes([1, 1, 1], holed), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => expandDims([2, 3], [3, 1], holed), TypeError, 'ERR_INVALID_ARG_TYPE');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- reductions' axis list, loaded without a GPU
+    const { axesOf } = require('../lib/array/reductions') as typeof import('../lib/array/reductions');
+    expectCode(() => axesOf(holed, 3), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expect(axesOf([0, -1], 3)).toEqual([0, 2]);
+  });
+
   test('sizeOf and formatShape', () => {
     expect(sizeOf([2, 3])).toBe(6);
     expect(sizeOf([])).toBe(1);

@@ -285,7 +285,7 @@ export function axesOf(axis: unknown, ndim: number): number[] {
   if (typeof axis === 'number') return [normalizeAxis(axis, ndim)];
   const list = Array.isArray(axis) ? axis : null;
   if (!list) throw typeError('ERR_INVALID_ARG_TYPE', `axis must be an integer or a list of integers. Received ${describe(axis)}`);
-  const out = list.map((a) => normalizeAxis(a as number, ndim));
+  const out = Array.from(list, (a) => normalizeAxis(a as number, ndim)); // a hole reads as undefined: rejected
   if (new Set(out).size !== out.length) throw rangeError('ERR_AXIS_OUT_OF_RANGE', `repeated axis in [${list.join(', ')}]`);
   return out;
 }

@@ -284,7 +284,8 @@ function axisList(axis: number | readonly number[], ndim: number): number[] {
   if (typeof axis !== 'number' && !Array.isArray(axis)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `An axis must be an integer or an array of integers. Received ${describe(axis)}`);
   }
-  const list = (typeof axis === 'number' ? [axis] : axis).map((a) => normalizeAxis(a, ndim));
+  // Array.from: a hole reads as undefined, which normalizeAxis rejects (map would skip it).
+  const list = Array.from(typeof axis === 'number' ? [axis] : axis, (a) => normalizeAxis(a, ndim));
   if (new Set(list).size !== list.length) throw rangeError('ERR_INVALID_ARG_VALUE', `repeated axis in ${formatShape(list)}`);
   return list;
 }

@@ -6,7 +6,7 @@
  */
 import { native } from './native';
 import { syncDevice } from './scope';
-import { contextDevice, currentContext } from './driver';
+import { contextDevice, currentContext, multiprocessorCount } from './driver';
 export { addonPath, addonAttempts } from './native';
 
 type A = NativeAddon.Addon;
@@ -20,6 +20,19 @@ type S = NativeAddon.StreamHandle | null;
 
 export function occupancyMaxActiveBlocks(fn: NativeAddon.FunctionHandle, blockSize: number, sharedBytes: number): number {
   return native.occupancyMaxActiveBlocks(fn, blockSize, sharedBytes);
+}
+
+const resident = new WeakMap<object, Map<number, number>>();
+/**
+ * Blocks of `blockSize` threads (no dynamic shared memory) of `fn` the device holds at once: SMs ×
+ * occupancy, at least one an SM; cached per function handle (a handle belongs to one context).
+ */
+export function residentBlocks(fn: NativeAddon.FunctionHandle, blockSize: number): number {
+  let byBlock = resident.get(fn);
+  if (!byBlock) resident.set(fn, (byBlock = new Map()));
+  let r = byBlock.get(blockSize);
+  if (r === undefined) byBlock.set(blockSize, (r = multiprocessorCount() * Math.max(1, occupancyMaxActiveBlocks(fn, blockSize, 0))));
+  return r;
 }
 
 export function moduleFunction(mod: NativeAddon.ModuleHandle, name: string): NativeAddon.FunctionHandle {

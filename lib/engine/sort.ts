@@ -125,13 +125,10 @@ function gridFor(n: number): number {
  * other grid-stride kernels.
  */
 const PREP_WAVES = envNumber('NODECUDA_SORT_PREP_WAVES', 0, { min: 0, max: 4 });
-const resident = new WeakMap<object, number>();
 function prepGrid(fn: NativeAddon.FunctionHandle, n: number): number {
   const groups = Math.ceil(n / PREP_ITEMS);
   if (!PREP_WAVES) return gridFor(groups);
-  let r = resident.get(fn);
-  if (r === undefined) resident.set(fn, (r = multiprocessorCount() * Math.max(1, cu.occupancyMaxActiveBlocks(fn, 256, 0))));
-  return Math.max(1, Math.min(Math.ceil(groups / 256), r * PREP_WAVES));
+  return Math.max(1, Math.min(Math.ceil(groups / 256), cu.residentBlocks(fn, 256) * PREP_WAVES));
 }
 
 /** Whether the bytes the result is written to meet the input's (`bytes` each). */

@@ -120,6 +120,8 @@ export function resolve(x: { ndim: number; shape: readonly number[] }, kind: Kin
   return { axes: norm, s };
 }
 
+let cufftLoaded = false;
+
 /** A C-contiguous copy of `x` as `dt` with each dimension cropped or zero-padded to `shape`. */
 function stage(x: GPUArray, dt: DType, shape: number[], stream: Stream | null | undefined): GPUArray {
   const pad = shape.some((n, d) => n > x.shape[d]);
@@ -252,10 +254,12 @@ export function transform(name: string, kind: Kind, a: unknown, axesIn: readonly
   });
   const outDt = kind === 'r2c' ? COMPLEX_OF[w.name]! : kind === 'c2r' ? REAL_OF[w.name]! : w;
   if (sizeOf(outShape) === 0) return GPUArray.allocate(outShape, outDt, stream); // nothing to transform
-  // libcufft first (opened on the first call, then one cufftGetVersion a transform): without it
-  // the call fails before staging a copy (fft(v, { n: 2 ** 28 }) would otherwise allocate and
-  // zero 2 GiB, then fail).
-  cufftVersion();
+  // libcufft first, until it has loaded once: without it the call fails before staging a copy
+  // (fft(v, { n: 2 ** 28 }) would otherwise allocate and zero 2 GiB, then fail).
+  if (!cufftLoaded) {
+    cufftVersion();
+    cufftLoaded = true;
+  }
   // C2R overwrites its input: it always gets a copy. Otherwise a copy only to convert or reshape.
   const copy = kind === 'c2r' || w !== x.dtype || !x.flags.cContiguous || inShape.some((n, d) => n !== x.shape[d]);
   const src = copy ? stage(x, w, inShape, stream) : x;

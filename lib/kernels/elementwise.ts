@@ -7,7 +7,7 @@
  */
 import { coerceArg } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
-import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
+import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { envNumber } from '../base/env';
 import { generatedKernel } from '../cuda/modules';
 import { GPUArray } from '../array/gpuarray';
@@ -60,13 +60,10 @@ const MAX_GRID = 2 ** 20;
 // (a sweep knob, bench/sweep.js) caps the grid at W waves of the device's resident blocks (SMs ×
 // occupancy of the kernel) instead, so each thread loops over several elements.
 const EK_WAVES = envNumber('NODECUDA_EK_WAVES', 0, { min: 0, max: 256 });
-const resident = new WeakMap<object, number>();
 function gridFor(fn: NativeAddon.FunctionHandle, count: number): number {
   const blocks = Math.ceil(count / BLOCK);
   if (!EK_WAVES) return Math.min(MAX_GRID, blocks);
-  let r = resident.get(fn);
-  if (r === undefined) resident.set(fn, (r = multiprocessorCount() * Math.max(1, cu.occupancyMaxActiveBlocks(fn, BLOCK, 0))));
-  return Math.max(1, Math.min(MAX_GRID, blocks, r * EK_WAVES));
+  return Math.max(1, Math.min(MAX_GRID, blocks, cu.residentBlocks(fn, BLOCK) * EK_WAVES));
 }
 const INT31 = 2 ** 31;
 

@@ -41,10 +41,15 @@ function checkOut(out: unknown, s: MatmulShape, dt: DType, what: string): GPUArr
   if (o.shape.length !== s.out.length || o.shape.some((n, i) => n !== s.out[i])) {
     throw rangeError('ERR_SHAPE_MISMATCH', `${what}: out has shape ${formatShape(o.shape)}; the result has shape ${formatShape(s.out)}`);
   }
-  if (!canCast(dt, o.dtype, 'same_kind')) {
-    throw typeError('ERR_INVALID_DTYPE', `${what}: cannot store a ${dt.name} result in a ${o.dtype.name} out array (same_kind casting)`);
-  }
+  checkOutCast(dt, o, what);
   return o;
+}
+
+/** @internal TypeError ERR_INVALID_DTYPE unless a `dt` result can be stored in `out` (same_kind). */
+export function checkOutCast(dt: DType, out: GPUArray, what: string): void {
+  if (!canCast(dt, out.dtype, 'same_kind')) {
+    throw typeError('ERR_INVALID_DTYPE', `${what}: cannot store a ${dt.name} result in a ${out.dtype.name} out array (same_kind casting)`);
+  }
 }
 
 /**

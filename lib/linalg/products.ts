@@ -3,14 +3,14 @@
  * products stay reductions (every dtype, integers included), matrix products go to cuBLAS, 0-d
  * operands multiply elementwise. The results and their shapes are NumPy's.
  */
-import { rangeError, typeError } from '../base/errors';
-import { canCast, resultType } from '../base/promote';
+import { rangeError } from '../base/errors';
+import { resultType } from '../base/promote';
 import { formatShape, sizeOf } from '../base/shape';
 import { Stream } from '../cuda/driver';
 import { GPUArray, arrayArg, filled, optionsArg } from '../array/gpuarray';
 import { apply, assign } from '../array/operators';
 import * as red from '../array/reductions';
-import { MatmulOptions, product } from './matmul';
+import { MatmulOptions, checkOutCast, product } from './matmul';
 
 /** A C-ordered array with `x`'s content: `x`, or a copy on `stream` (kept in `temps`). */
 function cOrder(x: GPUArray, stream: Stream | null | undefined, temps: GPUArray[]): GPUArray {
@@ -42,10 +42,8 @@ function viaMatrices(a2: GPUArray, b2: GPUArray, shape: number[], o: MatmulOptio
   if (!sameShape(out.shape, shape)) {
     throw rangeError('ERR_SHAPE_MISMATCH', `${what}: out has shape ${formatShape(out.shape)}; the result has shape ${formatShape(shape)}`);
   }
-  const dt = resultType(a2.dtype, b2.dtype); // checked here too: a non-contiguous out is written by a copy, not by the product
-  if (!canCast(dt, out.dtype, 'same_kind')) {
-    throw typeError('ERR_INVALID_DTYPE', `${what}: cannot store a ${dt.name} result in a ${out.dtype.name} out array (same_kind casting)`);
-  }
+  // Checked here too: a non-contiguous out is written by a copy, not by the product.
+  checkOutCast(resultType(a2.dtype, b2.dtype), out, what);
   if (out.flags.cContiguous) {
     product(a2, b2, { ...o, out: out.reshape(flat) }, what);
     return out;
