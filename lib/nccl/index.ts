@@ -27,4 +27,5 @@ export const nccl = Object.freeze({
   initAll,
   initAllAsync,
 });
-export type { Communicator, CommunicatorOptions, CollectiveOptions, ReduceOptions, RootOptions, ReduceOp } from './communicator';
+export type { Communicator } from './communicator';
+export type { CommunicatorOptions, CollectiveOptions, ReduceOptions, RootOptions, ReduceOp } from './args';

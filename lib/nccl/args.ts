@@ -1,0 +1,148 @@
+/**
+ * The argument side of the NCCL collectives: the option types, the operator and dtype maps, and the
+ * free helpers communicator.ts uses to check arguments, build errors and poll NCCL with timers.
+ */
+import { GPUArray } from '../array/gpuarray';
+import { NcclError, describe, rangeError, typeError } from '../base/errors';
+import type { DTypeName } from '../base/dtype';
+import type { Stream } from '../cuda/driver';
+import { version } from './library';
+
+/** Reduction operators (ncclRedOp_t). `avg` needs NCCL 2.10 and a floating dtype or an integer one (truncated). */
+export type ReduceOp = 'sum' | 'prod' | 'max' | 'min' | 'avg';
+export const OPS: Record<ReduceOp, number> = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 };
+
+/**
+ * ncclDataType_t by dtype. complex64/complex128 travel as pairs of float32/float64, which is exact
+ * for `sum` and `avg` (they act on real and imaginary parts independently) and for data movement
+ * (broadcast, allGather, send/recv); other ops on complex are refused. bool and (u)int16 have no
+ * NCCL type: refused (NCCL_UNSUPPORTED_DTYPE). bfloat16 is ncclBfloat16 (9; NCCL ≥ 2.10).
+ */
+const NCCL_TYPES: Partial<Record<DTypeName, [type: number, perElement: number]>> = {
+  int8: [0, 1], uint8: [1, 1], int32: [2, 1], uint32: [3, 1], int64: [4, 1], uint64: [5, 1],
+  float16: [6, 1], float32: [7, 1], float64: [8, 1], bfloat16: [9, 1], complex64: [7, 2], complex128: [8, 2],
+};
+
+/** Options of every collective. */
+export interface CollectiveOptions {
+  /** The CUDA stream (default: the legacy default stream). Work queued by nodecuda before the call runs first. */
+  stream?: Stream | null;
+  /** Async forms: abort the communicator and reject with NCCL_TIMEOUT after this many milliseconds. */
+  timeoutMs?: number;
+}
+/** Options of allReduce and reduceScatter (allGather's without `op`): the operator and an out-of-place result. */
+export interface ReduceOptions extends CollectiveOptions {
+  /** Default 'sum'. */
+  op?: ReduceOp;
+  /** Out of place: the result goes here (default: in place, into the input). */
+  out?: GPUArray;
+}
+/** Options of reduce (broadcast's without `op`): ReduceOptions and the root rank. */
+export interface RootOptions extends ReduceOptions {
+  /** The rank that receives (reduce) or sends (broadcast); default 0. */
+  root?: number;
+}
+
+/** Options of `new Communicator`. */
+export interface CommunicatorOptions {
+  /** CUDA device of this rank (default: the calling thread's current device). */
+  device?: number;
+  /** Initialisation must finish within this time, or the communicator is aborted and `ready` rejects (NCCL_TIMEOUT). Default 60000. */
+  timeoutMs?: number;
+  /**
+   * true (the default for one rank per thread): collectives run on a blocking NCCL communicator
+   * (split from the one initialised), launched on the calling thread in ~15 µs. A call that needs
+   * a connection not made yet (the first call of a kind, the first send to a peer) waits on the
+   * thread until the peers make the same call, without a time limit, as with torch.distributed.
+   * false (the default when this thread holds several ranks of the communicator, as initAll makes):
+   * every call is non-blocking; NCCL launches each from a thread of its own (50-250 µs more per
+   * call), and a synchronous call waits for that launch at most timeoutMs.
+   * Every rank must pass the same value. Communicators of both kinds cannot be mixed in one
+   * nccl.group() (ERR_NCCL_GROUP_MIXED).
+   */
+  blocking?: boolean;
+  /** @internal */
+  cgaClusterSize?: number;
+}
+
+export const NCCL_ERROR_INFO = (code: string, call: string) => ({ code, status: -1, call });
+
+/**
+ * Calls `tick` until it answers true, with growing timer gaps (never blocks the event loop). The
+ * first call is on a timer too: a communicator made inside nccl.group() reports idle until
+ * ncclGroupEnd has launched its init.
+ */
+export function pollUntil(tick: () => boolean, timeoutMs: number, onTimeout: () => Error): Promise<void> {
+  const start = Date.now();
+  return new Promise<void>((resolve, reject) => {
+    let gap = 0;
+    const step = (): void => {
+      try {
+        if (tick()) return resolve();
+        if (Date.now() - start > timeoutMs) return reject(onTimeout());
+      } catch (e) {
+        return reject(e);
+      }
+      gap = Math.min(gap ? gap * 2 : 1, 20);
+      setTimeout(step, gap);
+    };
+    setImmediate(step);
+  });
+}
+
+/**
+ * Several ranks of one communicator on one thread can use blocking communicators only with NCCL
+ * 2.27 or newer: older ones keep one group job per thread, which the ranks' splits would share
+ * (and wait on each other). The error to throw where it is older, else null.
+ */
+export function sharedBlockingUnsupported(): NcclError | null {
+  const v = version();
+  if (v.code >= 22700) return null;
+  return new NcclError(`blocking: true for several ranks on one thread needs NCCL 2.27 or newer (this is NCCL ` +
+    `${v.major}.${v.minor}.${v.patch}): older ones keep one group job per thread, which the ranks' splits would share; ` +
+    'pass blocking: false', NCCL_ERROR_INFO('NCCL_UNSUPPORTED', 'ncclCommSplit'));
+}
+
+export function checkTimeout(v: unknown, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number' || !(v > 0)) {
+    throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" option must be a positive number of milliseconds. Received ${describe(v)}`);
+  }
+  return v;
+}
+
+export function checkRank(v: unknown, name: string, nranks: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= nranks) {
+    throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be an integer in [0, ${nranks - 1}]. Received ${describe(v)}`);
+  }
+  return v;
+}
+
+/** [ncclDataType_t, NCCL element count] for an array; typed errors for what NCCL cannot take. */
+export function ncclBuffer(a: unknown, name: string, op?: ReduceOp): [number, number] {
+  if (!(a instanceof GPUArray)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be a GPUArray. Received ${describe(a)}`);
+  }
+  a.check();
+  const t = NCCL_TYPES[a.dtype.name];
+  if (!t) {
+    const e = typeError('NCCL_UNSUPPORTED_DTYPE', `NCCL has no type for ${a.dtype.name} ("${name}"): use int8, uint8, int32, ` +
+      'uint32, int64, uint64, float16, bfloat16, float32 or float64 (or convert with astype())');
+    throw e;
+  }
+  if (t[1] === 2 && op !== undefined && op !== 'sum' && op !== 'avg') {
+    throw typeError('NCCL_UNSUPPORTED_DTYPE', `'${op}' is not defined on ${a.dtype.name} ("${name}"): complex supports 'sum' and 'avg'`);
+  }
+  if (!a.flags.cContiguous) {
+    throw typeError('ERR_NCCL_NONCONTIGUOUS', `The "${name}" array must be C-contiguous for NCCL: pass a.copy()`);
+  }
+  return [t[0], a.size * t[1]];
+}
+
+export function opOf(v: unknown): ReduceOp {
+  const op = v ?? 'sum';
+  if (typeof op !== 'string' || !(op in OPS)) {
+    throw typeError('ERR_INVALID_ARG_VALUE', `The "op" option must be 'sum', 'prod', 'max', 'min' or 'avg'. Received ${describe(v)}`);
+  }
+  return op as ReduceOp;
+}
