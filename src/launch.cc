@@ -19,6 +19,23 @@ namespace {
 Napi::Value Launch(const Napi::CallbackInfo& info) {
   const auto& f = FunctionArg(info[0]);
   CUstream stream = StreamArg(info[1]);
+  // A stream of another context (device, or a pushed context) is refused here, at the call that
+  // passed it: the driver would reject the launch, and a queued launch reports only later.
+  if (stream) {
+    const Context& sc = *Unwrap<StreamRes>(info[1], Kind::Stream, "stream")->ctx;
+    const Context& fc = *f->module->ctx;
+    if (&sc != &fc)
+      ThrowType(
+          "ERR_DEVICE_MISMATCH",
+          sc.ordinal == fc.ordinal
+              ? "launch: the stream belongs to another context of device " +
+                    std::to_string(fc.ordinal) +
+                    " than the kernel's module (a context was pushed or popped since one was made)"
+              : "launch: the stream belongs to device " + std::to_string(sc.ordinal) +
+                    ", the kernel's module to device " + std::to_string(fc.ordinal) +
+                    "; use a stream made on the kernel's device (inside withDevice(" +
+                    std::to_string(fc.ordinal) + ", ...))");
+  }
   // The element types are checked, not assumed: a Uint8Array(7) as config would be read as 28
   // bytes (past its end).
   if (!info[2].IsTypedArray() || !info[3].IsTypedArray() ||

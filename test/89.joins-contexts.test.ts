@@ -3,7 +3,7 @@
  * ERR_DEVICE_MISMATCH, like the operators. GPU only.
  */
 import * as cuda from '../lib';
-import { GPUArray, driver, gpuarray } from '../lib';
+import { ElementwiseKernel, GPUArray, SourceModule, driver, gpuarray } from '../lib';
 import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import { expectArray, upload } from './reference';
 
@@ -52,6 +52,31 @@ describeGpu('joins across contexts (GPU)', () => {
       });
       for (const x of [a, ia, b!, ib!]) x.dispose();
     });
+  });
+
+  test('c) a stream of another context → TypeError ERR_DEVICE_MISMATCH at the launch (not a deferred CudaError); work goes on', async () => {
+    const a = upload('float32', [1, 2, 3]);
+    new driver.Device(0).makeContext();
+    let s: InstanceType<typeof driver.Stream>;
+    try {
+      s = new driver.Stream();
+    } finally {
+      driver.Context.pop();
+    }
+    const twice = new ElementwiseKernel('float *x', 'x[i] = x[i] * 2', 'twice_other_ctx');
+    const inc = new SourceModule('extern "C" __global__ void inc(float *x) { x[threadIdx.x] += 1.0f; }').getFunction('inc');
+    const bad = (fn: () => unknown): void => {
+      expect(expectCode(fn, TypeError, 'ERR_DEVICE_MISMATCH').message).toMatch(/stream belongs to another context of device 0/);
+    };
+    bad(() => twice(a, { stream: s! }));
+    bad(() => inc(a, { block: [3, 1, 1], stream: s! }));
+    // Nothing ran and nothing is pending: the same kernels on the legacy stream, then a synchronize.
+    twice(a);
+    inc(a, { block: [3, 1, 1] });
+    driver.Context.synchronize();
+    expectArray(a, 'float32', [3], [3, 5, 7]);
+    s!.dispose();
+    a.dispose();
   });
 
   test('nothing leaked by this suite', async () => {

@@ -646,6 +646,13 @@ describeGpu('sorting', () => {
       expectCode(() => gpuarray.argsort(gpuarray.toGpu(new Float32Array([1])).reshape([]), {}), RangeError, 'ERR_AXIS_OUT_OF_RANGE');
       expectCode(() => gpuarray.sort(a, { out: gpuarray.empty([4], 'float32') }), RangeError, 'ERR_SHAPE_MISMATCH');
       expectCode(() => gpuarray.sort(a, { out: gpuarray.empty([3], 'float64') }), TypeError, 'ERR_INVALID_DTYPE');
+      // torch's descending is refused, not dropped; NumPy's kinds are accepted (a stable sort is a valid result of each).
+      expectCode(() => gpuarray.sort(a, { descending: true } as never), TypeError, 'ERR_INVALID_ARG_VALUE');
+      const r = gpuarray.toGpu(new Float32Array([3, NaN, 1, 2]));
+      for (const kind of ['quicksort', 'mergesort', 'heapsort', 'stable'] as const) {
+        expect(Array.from(gpuarray.sort(r, { kind }).get() as Float32Array)).toEqual([1, 2, 3, NaN]);
+        expect(Array.from(gpuarray.argsort(r, { kind }).get() as BigInt64Array)).toEqual([2n, 3n, 0n, 1n]);
+      }
     }));
   });
 });

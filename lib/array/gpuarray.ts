@@ -626,9 +626,8 @@ export function optionsArg<T extends object>(v: T | null | undefined, name = 'op
 
 /** @internal A new array holding a C-ordered host array of `dt`. */
 export function fromHost(h: HostArray, shape: readonly number[], dt: DType, stream?: Stream | null): GPUArray {
-  const a = GPUArray.allocate(shape, dt, stream);
-  cu.memcpyHtod(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned);
-  return a;
+  return filled(GPUArray.allocate(shape, dt, stream),
+    (a) => cu.memcpyHtod(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned));
 }
 
 /** @internal Bool data from raw bytes: any nonzero byte is true (a copy, only when some byte is not 0/1). */

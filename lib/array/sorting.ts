@@ -5,7 +5,7 @@
  * part then imaginary part (NaN larger than any number in each part). docs/sorting.md.
  */
 import { Complex, DType, DTYPES } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
 import { promoteTypes } from '../base/promote';
 import { Stream, streamHandle } from '../cuda/driver';
@@ -28,6 +28,8 @@ export interface SortOptions {
   axis?: number | null;
   /** Accepted for NumPy compatibility: every sort here is stable. */
   stable?: boolean;
+  /** NumPy's sort kinds, accepted: every sort here is a stable radix sort, a valid result for each. */
+  kind?: 'stable' | 'quicksort' | 'mergesort' | 'heapsort' | null;
   /** Write the result here (same shape and dtype as the result; may be the input itself). */
   out?: GPUArray;
   /** Stream to run on (default: the legacy default stream). */
@@ -40,6 +42,8 @@ export interface ArgsortOptions {
   axis?: number | null;
   /** Accepted for NumPy compatibility: every sort here is stable. */
   stable?: boolean;
+  /** NumPy's sort kinds, accepted: every sort here is a stable radix sort, a valid result for each. */
+  kind?: 'stable' | 'quicksort' | 'mergesort' | 'heapsort' | null;
   /** Stream to run on (default: the legacy default stream). */
   stream?: Stream | null;
 }
@@ -107,6 +111,20 @@ function stagesFor(dt: DType, rows: number): SortStage[] {
   const st: SortStage[] = dt.bytes === 16 ? [{ kind: 'im' }, { kind: 're' }] : [{ kind: 'value' }];
   if (rows > 1) st.push({ kind: 'row', rows });
   return st;
+}
+
+const SORT_KINDS = ['stable', 'quicksort', 'mergesort', 'heapsort'];
+const SORT_OPTIONS = ['axis', 'kind', 'stable', 'out', 'stream'];
+
+/** sort's and argsort's options checked: no unknown key (torch's `descending` is not dropped), a NumPy `kind`. */
+function sortOptions<T extends SortOptions>(what: string, opts: T | undefined, keys = SORT_OPTIONS): T {
+  const o = optionsArg(opts);
+  knownOptions(o, what, keys);
+  const kind = o.kind;
+  if (kind !== undefined && kind !== null && !SORT_KINDS.includes(kind)) {
+    throw typeError('ERR_INVALID_ARG_VALUE', `${what}: kind must be one of ${SORT_KINDS.map((k) => `'${k}'`).join(', ')}. Received ${describe(kind)}`);
+  }
+  return o;
 }
 
 function checkSize(what: string, n: number): void {
@@ -180,7 +198,7 @@ function arrayIn(what: string, a: unknown): GPUArray {
  */
 export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
   // The options first, each read once: a getter that disposes `a` is then caught by arrayIn.
-  const { out, axis, stream } = optionsArg(opts);
+  const { out, axis, stream } = sortOptions('sort', opts);
   a = arrayIn('sort', a);
   const shape = axis === null ? [a.size] : a.shape.slice();
   if (out !== undefined) {
@@ -214,7 +232,7 @@ export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
  * gpuarray.argsort(gpuarray.toGpu([3, 1, 2])).get(); // BigInt64Array [1n, 2n, 0n]
  */
 export function argsort(a: GPUArray, opts?: ArgsortOptions): GPUArray {
-  const { axis, stream } = optionsArg(opts); // before the input's check, as in sort
+  const { axis, stream } = sortOptions('argsort', opts, SORT_OPTIONS.filter((k) => k !== 'out')); // before the input's check, as in sort
   a = arrayIn('argsort', a);
   checkDevices('argsort', [a]);
   checkSize('argsort', a.size); // before prepare: it may copy the input
@@ -426,6 +444,7 @@ export function unique(a: GPUArray, opts?: UniqueOptions & { returnIndex?: false
 export function unique(a: GPUArray, opts: UniqueOptions): GPUArray | UniqueResult;
 export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResult {
   const x = optionsArg(opts);
+  knownOptions(x, 'unique', ['returnIndex', 'returnInverse', 'returnCounts', 'equalNan', 'stream', 'axis']);
   // NumPy's unique takes an axis (unique rows or columns); this one flattens: refused, not ignored.
   const axis = (x as { axis?: unknown }).axis;
   if (axis !== undefined && axis !== null) {
@@ -482,6 +501,7 @@ function scalarDType(v: unknown, dt: DType): DType {
  */
 export function searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolean | Complex, opts?: SearchsortedOptions): GPUArray {
   const o = optionsArg(opts);
+  knownOptions(o, 'searchsorted', ['side', 'sorter', 'stream']);
   // The options first, each read once: a getter that disposes `a` or `v` is then caught by their checks.
   const { sorter, stream } = o;
   const side = o.side ?? 'left';
@@ -522,7 +542,7 @@ export function searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolea
 
 /** GPUArray.sort: sorts in place along `axis` (NumPy's ndarray.sort) and returns the array. */
 function sortInPlace(a: GPUArray, opts?: Omit<SortOptions, 'out'>): GPUArray {
-  const o = optionsArg(opts);
+  const o = sortOptions('GPUArray.sort()', opts, SORT_OPTIONS.filter((k) => k !== 'out'));
   if (o.axis === null) {
     throw typeError('ERR_INVALID_ARG_VALUE', 'GPUArray.sort(): axis null is not supported in place (use gpuarray.sort(a, { axis: null }))');
   }

@@ -244,3 +244,15 @@ export function checkSize(v: unknown, name: string, max = Number.MAX_SAFE_INTEGE
   }
   return v;
 }
+
+/**
+ * @internal Refuses an option `what` does not know (set to anything but undefined), so that an
+ * option another library reads — NumPy's `kind`, torch's `descending` — is an error, not dropped.
+ */
+export function knownOptions(o: object, what: string, keys: readonly string[]): void {
+  for (const k of Object.keys(o)) {
+    if (!keys.includes(k) && (o as Record<string, unknown>)[k] !== undefined) {
+      throw typeError('ERR_INVALID_ARG_VALUE', `${what}: unknown option "${k}" (known: ${keys.join(', ')})`);
+    }
+  }
+}

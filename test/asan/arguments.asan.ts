@@ -32,6 +32,7 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
     const m = k(g.zeros([3, 4], 'float32'));
     const x3 = k(g.zeros([2, 3, 4], 'float64')), y3 = k(g.zeros([5, 4, 6], 'float64')), w = k(g.zeros([5, 4], 'float64'));
     const oi = k(g.zeros([6, 5, 3, 2], 'int32')).T, ob = k(g.zeros([6, 5, 3, 2], 'bool')).T, oj = k(g.zeros([5, 3, 2], 'int32')).T;
+    const v = k(g.zeros([4], 'float32'));
     const before = live(); // every array the calls below get is made (and kept) before it
     out.normAxis = [1n, true, {}, 'x', [, 1]].map((axis) => err(() => linalg.norm(m, 2, { axis })));
     out.freq = [err(() => fft.fftfreq(2 ** 40)), err(() => fft.rfftfreq(2 ** 40))];
@@ -45,7 +46,13 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
       err(() => linalg.inner(x3, w, { out: oj }))];
     out.uniqueAxis = [err(() => g.unique(m, { axis: 0 })), err(() => k(g.unique(m, { axis: null })))];
     out.cacheLimit = [err(() => fft.setPlanCacheLimit(-1)), err(() => fft.setPlanCacheLimit(0))];
+    // An option another library reads is refused, not dropped (torch's descending would sort ascending).
+    out.unknownOpts = [err(() => g.sort(v, { descending: true })), err(() => g.argsort(v, { out: v })), err(() => v.sort({ out: v })),
+      err(() => g.unique(v, { sorted: false })), err(() => g.searchsorted(v, 1, { sorter: undefined, right: true })),
+      err(() => g.sort(v, { kind: 'bogus' })), err(() => g.argsort(v, { kind: 1 }))];
     out.leaked = live() - before;
+    // NumPy's kinds and unknown keys set to undefined run.
+    out.kinds = ['stable', 'quicksort', 'mergesort', 'heapsort', null, undefined].map((kind) => err(() => k(g.sort(v, { kind, descending: undefined }))));
     // Past int64, a JS number is searched as the double it is (float64), not stored as int64.
     const i8 = k(g.zeros([4], 'int8'));
     const s = [2 ** 64, -(2 ** 64), 2 ** 63].map((v) => err(() => k(g.searchsorted(i8, v))));
@@ -72,6 +79,33 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
   // NumPy's unique with an axis finds unique rows: refused here rather than flattened silently.
   expect(o.uniqueAxis).toEqual([expect.objectContaining({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE' }),
     expect.objectContaining({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE' })]); // axis null runs (the double's count is invalid)
+  expect(o.unknownOpts).toEqual([
+    ...['sort: unknown option "descending"', 'argsort: unknown option "out"', 'GPUArray.sort(): unknown option "out"',
+      'unique: unknown option "sorted"', 'searchsorted: unknown option "right"'].map((m) => expect.objectContaining({
+      name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: expect.stringContaining(m) })),
+    ...['sort', 'argsort'].map((f) => expect.objectContaining({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE',
+      message: expect.stringMatching(new RegExp(`^${f}: kind must be one of 'stable', 'quicksort', 'mergesort', 'heapsort'`)) }))]);
+  expect(o.kinds).toEqual([null, null, null, null, null, null]);
   expect(o.leaked).toBe(0);
   expect(o.after).toEqual([5]);
+});
+
+test('a stream of another context: TypeError ERR_DEVICE_MISMATCH at the launch, not a deferred CudaError', () => {
+  const r = runFake(`
+    const { driver, gpuarray, ElementwiseKernel } = require(process.env.NODECUDA_DIST);
+    const a = gpuarray.zeros([3], 'float32');
+    new driver.Device(0).makeContext();
+    let s;
+    try { s = new driver.Stream(); } finally { driver.Context.pop(); }
+    const k = new ElementwiseKernel('float *x', 'x[i] = x[i] * 2', 'twice_other_ctx');
+    let e = null;
+    try { k(a, { stream: s }); } catch (x) { e = { name: x.name, code: x.code, message: x.message }; }
+    k(a);
+    driver.Context.synchronize();
+    s.dispose();
+    console.log(JSON.stringify({ e }));
+  `);
+  expectClean(r);
+  expect((r.out as { e: unknown }).e).toEqual({ name: 'TypeError', code: 'ERR_DEVICE_MISMATCH',
+    message: expect.stringMatching(/^launch: the stream belongs to another context of device 0/) });
 });
