@@ -620,6 +620,36 @@ describeGpu('sorting', () => {
         }
       }));
 
+    test('a of 0, 1, 2, 3 and 2^k ± 1 elements; values past one grid stride (each thread searches 4 at a time)', () => cuda.tidy(() => {
+      const lowerF = (a: Float32Array, x: number, right: boolean): number => {
+        let i = 0;
+        while (i < a.length && (right ? a[i] <= x : a[i] < x)) i++;
+        return i;
+      };
+      const vals = Float32Array.from({ length: 77 }, (_, i) => (i % 11) - 1.5 + (i % 3) * 0.5);
+      for (const na of [0, 1, 2, 3, 7, 8, 9, 255, 256, 257]) {
+        const a = Float32Array.from({ length: na }, (_, i) => Math.floor(i / 2)); // pairs of equal keys
+        for (const side of ['left', 'right'] as const) {
+          const r = gpuarray.searchsorted(gpuarray.toGpu(a), gpuarray.toGpu(vals), { side });
+          expectIndices(r, Array.from(vals, (x) => lowerF(a, x, side === 'right')), `na=${na} ${side}`);
+        }
+      }
+      // Many values (more than the grid holds at 4 a thread, an odd count): checked against a
+      // closed form, a = 0..m-1 and v = j / 2 - 3 (left: clamp(ceil(v)), right: clamp(floor(v) + 1)).
+      const m = 1025, n = 3 * 2 ** 22 + 3;
+      const a = gpuarray.arange(0, m, 1, 'float32');
+      const v = gpuarray.arange(0, n, 1, 'float32').mul(0.5).sub(3);
+      const clamp = (i: number): number => Math.min(m, Math.max(0, i));
+      for (const side of ['left', 'right'] as const) {
+        const got = gpuarray.searchsorted(a, v, { side }).get() as BigInt64Array;
+        const bad = got.findIndex((g, j) => {
+          const x = j / 2 - 3;
+          return Number(g) !== clamp(side === 'left' ? Math.ceil(x) : Math.floor(x) + 1);
+        });
+        expect([side, bad]).toEqual([side, -1]);
+      }
+    }));
+
     test('scalars and mixed dtypes (compared in the promoted type)', () => cuda.tidy(() => {
       const a = gpuarray.toGpu(new Int32Array([1, 2, 2, 3, 10]));
       expect(gpuarray.searchsorted(a, 2).item()).toBe(1n);

@@ -15,6 +15,7 @@ import { Operand as OperandType, canCast, promoteTypes, resultType } from '../ba
 import { broadcastShapes } from '../base/shape';
 import { UfuncDef, UfuncPlan, UfuncRow, resolve, ufuncTable } from './ufunc';
 import { checkDevices } from './devices';
+import { checkWritable } from './overlap';
 
 /** Options of the cumath functions. */
 export interface MathOptions extends OpOptions {
@@ -296,7 +297,7 @@ function split(name: 'frexp' | 'modf', x: unknown, opts: SplitOptions = {}): [GP
     if (!Array.isArray(out) || out.length !== 2 || !out.every((o) => o instanceof GPUArray)) {
       throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: out must be a pair [GPUArray, GPUArray]. Received ${describe(out)}`);
     }
-    out.forEach((o) => o.check());
+    out.forEach((o) => checkWritable(o.check(), `cumath.${name}`));
     checkDevices(`cumath.${name}`, [a, ...out]);
     shape = broadcastShapes(a.shape, out[0].shape, out[1].shape);
     out.forEach((o, i) => {

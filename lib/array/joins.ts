@@ -3,7 +3,7 @@
  * views), take (gather along an axis) and put (scatter into the flattened array).
  */
 import { DTYPES } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray, arrayArg, optionsArg } from './gpuarray';
@@ -15,6 +15,7 @@ import { resultType } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
 import { PREAMBLE } from '../engine/templates/preamble';
 import { checkDevices } from './devices';
+import { checkWritable } from './overlap';
 
 function arrays(list: unknown, what: string): GPUArray[] {
   if (!Array.isArray(list) || list.length === 0 || list.some((a) => !(a instanceof GPUArray))) {
@@ -144,6 +145,7 @@ export function take(a: GPUArray, indices: GPUArray | readonly number[], axis?: 
   opts: { stream?: Stream | null } = {}): GPUArray {
   arrayArg(a, 'a');
   opts = optionsArg(opts);
+  knownOptions(opts, 'take', ['stream']); // NumPy's out: refused, not ignored
   if (indices instanceof GPUArray) sameContext('take', [a, indices.check()]);
   const ax = axis === undefined ? 0 : normalizeAxis(axis, a.ndim);
   const { idx, temp } = indexArray(indices, opts.stream);
@@ -179,10 +181,18 @@ export function put(a: GPUArray, indices: GPUArray | readonly number[], values: 
   if (!a.flags.cContiguous) throw typeError('ERR_INVALID_ARG_VALUE', 'put() needs a C-contiguous array (use copy())');
   if (!(values instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `values must be a GPUArray. Received ${describe(values)}`);
   sameContext('put', indices instanceof GPUArray ? [a, values.check(), indices.check()] : [a, values.check()]);
-  const { idx, temp } = indexArray(indices, opts.stream);
+  checkWritable(a, 'put()');
+  let { idx, temp } = indexArray(indices, opts.stream);
   let vals = values;
   try {
-    if (values.dtype !== a.dtype || !values.flags.cContiguous) vals = values.astype(a.dtype, opts);
+    // Values (or indices) in a's own bytes are read whole first, as NumPy: the scatter could
+    // store over elements other threads have yet to read (put(a, ind, a[:n])).
+    if (idx.alloc === a.alloc) {
+      const own = idx.copy(opts);
+      if (temp) idx.dispose();
+      [idx, temp] = [own, true];
+    }
+    if (values.dtype !== a.dtype || !values.flags.cContiguous || values.alloc === a.alloc) vals = values.astype(a.dtype, opts);
     if (vals.size === 0 && idx.size > 0) throw rangeError('ERR_OUT_OF_RANGE', 'put(): values is empty');
     launchIndex(indexKernel('put', a.dtype.storageC), a, vals, idx, a.size, Math.max(1, vals.size), idx.size, opts.stream);
   } finally {

@@ -14,6 +14,7 @@ import { broadcastShapes, broadcastStrides } from '../base/shape';
 import { ElementwiseSpec, InputSpec } from '../engine/templates/elementwise';
 import { UFUNC_PREAMBLE, UfuncDef, resolve, ufunc } from './ufunc';
 import { checkDevices } from './devices';
+import { checkWritable, overlaps } from './overlap';
 
 /** An operand: an array, a JS scalar (weak, like a Python scalar) or a typed Scalar. */
 export type Operand = GPUArray | number | bigint | boolean | Complex | Scalar;
@@ -45,29 +46,6 @@ export function parse(x: unknown, name: string): Parsed {
 /** The operand's dtype, or a weak scalar's value, for promotion. @internal */
 export function operandType(p: Parsed): DType | number | bigint | boolean | Complex {
   return p.arr ? p.arr.dtype : p.strong ?? p.value!;
-}
-
-/** Byte range [lo, hi) an array touches, for overlap checks. */
-function extent(a: GPUArray): [bigint, bigint] {
-  let lo = 0, hi = 0;
-  a.shape.forEach((n, d) => {
-    if (n === 0) return;
-    const s = a.strides[d] * (n - 1);
-    if (s < 0) lo += s; else hi += s;
-  });
-  const p = a.ptr;
-  return [p + BigInt(lo), p + BigInt(hi + a.dtype.bytes)];
-}
-
-function sameLayout(a: GPUArray, b: GPUArray): boolean {
-  return a.ptr === b.ptr && a.shape.length === b.shape.length && a.shape.every((n, i) => n === b.shape[i]) &&
-    a.strides.every((s, i) => s === b.strides[i] || a.shape[i] === 1);
-}
-
-function overlaps(out: GPUArray, inp: GPUArray): boolean {
-  if (out.alloc !== inp.alloc) return false;
-  const [a0, a1] = extent(out), [b0, b1] = extent(inp);
-  return a0 < b1 && b0 < a1 && !sameLayout(out, inp);
 }
 
 function sameShape(a: readonly number[], b: readonly number[]): boolean {
@@ -144,6 +122,7 @@ export function elementwise(k: KernelOf, body: string, inputs: Parsed[], compute
     if (!canCast(outDtype, out.dtype, 'same_kind')) {
       throw typeError('ERR_INVALID_DTYPE', `${name}: cannot store a ${outDtype.name} result in a ${out.dtype.name} out array (same_kind casting)`);
     }
+    checkWritable(out, name);
     result = out;
     let overlap = false;
     for (const a of arrays) overlap ||= overlaps(out, a);
@@ -258,6 +237,16 @@ export function assign(dst: GPUArray, src: GPUArray, stream?: Stream | null): vo
   const shape = broadcastShapes(dst.shape, src.shape);
   if (shape.length !== dst.shape.length || shape.some((n, i) => n !== dst.shape[i])) {
     throw rangeError('ERR_SHAPE_MISMATCH', `cannot assign shape (${src.shape.join(',')}) to shape (${dst.shape.join(',')})`);
+  }
+  checkWritable(dst, 'set()');
+  if (overlaps(dst, src)) { // x[1:] = x[:-1], x = x[::-1], m = m.T: the source is read whole first
+    const tmp = copyOf(src, stream);
+    try {
+      assign(dst, tmp, stream);
+    } finally {
+      tmp.dispose();
+    }
+    return;
   }
   const spec = specFor('assign', 'r0 = x0;', [{ arr: src }], [src.dtype], [dst.dtype], [src.dtype]);
   runElementwise(spec, shape, [asOperand(dst, shape)], [asOperand(src, shape)], streamHandle(stream));

@@ -18,6 +18,7 @@ import { ReduceSpec } from '../engine/templates/reduction';
 import { runReduction } from '../engine/reduce';
 import { ParamValue } from '../cuda/args';
 import { checkDevices } from './devices';
+import { checkWritable, overlaps } from './overlap';
 
 /** Options of the reductions. */
 export interface ReduceOptions {
@@ -304,7 +305,7 @@ export interface Target {
 
 /** The output: `out` itself when contiguous of the right dtype, else a temporary copied over after. @internal */
 export function target(shape: number[], keptShape: number[], outDt: DType,
-  opts: { out?: GPUArray; stream?: Stream | null }, what: string): Target {
+  opts: { out?: GPUArray; stream?: Stream | null }, what: string, inputs: ReadonlyArray<GPUArray | undefined>): Target {
   const out = opts.out;
   if (out === undefined) {
     const r = GPUArray.allocate(shape, outDt, opts.stream);
@@ -319,7 +320,12 @@ export function target(shape: number[], keptShape: number[], outDt: DType,
   if (!canCast(outDt, out.dtype, 'same_kind')) {
     throw typeError('ERR_INVALID_DTYPE', `${what}: cannot store a ${outDt.name} result in a ${out.dtype.name} out array (same_kind casting)`);
   }
-  if (out.dtype === outDt && out.flags.cContiguous) return { result: out, write: out, own: false };
+  checkWritable(out, what);
+  // Into the caller's out only when no input shares its bytes: a block could store a result over
+  // input elements another block has yet to read (sum(m, { axis: 1, out: m[-1] })).
+  if (out.dtype === outDt && out.flags.cContiguous && !inputs.some((x) => x && overlaps(out, x))) {
+    return { result: out, write: out, own: false };
+  }
   return { result: out, write: GPUArray.allocate(shape, outDt, opts.stream), own: true };
 }
 
@@ -373,7 +379,7 @@ function execute(p: Plan): GPUArray {
   if (k === 0 && m > 0 && (p.op === 'min' || p.op === 'max' || p.op === 'argmin' || p.op === 'argmax')) {
     throw rangeError('ERR_EMPTY_REDUCTION', `zero-size array to reduction operation ${p.op} which has no identity`);
   }
-  const t = target(shape, keptShape, p.out, p.opts, p.op);
+  const t = target(shape, keptShape, p.out, p.opts, p.op, [...p.arrays, p.idx]);
   return finish(t, p.opts.stream, () => {
     const spec = builtinSpec(p.op, p.arrays.map((x) => x.dtype), p.acc, p.out, p.idx?.dtype);
     const args: ParamValue[] = [];

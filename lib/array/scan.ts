@@ -12,6 +12,7 @@ import { normalizeAxis } from '../base/shape';
 import { ParamValue } from '../cuda/args';
 import { cumSpec, runScan } from '../engine/scan';
 import { checkDevices } from './devices';
+import { checkWritable } from './overlap';
 
 /** Options of cumsum/cumprod. */
 export interface ScanOptions {
@@ -51,6 +52,7 @@ function cumulative(op: 'cumsum' | 'cumprod') {
       if (out !== undefined) {
         if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${op}: out must be a GPUArray`);
         out.check();
+        checkWritable(out, op);
         if (out.shape.length !== shape.length || out.shape.some((n, i) => n !== shape[i])) {
           throw rangeError('ERR_SHAPE_MISMATCH', `${op}: out has shape (${out.shape.join(',')}); the result has shape (${shape.join(',')})`);
         }

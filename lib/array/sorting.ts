@@ -13,6 +13,7 @@ import { GPUArray, filled, optionsArg } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { checkDevices } from './devices';
+import { checkWritable } from './overlap';
 import { full, zeros } from './creation';
 import * as cu from '../cuda/door';
 import { isOom } from '../cuda/memory';
@@ -204,6 +205,7 @@ export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
   if (out !== undefined) {
     if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `sort: out must be a GPUArray. Received ${describe(out)}`);
     out.check();
+    checkWritable(out, 'sort');
     if (out.shape.length !== shape.length || out.shape.some((d, i) => d !== shape[i])) {
       throw rangeError('ERR_SHAPE_MISMATCH', `sort: out has shape (${out.shape.join(',')}); the result has shape (${shape.join(',')})`);
     }

@@ -100,7 +100,7 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
     const keep = new Set(axes);
     const keptShape = shape.filter((_, d) => !keep.has(d));
     const resShape = opts.keepdims ? shape.map((n, d) => (keep.has(d) ? 1 : n)) : keptShape;
-    const t = target(resShape, keptShape, out, opts, 'ReductionKernel');
+    const t = target(resShape, keptShape, out, opts, 'ReductionKernel', arrays);
     const strides: number[] = [];
     let s = 1;
     for (let d = shape.length - 1; d >= 0; d--) {

@@ -11,6 +11,7 @@ import { ScanSpec } from '../engine/templates/scan';
 import { runScan } from '../engine/scan';
 import { UserArgs, isOptions, parseArguments, userPreamble } from './user_args';
 import { checkDevices } from '../array/devices';
+import { overlaps } from '../array/overlap';
 
 // ---- kernel builders --------------------------------------------------------------------------
 
@@ -31,7 +32,14 @@ function scanCall(spec: ScanSpec, dt: DType, what: string) {
     const out = (output as GPUArray | undefined) ?? input;
     if (out.size !== input.size) throw rangeError('ERR_SHAPE_MISMATCH', `${what}: output has ${out.size} elements; input has ${input.size}`);
     checkDevices(what, [input], out);
-    runScan(spec, input.size, [{ ptr: out.address }, { ptr: input.address }], opts.stream, [out, input]);
+    // An output over the input's bytes, other than in place, scans a copy: a tile could store
+    // over input elements a later tile has yet to read.
+    const src = out.ptr !== input.ptr && overlaps(out, input) ? input.copy({ stream: opts.stream }) : input;
+    try {
+      runScan(spec, input.size, [{ ptr: out.address }, { ptr: src.address }], opts.stream, [out, src]);
+    } finally {
+      if (src !== input) src.dispose();
+    }
     return out;
   };
 }

@@ -12,6 +12,7 @@ import { useOn } from '../cuda/memory';
 import { gemm, gemmCall } from '../cuda/cublas';
 import { GPUArray, arrayArg, optionsArg } from '../array/gpuarray';
 import { assign, fill } from '../array/operators';
+import { checkWritable } from '../array/overlap';
 import {
   MatmulShape, OperandPlan, Precision, computeType, gemmParams, gemmType, matmulShape, operandPlan,
 } from './plan';
@@ -42,6 +43,7 @@ function checkOut(out: unknown, s: MatmulShape, dt: DType, what: string): GPUArr
     throw rangeError('ERR_SHAPE_MISMATCH', `${what}: out has shape ${formatShape(o.shape)}; the result has shape ${formatShape(s.out)}`);
   }
   checkOutCast(dt, o, what);
+  checkWritable(o, what);
   return o;
 }
 

@@ -33,6 +33,7 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
     const x3 = k(g.zeros([2, 3, 4], 'float64')), y3 = k(g.zeros([5, 4, 6], 'float64')), w = k(g.zeros([5, 4], 'float64'));
     const oi = k(g.zeros([6, 5, 3, 2], 'int32')).T, ob = k(g.zeros([6, 5, 3, 2], 'bool')).T, oj = k(g.zeros([5, 3, 2], 'int32')).T;
     const v = k(g.zeros([4], 'float32'));
+    const z = k(g.zeros([4], 'float32')), z1 = k(g.zeros([1], 'float32')), b = k(g.zeros([8, 4], 'float32'));
     const before = live(); // every array the calls below get is made (and kept) before it
     out.normAxis = [1n, true, {}, 'x', [, 1]].map((axis) => err(() => linalg.norm(m, 2, { axis })));
     out.freq = [err(() => fft.fftfreq(2 ** 40)), err(() => fft.rfftfreq(2 ** 40))];
@@ -50,6 +51,10 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
     out.unknownOpts = [err(() => g.sort(v, { descending: true })), err(() => g.argsort(v, { out: v })), err(() => v.sort({ out: v })),
       err(() => g.unique(v, { sorted: false })), err(() => g.searchsorted(v, 1, { sorter: undefined, right: true })),
       err(() => g.sort(v, { kind: 'bogus' })), err(() => g.argsort(v, { kind: 1 }))];
+    // An out where none is taken is refused, and a broadcast view (stride 0) is not written.
+    out.outs = [err(() => fft.fft(v, { out: v })), err(() => fft.fft2(m, { out: m })), err(() => g.take(v, [0], 0, { out: v })),
+      err(() => g.add(b, 1, { out: z.broadcastTo([8, 4]) })), err(() => z.broadcastTo([8, 4]).set(b)),
+      err(() => g.sum(b, { axis: 1, out: z1.broadcastTo([8]) })), err(() => g.cumsum(b, { axis: 0, out: z.broadcastTo([8, 4]) }))];
     out.leaked = live() - before;
     // NumPy's kinds and unknown keys set to undefined run.
     out.kinds = ['stable', 'quicksort', 'mergesort', 'heapsort', null, undefined].map((kind) => err(() => k(g.sort(v, { kind, descending: undefined }))));
@@ -85,6 +90,11 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
       name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: expect.stringContaining(m) })),
     ...['sort', 'argsort'].map((f) => expect.objectContaining({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE',
       message: expect.stringMatching(new RegExp(`^${f}: kind must be one of 'stable', 'quicksort', 'mergesort', 'heapsort'`)) }))]);
+  expect(o.outs).toEqual([
+    ...['fft: unknown option "out"', 'fft2: unknown option "out"', 'take: unknown option "out"'].map((m) => expect.objectContaining({
+      name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: expect.stringContaining(m) })),
+    ...['add', 'set()', 'sum', 'cumsum'].map((f) => expect.objectContaining({ name: 'TypeError', code: 'ERR_READ_ONLY',
+      message: expect.stringContaining(`${f}: the output is a broadcast view (stride 0 along axis 0)`) }))]);
   expect(o.kinds).toEqual([null, null, null, null, null, null]);
   expect(o.leaked).toBe(0);
   expect(o.after).toEqual([5]);
