@@ -6,7 +6,7 @@
  * and bool promote to the smallest float holding them, complex where NumPy has a loop.
  */
 import { DTYPES, DType, own } from '../base/dtype';
-import { describe, typeError, rangeError } from '../base/errors';
+import { describe, knownOptions, typeError, rangeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray } from './gpuarray';
 import { runElementwise } from '../engine/elementwise';
@@ -251,6 +251,7 @@ function checkOpts(name: string, opts: unknown, pair = false): void {
   if (opts !== undefined && (typeof opts !== 'object' || opts === null)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: options must be an object. Received ${describe(opts)}`);
   }
+  if (opts) knownOptions(opts, `cumath.${name}`, pair ? ['out', 'stream'] : ['out', 'stream', 'fastMath']);
   const out = (opts as MathOptions | undefined)?.out;
   if (out !== undefined && !pair && !(out instanceof GPUArray)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: out must be a GPUArray. Received ${describe(out)}`);

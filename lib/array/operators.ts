@@ -4,9 +4,9 @@
  * ufunc row (ufunc.ts, cumath.ts) to a kernel: specFor() and elementwise().
  */
 import { Complex, DTYPES, DType, Scalar, checkStorable } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
-import { GPUArray, filled } from './gpuarray';
+import { GPUArray, filled, optionsArg } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { ArrayOperand, ScalarOperand, runElementwise } from '../engine/elementwise';
 import { Operand as OperandType, canCast, resultType } from '../base/promote';
@@ -18,6 +18,8 @@ import { checkWritable, overlaps } from './overlap';
 
 /** An operand: an array, a JS scalar (weak, like a Python scalar) or a typed Scalar. */
 export type Operand = GPUArray | number | bigint | boolean | Complex | Scalar;
+
+const OP_OPTIONS = ['out', 'stream'];
 
 /** Options every operator takes. */
 export interface OpOptions {
@@ -223,7 +225,9 @@ function plan(name: string, parsed: Parsed[], uncached = false): Plan {
  * @example
  * gpuarray.apply('add', [a, 1]);
  */
-export function apply(name: string, operands: unknown[], opts: OpOptions = {}): GPUArray {
+export function apply(name: string, operands: unknown[], opts?: OpOptions): GPUArray {
+  opts = optionsArg(opts);
+  knownOptions(opts, name, OP_OPTIONS); // NumPy's where, dtype, casting: refused, not dropped
   const def = ufunc(name);
   if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `${name} takes ${def.nin} operand(s)`);
   const parsed = operands.map((x) => parse(x, name));

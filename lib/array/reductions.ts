@@ -5,11 +5,11 @@
  * engine (engine/reduce.ts) picks the kernel variant for the layout.
  */
 import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, isFloat16Like, own } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream } from '../cuda/driver';
 import { usedOn } from '../cuda/memory';
 import { blasDot, blasDotType } from '../cuda/cublas';
-import { GPUArray } from './gpuarray';
+import { GPUArray, optionsArg } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { canCast, resultType } from '../base/promote';
@@ -401,9 +401,19 @@ function checked(a: unknown, what: string): GPUArray {
   return a.check();
 }
 
+const REDUCE_OPTIONS = ['axis', 'keepdims', 'dtype', 'out', 'stream'];
+
+/** A reduction's options: NumPy's `where` and `initial` are refused, not dropped (they change the result). */
+function reduceOptions<T extends object>(op: string, opts: T | undefined, keys: readonly string[]): T {
+  const o = optionsArg(opts);
+  knownOptions(o, op, keys);
+  return o;
+}
+
 function simple(op: 'sum' | 'prod' | 'min' | 'max' | 'any' | 'all' | 'mean') {
-  return (a: GPUArray, opts: ReduceOptions = {}): GPUArray => {
+  return (a: GPUArray, opts?: ReduceOptions): GPUArray => {
     const x = checked(a, op);
+    opts = reduceOptions(op, opts, REDUCE_OPTIONS);
     const axes = axesOf(opts.axis, x.ndim);
     const [acc, out] = reduction(op).types(x.dtype, opts.dtype);
     return execute({ op, arrays: [x], acc, out, opts, axes });
@@ -419,8 +429,9 @@ export const all = simple('all');
 export const mean = simple('mean');
 
 function variance(op: 'var' | 'std') {
-  return (a: GPUArray, opts: VarOptions = {}): GPUArray => {
+  return (a: GPUArray, opts?: VarOptions): GPUArray => {
     const x = checked(a, op);
+    opts = reduceOptions(op, opts, [...REDUCE_OPTIONS, 'ddof']);
     const axes = axesOf(opts.axis, x.ndim);
     const ddof = opts.ddof ?? 0;
     if (typeof ddof !== 'number' || !Number.isFinite(ddof)) throw typeError('ERR_INVALID_ARG_TYPE', `${op}: ddof must be a number`);
@@ -438,8 +449,9 @@ export const var_ = variance('var');
 export const std = variance('std');
 
 function arg(op: 'argmin' | 'argmax') {
-  return (a: GPUArray, opts: ArgOptions = {}): GPUArray => {
+  return (a: GPUArray, opts?: ArgOptions): GPUArray => {
     const x = checked(a, op);
+    opts = reduceOptions(op, opts, ['axis', 'keepdims', 'out', 'stream']);
     if (opts.axis !== undefined && opts.axis !== null && typeof opts.axis !== 'number') {
       throw typeError('ERR_INVALID_ARG_TYPE', `${op}: axis must be an integer or null`);
     }

@@ -55,6 +55,11 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
     out.outs = [err(() => fft.fft(v, { out: v })), err(() => fft.fft2(m, { out: m })), err(() => g.take(v, [0], 0, { out: v })),
       err(() => g.add(b, 1, { out: z.broadcastTo([8, 4]) })), err(() => z.broadcastTo([8, 4]).set(b)),
       err(() => g.sum(b, { axis: 1, out: z1.broadcastTo([8]) })), err(() => g.cumsum(b, { axis: 0, out: z.broadcastTo([8, 4]) }))];
+    // NumPy keywords that change the result are refused, not dropped.
+    out.numpyKw = [err(() => g.add(v, 1, { out: v, where: v })), err(() => v.mul(2, { dtype: 'float64' })), err(() => g.sum(v, { initial: 5 })),
+      err(() => g.max(v, { where: v })), err(() => g.var(v, { correction: 1 })), err(() => g.argmax(v, { out: v, dtype: 'int64' })),
+      err(() => g.cumsum(v, { where: v })), err(() => nc.cumath.sin(v, { dtype: 'float64' })), err(() => nc.cumath.modf(v, { fastMath: true })),
+      err(() => g.apply('add', [v, 1], null).dispose()), err(() => g.sum(v, null).dispose())];
     out.leaked = live() - before;
     // NumPy's kinds and unknown keys set to undefined run.
     out.kinds = ['stable', 'quicksort', 'mergesort', 'heapsort', null, undefined].map((kind) => err(() => k(g.sort(v, { kind, descending: undefined }))));
@@ -95,6 +100,9 @@ test('hostile arguments: typed errors before any launch, nothing leaked', () => 
       name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: expect.stringContaining(m) })),
     ...['add', 'set()', 'sum', 'cumsum'].map((f) => expect.objectContaining({ name: 'TypeError', code: 'ERR_READ_ONLY',
       message: expect.stringContaining(`${f}: the output is a broadcast view (stride 0 along axis 0)`) }))]);
+  expect(o.numpyKw).toEqual([['add', 'where'], ['mul', 'dtype'], ['sum', 'initial'], ['max', 'where'], ['var', 'correction'], ['argmax', 'dtype'],
+    ['cumsum', 'where'], ['cumath.sin', 'dtype'], ['cumath.modf', 'fastMath']].map(([f, k]) => expect.objectContaining({
+    name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: expect.stringContaining(`${f}: unknown option "${k}"`) })).concat([null, null]));
   expect(o.kinds).toEqual([null, null, null, null, null, null]);
   expect(o.leaked).toBe(0);
   expect(o.after).toEqual([5]);
