@@ -3,7 +3,7 @@
  * combined with a user reduce expression in `a` and `b`, whole-array or along `axis`.
  */
 import { DTypeLike, dtype as toDType } from '../base/dtype';
-import { rangeError, typeError } from '../base/errors';
+import { knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray } from '../array/gpuarray';
@@ -88,6 +88,7 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
   return (...args: unknown[]): GPUArray => {
     let opts: ReductionCallOptions = {};
     if (args.length === nargs + 1 && isOptions(args[nargs])) opts = args.pop() as ReductionCallOptions;
+    knownOptions(opts, 'ReductionKernel', ['axis', 'keepdims', 'out', 'stream']);
     const { values, arrays } = user.pack(args, 'ReductionKernel');
     checkDevices('ReductionKernel', arrays);
     const shape = arrays[0].shape;
