@@ -183,6 +183,25 @@ export function powC(x: number, y: number): number {
 export function cpow(a: C, b: C): C {
   if (b.re === 0 && b.im === 0) return { re: 1, im: 0 };
   if (a.re === 0 && a.im === 0) return b.re > 0 && b.im === 0 ? { re: 0, im: 0 } : { re: NaN, im: NaN };
+  if (b.im === 0 && b.re > -100 && b.re < 100 && Number.isInteger(b.re)) { // npy_cpow's exact path
+    const mul = (x: C, y: C): C => ({ re: x.re * y.re - x.im * y.im, im: x.re * y.im + x.im * y.re });
+    const n = b.re;
+    if (n === 1) return a;
+    if (n === 2) return mul(a, a);
+    if (n === 3) return mul(a, mul(a, a));
+    let p: C = { re: 1, im: 0 }, aa = a;
+    for (let m = Math.abs(n); m; m >>= 1) {
+      if (m & 1) p = mul(aa, p);
+      if (m > 1) aa = mul(aa, aa);
+    }
+    if (n > 0) return p;
+    if (Math.abs(p.re) >= Math.abs(p.im)) { // 1 / p by Smith's algorithm, as the kernels' complex division
+      const rat = p.im / p.re, scl = 1 / (p.re + p.im * rat);
+      return { re: scl, im: -rat * scl };
+    }
+    const rat = p.re / p.im, scl = 1 / (p.im + p.re * rat);
+    return { re: rat * scl, im: -scl };
+  }
   const lr = Math.log(Math.hypot(a.re, a.im)), th = Math.atan2(a.im, a.re);
   const mr = Math.exp(b.re * lr - b.im * th), ang = b.im * lr + b.re * th;
   return { re: mr * Math.cos(ang), im: mr * Math.sin(ang) };

@@ -154,6 +154,50 @@ export function elementwise(k: KernelOf, body: string, inputs: Parsed[], compute
 }
 
 const COMPARISONS = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
+const SYMBOLS: Record<string, string> = { eq: '==', ne: '!=', lt: '<', le: '<=', gt: '>', ge: '>=' };
+const SIGNED_BELOW = new Set(['ne', 'lt', 'le']); // s OP u is true for a negative s
+const UNSIGNED_ABOVE = new Set(['ne', 'gt', 'ge']); // u OP s is true for a negative s
+const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n, UINT64_MAX = 2n ** 64n - 1n;
+
+/** 'i' or 'u' for an integer operand (a weak one by its value: int64 or else uint64), else null. */
+function intKind(p: Parsed): 'i' | 'u' | null {
+  const d = p.arr?.dtype ?? p.strong;
+  if (d) return d.kind === 'i' || d.kind === 'u' ? d.kind : null;
+  const v = p.value;
+  if (typeof v !== 'bigint' && !(typeof v === 'number' && Number.isInteger(v))) return null;
+  const b = BigInt(v);
+  return b >= INT64_MIN && b <= INT64_MAX ? 'i' : b <= UINT64_MAX ? 'u' : null;
+}
+
+/**
+ * A signed against an unsigned integer whose common type is float64 (int64 against uint64, or a
+ * weak integer above int64 against an int64 array): compared exactly, each in its own 64-bit type
+ * (NumPy ≥ 1.25), not as two doubles that round above 2^53.
+ */
+function mixedSignCompare(name: string, parsed: Parsed[]): { body: string; computes: DType[] } | null {
+  const [k0, k1] = parsed.map(intKind);
+  if (!k0 || !k1 || k0 === k1) return null;
+  const sym = SYMBOLS[name];
+  const [s, below, test] = k0 === 'i'
+    ? ['x0', SIGNED_BELOW.has(name), `(unsigned long long)x0 ${sym} x1`]
+    : ['x1', UNSIGNED_ABOVE.has(name), `x0 ${sym} (unsigned long long)x1`];
+  return { body: `r0 = ${s} < 0 ? ${below} : (${test});`, computes: [k0, k1].map((k) => (k === 'i' ? DTYPES.int64 : DTYPES.uint64)) };
+}
+
+/**
+ * A comparison's weak integer beyond int64 and uint64 (2n ** 64n, -(2n ** 63n) - 1n) is compared
+ * as ±2^65, a double beyond every 64-bit integer's: the answer is the same, and exact.
+ */
+function clampWeak(name: string, parsed: Parsed[]): void {
+  if (!COMPARISONS.has(name)) return;
+  for (const p of parsed) {
+    const v = p.value;
+    if (p.arr || p.strong || (typeof v !== 'bigint' && !(typeof v === 'number' && Number.isInteger(v)))) continue;
+    const b = BigInt(v);
+    if (b > UINT64_MAX) p.value = 2 ** 65;
+    else if (b < INT64_MIN) p.value = -(2 ** 65);
+  }
+}
 
 /**
  * NumPy 2 promotion; for comparisons a weak integer outside the array's integer range does not
@@ -176,7 +220,12 @@ interface Plan {
   body: string;
   computes: DType[];
   outDt: DType;
-  /** The promoted dtype is an integer and a weak integer scalar takes part: its range is checked. */
+  /** The operands' common dtype the plan was made for (promoteFor). */
+  promoted: DType;
+  /**
+   * A weak integer scalar takes part and its value may change the common dtype (an integer one,
+   * or any comparison's): the plan is checked against the call's promotion before reuse.
+   */
   checkRange: boolean;
   /** Specs by output dtype (operand kinds are fixed by the plan's key). */
   specs: Map<string, ElementwiseSpec>;
@@ -211,10 +260,12 @@ function plan(name: string, parsed: Parsed[], uncached = false): Plan {
   let pl = node?.plan;
   if (!pl) {
     const { body, computes, outs, promoted } = resolve(ufunc(name), parsed.map(operandType), false, (ts) => promoteFor(name, ts));
-    const checkRange = (promoted.kind === 'i' || promoted.kind === 'u') && parsed.some((p) => signature(p) === '~i');
-    pl = { body, computes, outDt: outs[0], checkRange, specs: new Map() };
-    if (node) node.plan = pl;
-  } else if (pl.checkRange && promoteFor(name, parsed.map(operandType)) !== pl.computes[pl.computes.length - 1]) {
+    const weakInt = parsed.some((p) => signature(p) === '~i');
+    const checkRange = weakInt && (promoted.kind === 'i' || promoted.kind === 'u' || COMPARISONS.has(name));
+    const exact = COMPARISONS.has(name) && promoted === DTYPES.float64 ? mixedSignCompare(name, parsed) : null;
+    pl = { body: exact?.body ?? body, computes: exact?.computes ?? computes, outDt: outs[0], promoted, checkRange, specs: new Map() };
+    if (node && !(exact && weakInt)) node.plan = pl; // an exact plan's compute types follow the scalar's value
+  } else if (pl.checkRange && promoteFor(name, parsed.map(operandType)) !== pl.promoted) {
     return plan(name, parsed, true); // this weak integer needs another type: no cache
   }
   return pl;
@@ -232,6 +283,7 @@ export function apply(name: string, operands: unknown[], opts?: OpOptions): GPUA
   if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `${name} takes ${def.nin} operand(s)`);
   const parsed = operands.map((x) => parse(x, name));
   if (!parsed.some((p) => p.arr)) throw typeError('ERR_INVALID_ARG_TYPE', `${name}: at least one operand must be a GPUArray`);
+  clampWeak(name, parsed);
   const pl = plan(name, parsed);
   return elementwise(def, pl.body, parsed, pl.computes, pl.outDt, pl.outDt, opts, pl.specs);
 }

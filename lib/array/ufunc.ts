@@ -137,6 +137,19 @@ template <typename R> __device__ __forceinline__ nc_complex<R> nc_cpow(nc_comple
     const R nan = __int_as_float(0x7fc00000);
     return nc_complex<R>(nan, nan);
   }
+  // NumPy's npy_cpow: an integral real exponent in (-100, 100) multiplies (1j ** 2 is exactly -1).
+  if (b.im == 0 && b.re > -100 && b.re < 100 && b.re == (R)(int)b.re) {
+    int n = (int)b.re;
+    if (n == 1) return a;
+    if (n == 2) return a * a;
+    if (n == 3) return a * (a * a);
+    nc_complex<R> p(1, 0), aa = a;
+    for (int m = n < 0 ? -n : n; m; m >>= 1) {
+      if (m & 1) p = aa * p;
+      if (m > 1) aa = aa * aa;
+    }
+    return n < 0 ? nc_complex<R>(1, 0) / p : p;
+  }
   R lr = log(hypot(a.re, a.im)), th = atan2(a.im, a.re);
   R mr = exp(b.re * lr - b.im * th), ang = b.im * lr + b.re * th;
   return nc_complex<R>(mr * cos(ang), mr * sin(ang));

@@ -85,7 +85,7 @@ template <> struct nc_store_t<nc_bool> { template <typename T> __device__ static
 __device__ __forceinline__ nc_half nc_d2h(double d) { nc_half h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h.x) : "d"(d)); return h; }
 template <> struct nc_store_t<nc_half> { template <typename T> __device__ static nc_half cvt(T v) { return nc_f2h((float)v); }
   __device__ static nc_half cvt(double v) { return nc_d2h(v); }
-  template <typename R> __device__ static nc_half cvt(nc_complex<R> v) { return nc_f2h((float)v.re); } };
+  template <typename R> __device__ static nc_half cvt(nc_complex<R> v) { return cvt(v.re); } };  // complex128: one rounding
 template <> struct nc_store_t<nc_bf16> { template <typename T> __device__ static nc_bf16 cvt(T v) { return nc_f2bf((float)v); }
   __device__ static nc_bf16 cvt(double v) { return nc_d2bf(v); }
   __device__ static nc_bf16 cvt(int v) { return nc_i2bf(v); }
