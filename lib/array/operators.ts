@@ -166,7 +166,7 @@ function intKind(p: Parsed): 'i' | 'u' | null {
   const v = p.value;
   if (typeof v !== 'bigint' && !(typeof v === 'number' && Number.isInteger(v))) return null;
   const b = BigInt(v);
-  return b >= INT64_MIN && b <= INT64_MAX ? 'i' : b <= UINT64_MAX ? 'u' : null;
+  return b >= INT64_MIN && b <= INT64_MAX ? 'i' : b > INT64_MAX && b <= UINT64_MAX ? 'u' : null;
 }
 
 /**
