@@ -374,8 +374,8 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const unsigned int* v0
  * Both searches are branch-free with trip counts that depend on the lengths only (Khuong and
  * Morin's form: `base` moves by `half` while the interval shrinks), so `queries` values a thread
  * interleave their loads. 32-bit indices when `a` has fewer than 2^31 elements. NaN last.
- * H200, 2^24 float32 values into 2^20 keys (npm run bench): 1.03× torch.searchsorted with 1 value
- * a thread (the plain binary search it replaces: 1.00×), 1.00× with 2, 0.92× with 4.
+ * H200, 2^24 float32 values into 2^20 keys (npm run bench): 1.02–1.03× torch.searchsorted with 1
+ * value a thread (the plain binary search it replaces: 1.00×), 1.00× with 2, 0.92× with 4.
  */
 export function searchKernel(da: DType, dv: DType, common: DType, queries = 1): { source: string; name: string } {
   const C = common.computeC;
