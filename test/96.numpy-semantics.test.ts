@@ -315,6 +315,20 @@ describeGpu('NumPy semantics at the edges (docs/gpuarray.md#semantics)', () => {
     });
   });
 
+  // A review found two ways the fixes above could answer wrongly, both now covered: a plan made
+  // for one range of the JS integer served another (the cache), and a huge integer was replaced
+  // by 2^65 against float arrays too (where it must be compared as itself).
+  test('the plan of a comparison follows the JS integer\'s range; huge integers against floats keep their value', () => {
+    cuda.tidy(() => {
+      const i64 = upload('int64', [2n ** 63n - 1n]);
+      for (const v of [2n ** 63n, 2n ** 70n, 2n ** 63n, 5n, 2n ** 63n]) expectArray(i64.lt(v), 'bool', [1], [v > 2n ** 63n - 1n ? 1 : 0]);
+      expectArray(i64.eq(2n ** 63n), 'bool', [1], [0]);
+      expectArray(upload('float32', [2 ** 66]).lt(2n ** 70n), 'bool', [1], [1]);
+      expectArray(upload('float64', [2 ** 70]).eq(2 ** 70), 'bool', [1], [1]);
+      expectArray(upload('float64', [2 ** 70, 1e29]).gt(1e30), 'bool', [2], [0, 0]);
+    });
+  });
+
   test('comparisons with out-of-range weak integers in the small-int range are exact (NumPy 2)', () => {
     cuda.tidy(() => {
       const u8 = upload('uint8', [0, 255]);

@@ -15,7 +15,6 @@ import { resultType } from '../base/promote';
 import { normalizeAxis } from '../base/shape';
 import { PREAMBLE } from '../engine/templates/preamble';
 import { checkDevices } from './devices';
-import { checkWritable } from './overlap';
 
 function arrays(list: unknown, what: string): GPUArray[] {
   if (!Array.isArray(list) || list.length === 0 || list.some((a) => !(a instanceof GPUArray))) {
@@ -181,17 +180,12 @@ export function put(a: GPUArray, indices: GPUArray | readonly number[], values: 
   if (!a.flags.cContiguous) throw typeError('ERR_INVALID_ARG_VALUE', 'put() needs a C-contiguous array (use copy())');
   if (!(values instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `values must be a GPUArray. Received ${describe(values)}`);
   sameContext('put', indices instanceof GPUArray ? [a, values.check(), indices.check()] : [a, values.check()]);
-  checkWritable(a, 'put()');
   let { idx, temp } = indexArray(indices, opts.stream);
   let vals = values;
   try {
     // Values (or indices) in a's own bytes are read whole first, as NumPy: the scatter could
     // store over elements other threads have yet to read (put(a, ind, a[:n])).
-    if (idx.alloc === a.alloc) {
-      const own = idx.copy(opts);
-      if (temp) idx.dispose();
-      [idx, temp] = [own, true];
-    }
+    if (idx.alloc === a.alloc) [idx, temp] = [idx.copy(opts), true]; // the caller's own int64 array (a temporary never is)
     if (values.dtype !== a.dtype || !values.flags.cContiguous || values.alloc === a.alloc) vals = values.astype(a.dtype, opts);
     if (vals.size === 0 && idx.size > 0) throw rangeError('ERR_OUT_OF_RANGE', 'put(): values is empty');
     launchIndex(indexKernel('put', a.dtype.storageC), a, vals, idx, a.size, Math.max(1, vals.size), idx.size, opts.stream);

@@ -185,18 +185,26 @@ function mixedSignCompare(name: string, parsed: Parsed[]): { body: string; compu
 }
 
 /**
- * A comparison's weak integer beyond int64 and uint64 (2n ** 64n, -(2n ** 63n) - 1n) is compared
- * as ±2^65, a double beyond every 64-bit integer's: the answer is the same, and exact.
+ * A comparison of integers (arrays or typed scalars) with a weak integer beyond int64 and uint64
+ * (2n ** 64n, -(2n ** 63n) - 1n, 1e30) compares it as ±2^65, a double beyond every 64-bit integer
+ * even once they are rounded to doubles (2^64 - 1 becomes 2^64): the same answer, exact. Against
+ * a float or complex operand the value itself is compared (it is not clamped).
  */
 function clampWeak(name: string, parsed: Parsed[]): void {
   if (!COMPARISONS.has(name)) return;
-  for (const p of parsed) {
-    const v = p.value;
-    if (p.arr || p.strong || (typeof v !== 'bigint' && !(typeof v === 'number' && Number.isInteger(v)))) continue;
-    const b = BigInt(v);
-    if (b > UINT64_MAX) p.value = 2 ** 65;
-    else if (b < INT64_MIN) p.value = -(2 ** 65);
+  let wide = -1;
+  for (let i = 0; i < parsed.length; i++) {
+    const p = parsed[i];
+    const d = p.arr?.dtype ?? p.strong;
+    if (d) {
+      if (d.kind !== 'i' && d.kind !== 'u') return;
+    } else if (signature(p) === '~x') {
+      wide = i;
+    }
   }
+  if (wide < 0) return;
+  const v = parsed[wide].value as number | bigint;
+  parsed[wide] = { value: v > 0 ? 2 ** 65 : -(2 ** 65) };
 }
 
 /**
@@ -247,24 +255,35 @@ function planNode(name: string, parsed: Parsed[]): PlanNode {
   return node;
 }
 
+/**
+ * An operand's part of a plan's key: its dtype, or the kind of a weak scalar. Weak integers are
+ * keyed by range (int64 `~i`, above it up to uint64 `~u`, beyond both `~x`): a comparison's plan
+ * (exact mixed-sign, or float64) depends on it, not on the value within it.
+ */
 function signature(p: Parsed): string {
   if (p.arr) return p.arr.dtype.name;
   if (p.strong) return p.strong.name;
   const v = p.value;
-  return typeof v === 'number' ? (Number.isInteger(v) ? '~i' : '~f') : typeof v === 'bigint' ? '~i'
-    : typeof v === 'boolean' ? '~b' : '~c';
+  if (typeof v === 'number') {
+    if (!Number.isInteger(v)) return '~f';
+    return v >= -(2 ** 63) && v < 2 ** 63 ? '~i' : v >= 0 && v < 2 ** 64 ? '~u' : '~x';
+  }
+  if (typeof v === 'bigint') return v >= INT64_MIN && v <= INT64_MAX ? '~i' : v >= 0n && v <= UINT64_MAX ? '~u' : '~x';
+  return typeof v === 'boolean' ? '~b' : '~c';
 }
+
+const WEAK_INTS = new Set(['~i', '~u', '~x']);
 
 function plan(name: string, parsed: Parsed[], uncached = false): Plan {
   const node = uncached ? undefined : planNode(name, parsed);
   let pl = node?.plan;
   if (!pl) {
     const { body, computes, outs, promoted } = resolve(ufunc(name), parsed.map(operandType), false, (ts) => promoteFor(name, ts));
-    const weakInt = parsed.some((p) => signature(p) === '~i');
-    const checkRange = weakInt && (promoted.kind === 'i' || promoted.kind === 'u' || COMPARISONS.has(name));
+    const weakInt = parsed.some((p) => WEAK_INTS.has(signature(p)));
+    const checkRange = weakInt && (promoted.kind === 'i' || promoted.kind === 'u');
     const exact = COMPARISONS.has(name) && promoted === DTYPES.float64 ? mixedSignCompare(name, parsed) : null;
     pl = { body: exact?.body ?? body, computes: exact?.computes ?? computes, outDt: outs[0], promoted, checkRange, specs: new Map() };
-    if (node && !(exact && weakInt)) node.plan = pl; // an exact plan's compute types follow the scalar's value
+    if (node && !(exact && weakInt)) node.plan = pl; // an exact plan with a weak integer: not cached (kept simple)
   } else if (pl.checkRange && promoteFor(name, parsed.map(operandType)) !== pl.promoted) {
     return plan(name, parsed, true); // this weak integer needs another type: no cache
   }

@@ -379,7 +379,7 @@ function execute(p: Plan): GPUArray {
   if (k === 0 && m > 0 && (p.op === 'min' || p.op === 'max' || p.op === 'argmin' || p.op === 'argmax')) {
     throw rangeError('ERR_EMPTY_REDUCTION', `zero-size array to reduction operation ${p.op} which has no identity`);
   }
-  const t = target(shape, keptShape, p.out, p.opts, p.op, [...p.arrays, p.idx]);
+  const t = target(shape, keptShape, p.out, p.opts, p.op, p.idx ? [...p.arrays, p.idx] : p.arrays);
   return finish(t, p.opts.stream, () => {
     const spec = builtinSpec(p.op, p.arrays.map((x) => x.dtype), p.acc, p.out, p.idx?.dtype);
     const args: ParamValue[] = [];
@@ -525,7 +525,8 @@ function dotDtypes(a: GPUArray, b: GPUArray, opts: ReduceOptions): [DType, DType
  * @example
  * gpuarray.dot(a, b).item();
  */
-export function dot(a: GPUArray, b: GPUArray, opts: ReduceOptions = {}): GPUArray {
+export function dot(a: GPUArray, b: GPUArray, opts?: ReduceOptions): GPUArray {
+  opts = reduceOptions('dot', opts, ['dtype', 'keepdims', 'out', 'stream']);
   const [x, y, temps] = sameLayout(checked(a, 'dot'), checked(b, 'dot'), 'dot', opts.stream);
   try {
     const blas = blasDotOf(x, y, opts);
@@ -540,7 +541,8 @@ export function dot(a: GPUArray, b: GPUArray, opts: ReduceOptions = {}): GPUArra
 }
 
 function subset(op: 'sum' | 'min' | 'max' | 'dot') {
-  return (indices: GPUArray, a: GPUArray, b?: GPUArray, opts: ReduceOptions = {}): GPUArray => {
+  return (indices: GPUArray, a: GPUArray, b?: GPUArray, opts?: ReduceOptions): GPUArray => {
+    opts = reduceOptions(`subset${op}`, opts, ['dtype', 'keepdims', 'out', 'stream']);
     const idx = checked(indices, `subset${op}`);
     if (!isInt(idx.dtype) || idx.dtype.kind === 'b') throw typeError('ERR_INVALID_DTYPE', `subset indices must be integers, not ${idx.dtype.name}`);
     const srcs = [checked(a, `subset${op}`), ...(op === 'dot' ? [checked(b, 'subsetDot')] : [])];

@@ -47,7 +47,7 @@ function cumulative(op: 'cumsum' | 'cumprod') {
         perm = a.shape.map((_, i) => i).filter((i) => i !== axis).concat([axis]);
         src = a.transpose(perm);
       }
-      if (!src.flags.cContiguous) temps.push((src = src.copy()));
+      if (!src.flags.cContiguous) temps.push((src = src.copy({ stream: opts.stream }))); // on the scan's stream: no race with it
       const len = flat ? a.size : a.shape[axis];
       const segmented = !flat && len !== a.size;
       const out = opts.out;

@@ -9,6 +9,7 @@ import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray } from '../array/gpuarray';
 import { ArrayOperand, ScalarOperand, runElementwise } from '../engine/elementwise';
 import { assign } from '../array/operators';
+import { checkWritable, overlaps } from '../array/overlap';
 import { canCast } from '../base/promote';
 import { broadcastShapes, broadcastStrides } from '../base/shape';
 import { ElementwiseSpec, InputSpec, OutputSpec } from '../engine/templates/elementwise';
@@ -243,6 +244,7 @@ function callGeneric(k: GenericElementwiseKernel, a: unknown[]): GPUArray | GPUA
     if (v instanceof GPUArray) {
       v.check();
       if (p.raw && !v.flags.cContiguous) throw contiguityError(`${k.kernel}() raw ${where}`);
+      if (output && !p.raw) checkWritable(v, `${k.kernel}() ${where}`);
       return v;
     }
     if (output && (v === undefined || v === null)) {
@@ -284,7 +286,7 @@ function callGeneric(k: GenericElementwiseKernel, a: unknown[]): GPUArray | GPUA
       }
       results.push(b);
       // Partial overlap with an input: compute into a temporary, then copy.
-      if (!p.raw && ins.some((x) => x instanceof GPUArray && x.alloc === b.alloc && !sameView(x, b))) {
+      if (!p.raw && ins.some((x) => x instanceof GPUArray && overlaps(b, x))) {
         const t = GPUArray.allocate(shape, b.dtype, stream);
         temps.push([b, t]);
         return t;
@@ -315,12 +317,11 @@ function callGeneric(k: GenericElementwiseKernel, a: unknown[]): GPUArray | GPUA
       if (k.reads[j] && outs[j] instanceof GPUArray) operands.push(asOperand(outs[j] as GPUArray, shape));
     }
   });
-  runElementwise(spec, shape, outOps, operands, streamHandle(stream));
-  for (const [dst, t] of temps) { assign(dst, t, stream); t.dispose(); }
+  try {
+    runElementwise(spec, shape, outOps, operands, streamHandle(stream));
+    for (const [dst, t] of temps) assign(dst, t, stream);
+  } finally {
+    for (const [, t] of temps) t.dispose();
+  }
   return results.length === 1 ? results[0] : results;
-}
-
-function sameView(a: GPUArray, b: GPUArray): boolean {
-  return a.address === b.address && a.shape.length === b.shape.length && a.shape.every((s, d) => s === b.shape[d]) &&
-    a.strides.every((s, d) => s === b.strides[d] || a.shape[d] === 1);
 }

@@ -17,6 +17,7 @@ import { GPUArray } from '../array/gpuarray';
 import { DeviceAllocation, useOn } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import { assign } from '../array/operators';
+import { checkWritable } from '../array/overlap';
 import { normalizeShape } from '../base/shape';
 import { CURAND_STATES, CurandKind, curandSource } from '../engine/templates/curand';
 
@@ -198,6 +199,7 @@ abstract class CurandGenerator {
   #target(a: unknown, name: string): GPUArray {
     const arr = checkArray(a, name);
     if (arr.context !== this.#context) throw typeError('ERR_CONTEXT_MISMATCH', 'The array belongs to another context than the generator');
+    checkWritable(arr, `curandom fill of "${name}"`); // before the generator's state moves
     return arr;
   }
 

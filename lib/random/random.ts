@@ -19,6 +19,7 @@ import { generatedKernel } from '../cuda/modules';
 import * as cu from '../cuda/door';
 import { ArgPacker } from '../cuda/args';
 import { assign } from '../array/operators';
+import { checkWritable } from '../array/overlap';
 import { normalizeShape } from '../base/shape';
 import { CurandSequence, fillFromSequence } from './curand_sequence';
 import { Distribution, RANDOM_CHUNK, dtypesOf, elementsPerThread, randomKernel, wordsPerElement } from '../engine/templates/philox';
@@ -253,6 +254,7 @@ export class Generator {
   fill_(dist: Distribution, a: GPUArray, p: Params, stream: Stream | null | undefined): GPUArray {
     if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `Expected a GPUArray. Received ${describe(a)}`);
     a.check();
+    checkWritable(a, `${dist} fill`); // before the generator's state moves
     const d = a.dtype;
     if (!dtypesOf(dist).includes(d.name)) {
       throw typeError('ERR_INVALID_DTYPE', `${dist} cannot fill a ${d.name} array; use one of ${dtypesOf(dist).join(', ')}`);

@@ -127,3 +127,48 @@ test('a stream of another context: TypeError ERR_DEVICE_MISMATCH at the launch, 
   expect((r.out as { e: unknown }).e).toEqual({ name: 'TypeError', code: 'ERR_DEVICE_MISMATCH',
     message: expect.stringMatching(/^launch: the stream belongs to another context of device 0/) });
 });
+
+test('comparisons with a JS integer: the plan and scalar each call gets (exact mixed-sign, ±2^65 only against integers)', () => {
+  const r = runFake(`
+    const path = require('path');
+    const nc = require(process.env.NODECUDA_DIST);
+    const eng = require(path.join(process.env.NODECUDA_DIST, 'engine', 'elementwise.js'));
+    const run = eng.runElementwise;
+    let last;
+    eng.runElementwise = function (spec, shape, outs, ins, ...rest) { last = { spec, ins }; return run.call(this, spec, shape, outs, ins, ...rest); };
+    const g = nc.gpuarray;
+    const seen = (f) => { f().dispose(); const s = last.ins.find((i) => i.scalar);
+      return [last.spec.body, last.spec.inputs.map((i) => i.compute.name).join(','), String(s.value)]; };
+    const i64 = g.toGpu(new BigInt64Array([2n ** 63n - 1n])), f32 = g.toGpu(new Float32Array([2 ** 66]));
+    // The order matters: a plan made for one range of the scalar must not serve another.
+    const out = [seen(() => i64.lt(2n ** 63n)), seen(() => i64.lt(2n ** 70n)), seen(() => i64.lt(2n ** 63n)), seen(() => i64.lt(5)),
+      seen(() => i64.gt(-(2n ** 63n) - 1n)), seen(() => f32.lt(2n ** 70n)), seen(() => f32.eq(1e30))];
+    i64.dispose(); f32.dispose();
+    console.log(JSON.stringify({ out }));
+  `);
+  expectClean(r);
+  const exact = ['r0 = x0 < 0 ? true : ((unsigned long long)x0 < x1);', 'int64,uint64', '9223372036854775808'];
+  expect(r.out.out).toEqual([exact, ['r0 = x0 < x1;', 'float64,float64', String(2 ** 65)], exact, ['r0 = x0 < x1;', 'int64,int64', '5'],
+    ['r0 = x0 > x1;', 'float64,float64', String(-(2 ** 65))], ['r0 = x0 < x1;', 'float32,float32', '1180591620717411303424'],
+    ['r0 = x0 == x1;', 'float32,float32', '1e+30']]);
+});
+
+test('broadcast outputs of generic kernels and random fills are refused before anything runs; dot and subset* check options', () => {
+  const r = runFake(`
+    const nc = require(process.env.NODECUDA_DIST);
+    const { gpuarray: g, ElementwiseKernel, random } = nc;
+    const err = (f) => { try { f(); return null; } catch (e) { return { name: e.name, code: e.code, message: String(e.message) }; } };
+    const a = g.zeros([4], 'float32'), one = g.zeros([1], 'float32'), idx = g.zeros([2], 'int64');
+    const k = ElementwiseKernel.generic('T x', 'T z', 'z = x + 1', 'inc_bcast');
+    const before = nc.memory().liveAllocations;
+    const out = [err(() => k(a, one.broadcastTo([4]))), err(() => k(a, a.index('0:1').broadcastTo([4]))),
+      err(() => new random.Generator({ seed: 1 }).fillUniform(one.broadcastTo([4]))), err(() => g.subsetSum(idx, a, { where: a })), err(() => g.dot(a, a, { axis: 0 }))];
+    console.log(JSON.stringify({ out, leaked: nc.memory().liveAllocations - before }));
+  `);
+  expectClean(r);
+  const o = r.out as { out: unknown[]; leaked: number };
+  expect(o.leaked).toBe(0);
+  expect(o.out.slice(0, 3)).toEqual([0, 1, 2].map(() => expect.objectContaining({ name: 'TypeError', code: 'ERR_READ_ONLY' })));
+  expect(o.out.slice(3)).toEqual(['subsetsum: unknown option "where"', 'dot: unknown option "axis"'].map((m) => expect.objectContaining({
+    name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: expect.stringContaining(m) })));
+});

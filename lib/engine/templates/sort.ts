@@ -372,15 +372,15 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const unsigned int* v0
  * the samples, then over the window of at most s elements of `a` between two samples, so the
  * random loads from `a` are log2(s) instead of log2(na), most of them in one or two cache lines.
  * Both searches are branch-free with trip counts that depend on the lengths only (Khuong and
- * Morin's form: `base` moves by `half` while the interval shrinks), so `queries` values a thread
- * interleave their loads. 32-bit indices when `a` has fewer than 2^31 elements. NaN last.
- * H200, 2^24 float32 values into 2^20 keys (npm run bench): 1.02–1.03× torch.searchsorted with 1
- * value a thread (the plain binary search it replaces: 1.00×), 1.00× with 2, 0.92× with 4.
+ * Morin's form: `base` moves by `half` while the interval shrinks). The loops over Q interleave
+ * the loads of Q values a thread; Q is 1: on an H200 (2^24 float32 values into 2^20 keys, npm run
+ * bench) 1.02–1.03× torch.searchsorted (the plain binary search it replaces: 1.00×), 1.00× with
+ * Q = 2, 0.92× with 4. 32-bit indices when `a` has fewer than 2^31 elements. NaN last.
  */
-export function searchKernel(da: DType, dv: DType, common: DType, queries = 1): { source: string; name: string } {
+export function searchKernel(da: DType, dv: DType, common: DType): { source: string; name: string } {
   const C = common.computeC;
   const A = da.storageC;
-  const name = `nc_searchsorted_${tag(da)}_${tag(dv)}_${tag(common)}${queries === 1 ? '' : `_q${queries}`}`;
+  const name = `nc_searchsorted_${tag(da)}_${tag(dv)}_${tag(common)}`;
   const source = `
 namespace ${name}_ns {
 template <typename T> __device__ __forceinline__ bool nc_lt(T x, T y) { return x < y || (x == x && y != y); }
@@ -400,7 +400,7 @@ template <bool RIGHT> __device__ __forceinline__ bool nc_after(${C} y, ${C} x) {
 template <typename I, bool RIGHT> __device__ __forceinline__ void nc_search(const ${A}* __restrict__ a,
     const long long* __restrict__ sorter, const ${dv.storageC}* __restrict__ v, long long* __restrict__ out, const I na,
     const unsigned long long n, ${C}* smp) {
-  constexpr int Q = ${queries};
+  constexpr int Q = 1;
   I s = 1;  // sample stride: a power of two, at most NS samples
   if (na > 0) while ((na - 1) / s + 1 > (I)NS) s <<= 1;
   const I ns = na == 0 ? 0 : (na - 1) / s + 1;
