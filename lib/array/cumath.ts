@@ -268,6 +268,7 @@ function checkOpts(name: string, opts: unknown, pair = false): void {
  * cumath.apply('sin', [a], { fastMath: true });
  */
 export function apply(name: string, operands: unknown[], opts: MathOptions = {}): GPUArray {
+  opts ??= {}; // null: no options, as in the operators
   const def = own(MATH, name);
   if (!def || def.nout !== 1) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown single-result cumath function ${describe(name)}`);
   if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `cumath.${name} takes ${def.nin} operand(s)`);
@@ -287,6 +288,7 @@ export function apply(name: string, operands: unknown[], opts: MathOptions = {})
 
 /** Two results from one kernel (frexp, modf); `out` may alias the input. */
 function split(name: 'frexp' | 'modf', x: unknown, opts: SplitOptions = {}): [GPUArray, GPUArray] {
+  opts ??= {};
   checkOpts(name, opts, true);
   if (!(x instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: x must be a GPUArray. Received ${describe(x)}`);
   const a = x.check();

@@ -10,6 +10,7 @@ import { version } from './library';
 
 /** Reduction operators (ncclRedOp_t). `avg` needs NCCL 2.10 and a floating dtype or an integer one (truncated). */
 export type ReduceOp = 'sum' | 'prod' | 'max' | 'min' | 'avg';
+/** @internal ncclRedOp_t of each operator. */
 export const OPS: Record<ReduceOp, number> = { sum: 0, prod: 1, max: 2, min: 3, avg: 4 };
 
 /**
@@ -65,6 +66,7 @@ export interface CommunicatorOptions {
   cgaClusterSize?: number;
 }
 
+/** @internal The fields of an NcclError raised here (no NCCL status: -1). */
 export const NCCL_ERROR_INFO = (code: string, call: string) => ({ code, status: -1, call });
 
 /**
@@ -103,6 +105,7 @@ export function sharedBlockingUnsupported(): NcclError | null {
     'pass blocking: false', NCCL_ERROR_INFO('NCCL_UNSUPPORTED', 'ncclCommSplit'));
 }
 
+/** @internal A timeout in ms (`dflt` when undefined): RangeError unless a positive number. */
 export function checkTimeout(v: unknown, name: string, dflt: number): number {
   if (v === undefined) return dflt;
   if (typeof v !== 'number' || !(v > 0)) {
@@ -111,6 +114,7 @@ export function checkTimeout(v: unknown, name: string, dflt: number): number {
   return v;
 }
 
+/** @internal A rank in [0, nranks): RangeError otherwise. */
 export function checkRank(v: unknown, name: string, nranks: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= nranks) {
     throw rangeError('ERR_OUT_OF_RANGE', `The "${name}" argument must be an integer in [0, ${nranks - 1}]. Received ${describe(v)}`);
@@ -139,6 +143,7 @@ export function ncclBuffer(a: unknown, name: string, op?: ReduceOp): [number, nu
   return [t[0], a.size * t[1]];
 }
 
+/** @internal A reduction operator name (null or undefined: sum): TypeError otherwise. */
 export function opOf(v: unknown): ReduceOp {
   const op = v ?? 'sum';
   if (typeof op !== 'string' || !(op in OPS)) {
