@@ -18,11 +18,16 @@ namespace {
 //     CUstream hStream, void** kernelParams, void** extra)
 Napi::Value Launch(const Napi::CallbackInfo& info) {
   const auto& f = FunctionArg(info[0]);
-  CUstream stream = StreamArg(info[1]);
+  // The stream, unwrapped once (null: the legacy stream).
+  const std::shared_ptr<StreamRes>* s = nullptr;
+  if (!info[1].IsUndefined() && !info[1].IsNull())
+    s = &Unwrap<StreamRes>(info[1], Kind::Stream, "stream");
+  CUstream stream = s ? (*s)->stream : nullptr;
+  if (!stream) s = nullptr;
   // A stream of another context (device, or a pushed context) is refused here, at the call that
   // passed it: the driver would reject the launch, and a queued launch reports only later.
-  if (stream) {
-    const Context& sc = *Unwrap<StreamRes>(info[1], Kind::Stream, "stream")->ctx;
+  if (s) {
+    const Context& sc = *(*s)->ctx;
     const Context& fc = *f->module->ctx;
     if (&sc != &fc)
       ThrowType(
@@ -53,8 +58,6 @@ Napi::Value Launch(const Napi::CallbackInfo& info) {
                    &bytes, CU_LAUNCH_PARAM_END};
   bool direct = false;
   if (info[5].IsBoolean() && info[5].As<Napi::Boolean>().Value()) {
-    const std::shared_ptr<StreamRes>* s =
-        stream ? &Unwrap<StreamRes>(info[1], Kind::Stream, "stream") : nullptr;
     QueueResult q = EnqueueLaunch(f, stream, s, c, params.Data(), bytes);
     if (q == QueueResult::Queued) return info.Env().Undefined();
     direct = q == QueueResult::Direct;

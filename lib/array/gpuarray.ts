@@ -5,6 +5,7 @@
 import { inspect, types } from 'util';
 import { Complex, DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
+export { optionsArg } from '../base/errors'; // where it lived first: imported from here by many modules
 import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { DEVICE_VIEW, DeviceAllocation, hostRange, useOn } from '../cuda/memory';
@@ -600,8 +601,6 @@ export function arrayArg(v: unknown, name: string): GPUArray {
   return v.check();
 }
 
-const NO_OPTIONS = Object.freeze({});
-
 /**
  * @internal `a` after `fill(a)`, or, when fill throws (a failed launch or copy, a value the dtype
  * cannot hold), `a` disposed and the error rethrown: a new array nobody gets is freed at once.
@@ -614,13 +613,6 @@ export function filled<T extends GPUArray>(a: T, fill: (a: T) => unknown): T {
     a.dispose();
     throw e;
   }
-}
-
-/** @internal An options argument: undefined or null → {}; anything but an object is a TypeError. */
-export function optionsArg<T extends object>(v: T | null | undefined, name = 'options'): T {
-  if (v === undefined || v === null) return NO_OPTIONS as T; // every options type has only optional fields
-  if (typeof v !== 'object') throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be an object. Received ${describe(v)}`);
-  return v;
 }
 
 

@@ -3,7 +3,7 @@
  * views), take (gather along an axis) and put (scatter into the flattened array).
  */
 import { DTYPES } from '../base/dtype';
-import { describe, knownOptions, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray, arrayArg, optionsArg } from './gpuarray';
@@ -143,8 +143,7 @@ function indexArray(indices: GPUArray | readonly number[], stream?: Stream | nul
 export function take(a: GPUArray, indices: GPUArray | readonly number[], axis?: number,
   opts: { stream?: Stream | null } = {}): GPUArray {
   arrayArg(a, 'a');
-  opts = optionsArg(opts);
-  knownOptions(opts, 'take', ['stream']); // NumPy's out: refused, not ignored
+  opts = checkedOptions(opts, 'take', ['stream']); // NumPy's out: refused, not ignored
   if (indices instanceof GPUArray) sameContext('take', [a, indices.check()]);
   const ax = axis === undefined ? 0 : normalizeAxis(axis, a.ndim);
   const { idx, temp } = indexArray(indices, opts.stream);

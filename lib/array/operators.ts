@@ -4,9 +4,9 @@
  * ufunc row (ufunc.ts, cumath.ts) to a kernel: specFor() and elementwise().
  */
 import { Complex, DTYPES, DType, Scalar, checkStorable } from '../base/dtype';
-import { describe, knownOptions, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
-import { GPUArray, filled, optionsArg } from './gpuarray';
+import { GPUArray, filled } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { ArrayOperand, ScalarOperand, runElementwise } from '../engine/elementwise';
 import { Operand as OperandType, canCast, resultType } from '../base/promote';
@@ -159,14 +159,12 @@ const SIGNED_BELOW = new Set(['ne', 'lt', 'le']); // s OP u is true for a negati
 const UNSIGNED_ABOVE = new Set(['ne', 'gt', 'ge']); // u OP s is true for a negative s
 const INT64_MIN = -(2n ** 63n), INT64_MAX = 2n ** 63n - 1n, UINT64_MAX = 2n ** 64n - 1n;
 
-/** 'i' or 'u' for an integer operand (a weak one by its value: int64 or else uint64), else null. */
+/** 'i' or 'u' for an integer operand (a weak one by its range, signature(): int64 or else uint64), else null. */
 function intKind(p: Parsed): 'i' | 'u' | null {
   const d = p.arr?.dtype ?? p.strong;
   if (d) return d.kind === 'i' || d.kind === 'u' ? d.kind : null;
-  const v = p.value;
-  if (typeof v !== 'bigint' && !(typeof v === 'number' && Number.isInteger(v))) return null;
-  const b = BigInt(v);
-  return b >= INT64_MIN && b <= INT64_MAX ? 'i' : b > INT64_MAX && b <= UINT64_MAX ? 'u' : null;
+  const sig = signature(p);
+  return sig === '~i' ? 'i' : sig === '~u' ? 'u' : null;
 }
 
 /**
@@ -231,8 +229,8 @@ interface Plan {
   /** The operands' common dtype the plan was made for (promoteFor). */
   promoted: DType;
   /**
-   * A weak integer scalar takes part and its value may change the common dtype (an integer one,
-   * or any comparison's): the plan is checked against the call's promotion before reuse.
+   * A weak integer scalar takes part and the common dtype is an integer one, which its value may
+   * change (int8 with 300): the plan is checked against the call's promotion before reuse.
    */
   checkRange: boolean;
   /** Specs by output dtype (operand kinds are fixed by the plan's key). */
@@ -283,7 +281,7 @@ function plan(name: string, parsed: Parsed[], uncached = false): Plan {
     const checkRange = weakInt && (promoted.kind === 'i' || promoted.kind === 'u');
     const exact = COMPARISONS.has(name) && promoted === DTYPES.float64 ? mixedSignCompare(name, parsed) : null;
     pl = { body: exact?.body ?? body, computes: exact?.computes ?? computes, outDt: outs[0], promoted, checkRange, specs: new Map() };
-    if (node && !(exact && weakInt)) node.plan = pl; // an exact plan with a weak integer: not cached (kept simple)
+    if (node) node.plan = pl; // an exact plan holds for every weak integer of its range (the key's)
   } else if (pl.checkRange && promoteFor(name, parsed.map(operandType)) !== pl.promoted) {
     return plan(name, parsed, true); // this weak integer needs another type: no cache
   }
@@ -296,8 +294,7 @@ function plan(name: string, parsed: Parsed[], uncached = false): Plan {
  * gpuarray.apply('add', [a, 1]);
  */
 export function apply(name: string, operands: unknown[], opts?: OpOptions): GPUArray {
-  opts = optionsArg(opts);
-  knownOptions(opts, name, OP_OPTIONS); // NumPy's where, dtype, casting: refused, not dropped
+  opts = checkedOptions(opts, name, OP_OPTIONS); // NumPy's where, dtype, casting: refused, not dropped
   const def = ufunc(name);
   if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `${name} takes ${def.nin} operand(s)`);
   const parsed = operands.map((x) => parse(x, name));

@@ -5,11 +5,11 @@
  * engine (engine/reduce.ts) picks the kernel variant for the layout.
  */
 import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, isFloat16Like, own } from '../base/dtype';
-import { describe, knownOptions, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { Stream } from '../cuda/driver';
 import { usedOn } from '../cuda/memory';
 import { blasDot, blasDotType } from '../cuda/cublas';
-import { GPUArray, optionsArg } from './gpuarray';
+import { GPUArray } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { canCast, resultType } from '../base/promote';
@@ -401,19 +401,13 @@ function checked(a: unknown, what: string): GPUArray {
   return a.check();
 }
 
+// A reduction's options: NumPy's `where` and `initial` are refused, not dropped (they change the result).
 const REDUCE_OPTIONS = ['axis', 'keepdims', 'dtype', 'out', 'stream'];
-
-/** A reduction's options: NumPy's `where` and `initial` are refused, not dropped (they change the result). */
-function reduceOptions<T extends object>(op: string, opts: T | undefined, keys: readonly string[]): T {
-  const o = optionsArg(opts);
-  knownOptions(o, op, keys);
-  return o;
-}
 
 function simple(op: 'sum' | 'prod' | 'min' | 'max' | 'any' | 'all' | 'mean') {
   return (a: GPUArray, opts?: ReduceOptions): GPUArray => {
     const x = checked(a, op);
-    opts = reduceOptions(op, opts, REDUCE_OPTIONS);
+    opts = checkedOptions(opts, op, REDUCE_OPTIONS);
     const axes = axesOf(opts.axis, x.ndim);
     const [acc, out] = reduction(op).types(x.dtype, opts.dtype);
     return execute({ op, arrays: [x], acc, out, opts, axes });
@@ -431,7 +425,7 @@ export const mean = simple('mean');
 function variance(op: 'var' | 'std') {
   return (a: GPUArray, opts?: VarOptions): GPUArray => {
     const x = checked(a, op);
-    opts = reduceOptions(op, opts, [...REDUCE_OPTIONS, 'ddof']);
+    opts = checkedOptions(opts, op, [...REDUCE_OPTIONS, 'ddof']);
     const axes = axesOf(opts.axis, x.ndim);
     const ddof = opts.ddof ?? 0;
     if (typeof ddof !== 'number' || !Number.isFinite(ddof)) throw typeError('ERR_INVALID_ARG_TYPE', `${op}: ddof must be a number`);
@@ -451,7 +445,7 @@ export const std = variance('std');
 function arg(op: 'argmin' | 'argmax') {
   return (a: GPUArray, opts?: ArgOptions): GPUArray => {
     const x = checked(a, op);
-    opts = reduceOptions(op, opts, ['axis', 'keepdims', 'out', 'stream']);
+    opts = checkedOptions(opts, op, ['axis', 'keepdims', 'out', 'stream']);
     if (opts.axis !== undefined && opts.axis !== null && typeof opts.axis !== 'number') {
       throw typeError('ERR_INVALID_ARG_TYPE', `${op}: axis must be an integer or null`);
     }
@@ -526,7 +520,7 @@ function dotDtypes(a: GPUArray, b: GPUArray, opts: ReduceOptions): [DType, DType
  * gpuarray.dot(a, b).item();
  */
 export function dot(a: GPUArray, b: GPUArray, opts?: ReduceOptions): GPUArray {
-  opts = reduceOptions('dot', opts, ['dtype', 'keepdims', 'out', 'stream']);
+  opts = checkedOptions(opts, 'dot', ['dtype', 'keepdims', 'out', 'stream']);
   const [x, y, temps] = sameLayout(checked(a, 'dot'), checked(b, 'dot'), 'dot', opts.stream);
   try {
     const blas = blasDotOf(x, y, opts);
@@ -542,7 +536,7 @@ export function dot(a: GPUArray, b: GPUArray, opts?: ReduceOptions): GPUArray {
 
 function subset(op: 'sum' | 'min' | 'max' | 'dot') {
   return (indices: GPUArray, a: GPUArray, b?: GPUArray, opts?: ReduceOptions): GPUArray => {
-    opts = reduceOptions(`subset${op}`, opts, ['dtype', 'keepdims', 'out', 'stream']);
+    opts = checkedOptions(opts, `subset${op}`, ['dtype', 'keepdims', 'out', 'stream']);
     const idx = checked(indices, `subset${op}`);
     if (!isInt(idx.dtype) || idx.dtype.kind === 'b') throw typeError('ERR_INVALID_DTYPE', `subset indices must be integers, not ${idx.dtype.name}`);
     const srcs = [checked(a, `subset${op}`), ...(op === 'dot' ? [checked(b, 'subsetDot')] : [])];

@@ -2,9 +2,9 @@
  * cumsum/cumprod (NumPy, with axis) on the scan engine (engine/scan.ts), and their GPUArray methods.
  */
 import { DTYPES, DTypeLike, dtype as toDType } from '../base/dtype';
-import { describe, knownOptions, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { Stream } from '../cuda/driver';
-import { GPUArray, optionsArg } from './gpuarray';
+import { GPUArray } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { canCast } from '../base/promote';
@@ -30,8 +30,7 @@ function cumulative(op: 'cumsum' | 'cumprod') {
   return (a: GPUArray, opts?: ScanOptions): GPUArray => {
     if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${op}: expected a GPUArray. Received ${describe(a)}`);
     a.check();
-    opts = optionsArg(opts);
-    knownOptions(opts, op, ['axis', 'dtype', 'out', 'stream']);
+    opts = checkedOptions(opts, op, ['axis', 'dtype', 'out', 'stream']);
     const d = a.dtype;
     const acc = opts.dtype !== undefined ? toDType(opts.dtype)
       : d.kind === 'b' || d.kind === 'i' ? DTYPES.int64 : d.kind === 'u' ? DTYPES.uint64 : d;

@@ -5,11 +5,11 @@
  * part then imaginary part (NaN larger than any number in each part). docs/sorting.md.
  */
 import { Complex, DType, DTYPES } from '../base/dtype';
-import { describe, knownOptions, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
 import { promoteTypes } from '../base/promote';
 import { Stream, streamHandle } from '../cuda/driver';
-import { GPUArray, filled, optionsArg } from './gpuarray';
+import { GPUArray, filled } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { checkDevices } from './devices';
@@ -119,8 +119,7 @@ const SORT_OPTIONS = ['axis', 'kind', 'stable', 'out', 'stream'];
 
 /** sort's and argsort's options checked: no unknown key (torch's `descending` is not dropped), a NumPy `kind`. */
 function sortOptions<T extends SortOptions>(what: string, opts: T | undefined, keys = SORT_OPTIONS): T {
-  const o = optionsArg(opts);
-  knownOptions(o, what, keys);
+  const o = checkedOptions(opts, what, keys);
   const kind = o.kind;
   if (kind !== undefined && kind !== null && !SORT_KINDS.includes(kind)) {
     throw typeError('ERR_INVALID_ARG_VALUE', `${what}: kind must be one of ${SORT_KINDS.map((k) => `'${k}'`).join(', ')}. Received ${describe(kind)}`);
@@ -445,8 +444,7 @@ function countUnique(a: GPUArray, p: Prepared, o: UniqueOptions, lo: bigint, hi:
 export function unique(a: GPUArray, opts?: UniqueOptions & { returnIndex?: false; returnInverse?: false; returnCounts?: false }): GPUArray;
 export function unique(a: GPUArray, opts: UniqueOptions): GPUArray | UniqueResult;
 export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResult {
-  const x = optionsArg(opts);
-  knownOptions(x, 'unique', ['returnIndex', 'returnInverse', 'returnCounts', 'equalNan', 'stream', 'axis']);
+  const x = checkedOptions(opts, 'unique', ['returnIndex', 'returnInverse', 'returnCounts', 'equalNan', 'stream', 'axis']);
   // NumPy's unique takes an axis (unique rows or columns); this one flattens: refused, not ignored.
   const axis = (x as { axis?: unknown }).axis;
   if (axis !== undefined && axis !== null) {
@@ -502,8 +500,7 @@ function scalarDType(v: unknown, dt: DType): DType {
  * gpuarray.searchsorted(gpuarray.toGpu([1, 2, 2, 3]), gpuarray.toGpu([2, 5]), { side: 'right' }); // [3, 4]
  */
 export function searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolean | Complex, opts?: SearchsortedOptions): GPUArray {
-  const o = optionsArg(opts);
-  knownOptions(o, 'searchsorted', ['side', 'sorter', 'stream']);
+  const o = checkedOptions(opts, 'searchsorted', ['side', 'sorter', 'stream']);
   // The options first, each read once: a getter that disposes `a` or `v` is then caught by their checks.
   const { sorter, stream } = o;
   const side = o.side ?? 'left';

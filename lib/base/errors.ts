@@ -245,6 +245,22 @@ export function checkSize(v: unknown, name: string, max = Number.MAX_SAFE_INTEGE
   return v;
 }
 
+const NO_OPTIONS = Object.freeze({});
+
+/** @internal An options argument: undefined or null → {}; anything but an object is a TypeError. */
+export function optionsArg<T extends object>(v: T | null | undefined, name = 'options'): T {
+  if (v === undefined || v === null) return NO_OPTIONS as T; // every options type has only optional fields
+  if (typeof v !== 'object') throw typeError('ERR_INVALID_ARG_TYPE', `The "${name}" argument must be an object. Received ${describe(v)}`);
+  return v;
+}
+
+/** @internal optionsArg(v), then knownOptions(): an option `what` does not take is a TypeError. */
+export function checkedOptions<T extends object>(v: T | null | undefined, what: string, keys: readonly string[]): T {
+  const o = optionsArg(v);
+  knownOptions(o, what, keys);
+  return o;
+}
+
 /**
  * @internal Refuses an option `what` does not know (set to anything but undefined), so that an
  * option another library reads — NumPy's `kind`, torch's `descending` — is an error, not dropped.

@@ -5,12 +5,12 @@
  * copy. Results are new C-contiguous arrays.
  */
 import { DTYPES, DType } from '../base/dtype';
-import { describe, knownOptions, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { normalizeAxis, sizeOf } from '../base/shape';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { CUFFT_TYPE, cufftVersion } from '../cuda/cufft';
-import { GPUArray, arrayArg, optionsArg } from '../array/gpuarray';
+import { GPUArray, arrayArg } from '../array/gpuarray';
 import { apply, assign } from '../array/operators';
 import { zeros } from '../array/creation';
 import { PlanGeometry, execute } from './plan';
@@ -306,8 +306,7 @@ export type FftTransformN = (a: GPUArray, opts?: FftNOptions) => GPUArray;
 
 function oneD(name: string, kind: Kind, inverse: boolean): FftTransform {
   return (a, opts) => {
-    const o = optionsArg<FftOptions>(opts);
-    knownOptions(o, name, ['n', 'axis', 'norm', 'stream']); // CuPy's out or NumPy's 2.0 out: refused, not ignored
+    const o = checkedOptions<FftOptions>(opts, name, ['n', 'axis', 'norm', 'stream']); // CuPy's or NumPy 2's out: refused, not ignored
     const n = nOf(o);
     if (n) {
       arrayArg(a, 'a'); // the input's errors first, as for the other arguments
@@ -319,8 +318,7 @@ function oneD(name: string, kind: Kind, inverse: boolean): FftTransform {
 
 function nD(name: string, kind: Kind, inverse: boolean, twoD: boolean): FftTransformN {
   return (a, opts) => {
-    const o = optionsArg<FftNOptions>(opts);
-    knownOptions(o, name, ['s', 'axes', 'norm', 'stream']);
+    const o = checkedOptions<FftNOptions>(opts, name, ['s', 'axes', 'norm', 'stream']);
     const axes = twoD ? (o.axes ?? [-2, -1]) : o.axes; // NumPy: fft2's axes default even with s
     return transform(name, kind, a, axes, o.s, inverse, o.norm, o.stream);
   };
