@@ -2,10 +2,10 @@
  * Creating GPUArrays: toGpu(Async), empty, zeros, ones, full, arange, linspace, *Like.
  */
 import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, float64 } from '../base/dtype';
-import { checkSize, rangeError, typeError, describe } from '../base/errors';
+import { checkSize, describe, optionsArg, rangeError, typeError } from '../base/errors';
 import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, streamHandle } from '../cuda/driver';
-import { GPUArray, arrayArg, filled, fromHost, optionsArg } from './gpuarray';
+import { GPUArray, arrayArg, filled, fromHost } from './gpuarray';
 import { hostInput } from './host_input';
 import { hostRange } from '../cuda/memory';
 import * as cu from '../cuda/door';

@@ -5,7 +5,6 @@
 import { inspect, types } from 'util';
 import { Complex, DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../base/dtype';
 import { describe, rangeError, typeError } from '../base/errors';
-export { optionsArg } from '../base/errors'; // where it lived first: imported from here by many modules
 import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { DEVICE_VIEW, DeviceAllocation, hostRange, useOn } from '../cuda/memory';

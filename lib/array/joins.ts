@@ -3,10 +3,10 @@
  * views), take (gather along an axis) and put (scatter into the flattened array).
  */
 import { DTYPES } from '../base/dtype';
-import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, optionsArg, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
-import { GPUArray, arrayArg, optionsArg } from './gpuarray';
+import { GPUArray, arrayArg } from './gpuarray';
 import { generatedKernel } from '../cuda/modules';
 import * as cu from '../cuda/door';
 import { ArgPacker } from '../cuda/args';

@@ -3,10 +3,10 @@
  * that move the zero frequency to the centre.
  */
 import { DTypeLike, dtype as toDType } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { describe, optionsArg, rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
 import { Stream } from '../cuda/driver';
-import { GPUArray, arrayArg, optionsArg } from '../array/gpuarray';
+import { GPUArray, arrayArg } from '../array/gpuarray';
 import { toGpu } from '../array/creation';
 import { assign } from '../array/operators';
 

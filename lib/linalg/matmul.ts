@@ -4,13 +4,13 @@
  * as they are; other layouts and other dtypes are copied first, on the call's stream.
  */
 import { DType } from '../base/dtype';
-import { rangeError, typeError } from '../base/errors';
+import { optionsArg, rangeError, typeError } from '../base/errors';
 import { canCast, resultType } from '../base/promote';
 import { formatShape, isCContiguous, sizeOf } from '../base/shape';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { gemm, gemmCall } from '../cuda/cublas';
-import { GPUArray, arrayArg, optionsArg } from '../array/gpuarray';
+import { GPUArray, arrayArg } from '../array/gpuarray';
 import { assign, fill } from '../array/operators';
 import { checkWritable } from '../array/overlap';
 import {

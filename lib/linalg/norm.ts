@@ -5,10 +5,10 @@
  * nodecuda does not have: RangeError `ERR_NOT_SUPPORTED`.
  */
 import { DTYPES, DType, computeDType } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { describe, optionsArg, rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
 import { Stream } from '../cuda/driver';
-import { GPUArray, arrayArg, optionsArg } from '../array/gpuarray';
+import { GPUArray, arrayArg } from '../array/gpuarray';
 import { tidy } from '../array/tidy';
 import { apply } from '../array/operators';
 import { cumathFunctions } from '../array/cumath';

@@ -3,11 +3,11 @@
  * products stay reductions (every dtype, integers included), matrix products go to cuBLAS, 0-d
  * operands multiply elementwise. The results and their shapes are NumPy's.
  */
-import { rangeError } from '../base/errors';
+import { optionsArg, rangeError } from '../base/errors';
 import { resultType } from '../base/promote';
 import { formatShape, sizeOf } from '../base/shape';
 import { Stream } from '../cuda/driver';
-import { GPUArray, arrayArg, filled, optionsArg } from '../array/gpuarray';
+import { GPUArray, arrayArg, filled } from '../array/gpuarray';
 import { apply, assign } from '../array/operators';
 import * as red from '../array/reductions';
 import { MatmulOptions, checkOutCast, product } from './matmul';
