@@ -9,7 +9,7 @@ import { DTYPES, compiler } from '../lib';
 import { PREAMBLE } from '../lib/engine/templates/preamble';
 import { searchKernel, sortCommonKernels, sortKernelsFor } from '../lib/engine/templates/sort';
 import { REDUCE_PREAMBLE, reduceKernel } from '../lib/engine/templates/reduction';
-import { uniqueMinMaxSpec } from '../lib/engine/templates/unique';
+import { uniqueMinMaxSpec, uniqueResultKernel } from '../lib/engine/templates/unique';
 import { expectCode } from './helpers';
 
 function compileBoth(source: string, names: string[]): void {
@@ -42,6 +42,15 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     expect(preps.map((k) => k.name)).toEqual(dt.kind !== 'b' && dt.bytes >= 4
       ? [`nc_sort_prep_value_${d}`, `nc_sort_prep_value_${d}_range`] : [`nc_sort_prep_value_${d}`]);
     expect(preps.map((k) => k.source.includes('atomicMin(&range[0], lo)'))).toEqual(preps.map((k) => k.name.endsWith('_range')));
+  });
+
+  test('unique\'s result kernel one round a step (NODECUDA_UNIQUE_RESULT_ROUNDS=1; two is the default, compiled above)', () => {
+    const ks = ['int32', 'float64', 'complex128', 'bool'].map((d) => uniqueResultKernel(DTYPES[d as keyof typeof DTYPES], true, 1));
+    expect(ks.map((k) => k.name)).toEqual(['nc_unique_result_int32_eqnan_r1', 'nc_unique_result_float64_eqnan_r1',
+      'nc_unique_result_complex128_eqnan_r1', 'nc_unique_result_bool_eqnan_r1']);
+    for (const k of ks) expect(k.source).not.toContain('x1[4]');
+    expect(uniqueResultKernel(DTYPES.int32, true, 2).source).toContain('x1[4]');
+    compileBoth([PREAMBLE, ...ks.map((k) => k.source)].join('\n'), ks.map((k) => k.name));
   });
 
   test('scanhist, the scatter passes and unique counts', () => {

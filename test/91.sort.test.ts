@@ -468,6 +468,37 @@ describeGpu('sorting', () => {
       expect(Array.from(r.counts!.get() as BigInt64Array).map(Number)).toEqual([2, 2, 2]);
     }));
 
+    // unique's values alone go out before the count is read back, into room for every element:
+    // kept under the result when more than half are unique, else copied out and freed.
+    test.each(['int32', 'float32', 'int64', 'float64', 'complex64'] as const)(
+      '%s: values alone on the sort path, most or few unique, on a stream; nothing left allocated', (d) => {
+        const n = 2 ** 18 + 7;
+        const stream = new cuda.driver.Stream();
+        const before = cuda.memory().liveAllocations;
+        for (const distinct of [0, 1000, 1]) {
+          const xs = values(d, n, 77 + distinct, distinct);
+          cuda.tidy(() => {
+            const order = argsortRef(xs);
+            // Values compare as NumPy's: -0 == +0, NaNs equal (a complex one when either part is).
+            const nan = (x: V): boolean => (typeof x === 'object' ? Number.isNaN(x.re) || Number.isNaN(x.im) : Number.isNaN(x as number));
+            const eq = (x: V, y: V): boolean => (typeof x === 'object' ? x.re === (y as C).re && x.im === (y as C).im : x === y)
+              || (nan(x) && nan(y));
+            const want = order.filter((p, k) => k === 0 || !eq(xs[order[k - 1]], xs[p])).map((p) => xs[p]);
+            const a = upload(d, xs);
+            for (const opts of [{}, { stream }]) {
+              const u = gpuarray.unique(a, opts);
+              if ('stream' in opts) stream.synchronize();
+              expect(u.shape).toEqual([want.length]);
+              expectValues(download(u), want, `${d} ${distinct || 'mostly'} distinct`);
+              u.dispose();
+            }
+          });
+        }
+        stream.synchronize();
+        expect(cuda.memory().liveAllocations).toBe(before);
+        stream.dispose();
+      });
+
     test('2^26 int32 with many duplicates', () => cuda.tidy(() => {
       const n = 2 ** 26;
       const h = new Int32Array(n);

@@ -9,14 +9,14 @@ import { checkedOptions, describe, rangeError, typeError } from '../base/errors'
 import { normalizeAxis } from '../base/shape';
 import { promoteTypes } from '../base/promote';
 import { Stream, streamHandle } from '../cuda/driver';
-import { GPUArray, filled } from './gpuarray';
+import { GPUArray, filled, wrapDeviceMemory } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { checkDevices } from './devices';
 import { checkWritable } from './overlap';
 import { full, zeros } from './creation';
 import * as cu from '../cuda/door';
-import { isOom } from '../cuda/memory';
+import { DeviceAllocation, isOom } from '../cuda/memory';
 import { envFlag } from '../base/env';
 import {
   MAX_SORT_SIZE, SortRun, SortStage, runSort, searchSorted, uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCount, uniqueCounts,
@@ -347,16 +347,39 @@ function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = fal
   const { count, ch, blocks } = countBuffers(n, stream, temps, !probed);
   uniqueCount(a.dtype, equalNan, s.values!.address, probed ? probed.address + 16n : count!.address, blocks.address, n, ch,
     stream, range);
+  // The values alone are written before the count comes back, so the GPU does not wait for the
+  // host between the two kernels: into room for all n (the count is not known yet).
+  let room: DeviceAllocation | undefined;
+  if (!(o.returnIndex || o.returnInverse || o.returnCounts)) {
+    room = new DeviceAllocation(n * a.dtype.bytes, stream ?? null);
+    try {
+      uniqueResults(a.dtype, equalNan, {
+        sorted: s.values!.address, blocks: blocks.address, perm: 0n, vals: room.ptr, first: 0n, starts: 0n, inv: 0n,
+      }, n, ch, stream, [s.values, blocks], range);
+    } catch (e) {
+      room.free(stream ?? null);
+      throw e;
+    }
+  }
   let k: number;
-  if (probed) {
-    if (stream) stream.synchronize();
-    const [lo, hi, c] = probed.get() as BigUint64Array;
-    // A signed key is its value plus 2^(bits - 1) (the sign bit flipped).
-    const offset = a.dtype.kind === 'i' ? 1n << BigInt(a.dtype.bytes * 8 - 1) : 0n;
-    const counted = countIfNarrow(a, p, o, lo - offset, hi - offset); // as the device decided (scanhist)
-    if (counted) return counted;
-    k = checkCount(Number(c), n, n);
-  } else k = readCount(count!, n, n, stream);
+  try {
+    if (probed) {
+      if (stream) stream.synchronize();
+      const [lo, hi, c] = probed.get() as BigUint64Array;
+      // A signed key is its value plus 2^(bits - 1) (the sign bit flipped).
+      const offset = a.dtype.kind === 'i' ? 1n << BigInt(a.dtype.bytes * 8 - 1) : 0n;
+      const counted = countIfNarrow(a, p, o, lo - offset, hi - offset); // as the device decided (scanhist)
+      if (counted) {
+        room?.free(stream ?? null); // nothing was written to it
+        return counted;
+      }
+      k = checkCount(Number(c), n, n);
+    } else k = readCount(count!, n, n, stream);
+  } catch (e) {
+    room?.free(stream ?? null);
+    throw e;
+  }
+  if (room) return firstOf(room, k, n, a.dtype, stream);
   return uniqueOutputs(a, k, o, ({ values, indices, inverse, counts }) => {
     const starts = counts ? GPUArray.allocate([k], DTYPES.int64, stream) : undefined;
     if (starts) temps.push(starts);
@@ -366,6 +389,21 @@ function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = fal
     }, n, ch, stream, [s.values, s.indices, blocks, values, indices, inverse, starts]);
     if (counts) uniqueCounts(starts!.address, counts.address, k, n, stream);
   });
+}
+
+/**
+ * The first `k` values in `room` (room for `n`) as an array of `k`: over `room` when it fills more
+ * than half of it (as torch.unique's result keeps the sort's size), else a copy and `room` freed.
+ */
+function firstOf(room: DeviceAllocation, k: number, n: number, dt: DType, stream: Stream | null | undefined): GPUArray {
+  const over = wrapDeviceMemory(room, [k], dt);
+  if (2 * k > n) return over;
+  try {
+    return over.copy({ stream });
+  } finally {
+    room.free(stream ?? null);
+    over.dispose();
+  }
 }
 
 /**

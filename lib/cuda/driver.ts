@@ -107,8 +107,8 @@ const smCounts = new Map<number, number>();
 
 /** @internal Multiprocessors of the current context's device (cached per ordinal). */
 export function multiprocessorCount(): number {
-  syncDevice();
-  const [ordinal] = native.ctxInfo();
+  // The cached current context (no native call: this runs on every launch of a grid-stride kernel).
+  const ordinal = contextDevice(currentContext().id).ordinal;
   let sms = smCounts.get(ordinal);
   if (sms === undefined) {
     sms = native.deviceAttribute(ordinal, 16); // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT

@@ -25,6 +25,7 @@ import {
 import {
   HIST_MODE, UNIQUE_BALLOT_BINS, UNIQUE_ROUND, UNIQUE_SHARED_BYTES, uniqueBinsCountKernel, uniqueBinsResultKernel,
   uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel, uniqueInverseKernel, uniqueMinMaxSpec, uniqueResultKernel,
+  uniqueResultRounds,
 } from './templates/unique';
 import { ReduceSpec } from './templates/reduction';
 
@@ -245,14 +246,17 @@ export function uniqueCount(dt: DType, equalNan: boolean, sorted: bigint, count:
 
 /**
  * unique, second kernel (same `n` and chunks as uniqueCount, after it): the values, first indices
- * (through `perm`, int64, when nonzero), run starts and inverse; zero pointers are skipped. @internal
+ * (through `perm`, int64, when nonzero), run starts and inverse; zero pointers are skipped. With
+ * the `range` uniqueCount had, it does nothing when that did. @internal
  */
 export function uniqueResults(dt: DType, equalNan: boolean,
   a: { sorted: bigint; blocks: bigint; perm: bigint; vals: bigint; first: bigint; starts: bigint; inv: bigint },
-  n: number, ch: UniqueChunks, stream: Stream | null | undefined, uses: readonly unknown[]): void {
+  n: number, ch: UniqueChunks, stream: Stream | null | undefined, uses: readonly unknown[], range?: SortRun['range']): void {
   const sh = usedOn(stream, uses);
-  const fn = sortKernel(`uresult:${dt.name}:${equalNan}`, () => uniqueResultKernel(dt, equalNan));
-  P.reset().ptr(a.sorted).ptr(a.blocks).ptr(a.perm).ptr(a.vals).ptr(a.first).ptr(a.starts).ptr(a.inv).u64n(n).u64n(ch.chunk);
+  const rounds = uniqueResultRounds();
+  const fn = sortKernel(`uresult:${dt.name}:${equalNan}:${rounds}`, () => uniqueResultKernel(dt, equalNan, rounds));
+  P.reset().ptr(a.sorted).ptr(a.blocks).ptr(a.perm).ptr(a.vals).ptr(a.first).ptr(a.starts).ptr(a.inv).u64n(n).u64n(ch.chunk)
+    .ptr(range?.out ?? 0n).u64n(range?.narrow ?? 0);
   P.launch(fn, sh, ch.grid, 1, 1, 256, 1, 1, 0, true);
 }
 

@@ -187,26 +187,66 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${name}(const ${S}* __res
 }
 
 /**
+ * Rounds the result kernel takes a step (NODECUDA_UNIQUE_RESULT_ROUNDS, 1 or 2; default 2): their
+ * loads are issued before any compare, and one block scan of both rounds' head counts (16-bit
+ * halves of one word) and one barrier serve them, so a step waits once for memory, not twice.
+ */
+export function uniqueResultRounds(): 1 | 2 {
+  return process.env.NODECUDA_UNIQUE_RESULT_ROUNDS === '1' ? 1 : 2;
+}
+
+/**
  * unique, second kernel: each head writes its value to `vals`, its index (through `perm`, the
  * sort's int64 indices, when given) to `first` and its position to `starts` at its run number;
- * `inv[perm ? perm[i] : i]` gets element i's run number. Null pointers are skipped.
+ * `inv[perm ? perm[i] : i]` gets element i's run number. Null pointers are skipped. With `range`
+ * spanning at most `narrow` values (the run count did nothing: see uniqueCountKernel) it does
+ * nothing either, so the host may launch it before it reads the count back.
  */
-export function uniqueResultKernel(dt: DType, equalNan: boolean): { source: string; name: string } {
+export function uniqueResultKernel(dt: DType, equalNan: boolean, rounds: 1 | 2 = uniqueResultRounds()): { source: string; name: string } {
   const S = dt.storageC;
-  const name = `nc_unique_result_${suffix(dt, equalNan)}`;
+  const name = `nc_unique_result_${suffix(dt, equalNan)}${rounds === 1 ? '_r1' : ''}`;
+  const R = [0, 1].slice(0, rounds);
+  // A round's heads: value (staged in shared memory at its place in the step's run order), first
+  // index, start, and every element's inverse.
+  const emit = (g: number): string => `
+    if (i${g} < end && (m${g} || inv)) {
+      long long q[4];  // the elements' input indices
+      if (perm && pvec && i${g} + 4 <= end) {
+        const nc_vec<long long, 2> a = *reinterpret_cast<const nc_vec<long long, 2>*>(perm + i${g});
+        const nc_vec<long long, 2> b = *reinterpret_cast<const nc_vec<long long, 2>*>(perm + i${g} + 2);
+        q[0] = a.v[0]; q[1] = a.v[1]; q[2] = b.v[0]; q[3] = b.v[1];
+      } else {
+        #pragma unroll
+        for (int j = 0; j < 4; j++) q[j] = perm ? perm[i${g} + j < end ? i${g} + j : i${g}] : (long long)(i${g} + j);
+      }
+      unsigned int r = base${g};  // after element i + j's flag is counted: its run number + 1
+      #pragma unroll
+      for (int j = 0; j < 4; j++) {
+        if (i${g} + j >= end) break;
+        if ((m${g} >> j) & 1u) {
+          if (vals) s_v[r - head0] = x${g}[j];
+          if (first) first[r] = q[j];
+          if (starts) starts[r] = (long long)(i${g} + j);
+          r++;
+        }
+        if (inv) inv[q[j]] = (long long)r - 1;
+      }
+    }`;
   const source = `
 namespace ${name}_ns {${helpers(dt, equalNan)}
 }
 extern "C" __global__ void __launch_bounds__(${BLOCK}) ${name}(const ${S}* __restrict__ s,
     const unsigned int* __restrict__ bcount, const long long* __restrict__ perm, ${S}* __restrict__ vals,
     long long* __restrict__ first, long long* __restrict__ starts, long long* __restrict__ inv,
-    const unsigned long long n, const unsigned long long chunk) {
+    const unsigned long long n, const unsigned long long chunk,
+    const unsigned long long* __restrict__ range, const unsigned long long narrow) {
   using namespace ${name}_ns;
+  if (${RANGE_COUNTED}) return;  // the sort was skipped (scanhist): nothing was counted
   __shared__ unsigned int s_b[${BLOCK / 32}];
-  __shared__ unsigned int s_w[2][${BLOCK / 32}];  // warp totals, alternating rounds: one barrier a round
-  // A round's values, in run order: written out in one coalesced run. Reused each round: the next
-  // round's scan barrier comes after every read of it.
-  __shared__ ${S} s_v[${UNIQUE_ROUND}];
+  __shared__ unsigned int s_w[2][${BLOCK / 32}];  // warp totals, alternating steps: one barrier a step
+  // A step's values, in run order: written out in one coalesced run. Reused each step: the next
+  // step's scan barrier comes after every read of it.
+  __shared__ ${S} s_v[${rounds * UNIQUE_ROUND}];
   const unsigned int t = threadIdx.x;
   // Without the inverse only heads write: a chunk without any is done, and the walk stops after
   // the chunk's last head (block-uniform: every thread sees the same run and mine).
@@ -214,42 +254,26 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${name}(const ${S}* __res
   if (!inv && mine == 0) return;
   const unsigned long long start = (unsigned long long)blockIdx.x * chunk;
   const unsigned long long end = start + chunk < n ? start + chunk : n;
-  unsigned int run = runs_before(bcount, s_b);  // heads before this round
+  unsigned int run = runs_before(bcount, s_b);  // heads before this step
   const unsigned int last = run + mine;
   const bool vec = vec_ok(s), pvec = ((unsigned long long)perm & 15ull) == 0;
   unsigned int par = 0;
-  for (unsigned long long r0 = start; r0 < end; r0 += ${UNIQUE_ROUND}, par ^= 1) {
-    const unsigned long long i = r0 + 4ull * t;
-    ${S} x[4], p;
-    load(s, i, end, vec, x, p);
-    const unsigned int m = heads(i, end, x, p);
-    unsigned int tot;  // the round's heads
-    const unsigned int base = run + block_excl(__popc(m), s_w[par], tot);  // heads before element i
-    const unsigned int head0 = run;  // heads before this round
-    run += tot;
-    if (i < end && (m || inv)) {
-      long long q[4];  // the elements' input indices
-      if (perm && pvec && i + 4 <= end) {
-        const nc_vec<long long, 2> a = *reinterpret_cast<const nc_vec<long long, 2>*>(perm + i);
-        const nc_vec<long long, 2> b = *reinterpret_cast<const nc_vec<long long, 2>*>(perm + i + 2);
-        q[0] = a.v[0]; q[1] = a.v[1]; q[2] = b.v[0]; q[3] = b.v[1];
-      } else {
-        #pragma unroll
-        for (int j = 0; j < 4; j++) q[j] = perm ? perm[i + j < end ? i + j : i] : (long long)(i + j);
-      }
-      unsigned int r = base;  // after element i + j's flag is counted: its run number + 1
-      #pragma unroll
-      for (int j = 0; j < 4; j++) {
-        if (i + j >= end) break;
-        if ((m >> j) & 1u) {
-          if (vals) s_v[r - head0] = x[j];
-          if (first) first[r] = q[j];
-          if (starts) starts[r] = (long long)(i + j);
-          r++;
-        }
-        if (inv) inv[q[j]] = (long long)r - 1;
-      }
+  for (unsigned long long r0 = start; r0 < end; r0 += ${rounds * UNIQUE_ROUND}, par ^= 1) {
+    ${R.map((g) => `const unsigned long long i${g} = r0 + ${g * UNIQUE_ROUND}ull + 4ull * t;`).join('\n    ')}
+    ${R.map((g) => `${S} x${g}[4], p${g};`).join(' ')}
+    if (vec && i${rounds - 1} + 4 <= end) {
+      ${R.map((g) => `load_vec(s, i${g}, x${g}, p${g});`).join(' ')}
+    } else {
+      ${R.map((g) => `load(s, i${g}, end, vec, x${g}, p${g});`).join(' ')}
     }
+    ${R.map((g) => `const unsigned int m${g} = heads(i${g}, end, x${g}, p${g});`).join('\n    ')}
+    // Each round's head count in its own 16-bit half (at most ${UNIQUE_ROUND} a round: no carry).
+    unsigned int tot;  // the step's heads, packed as the counts
+    const unsigned int ex = block_excl(${R.map((g) => `(__popc(m${g}) << ${16 * g})`).join(' | ')}, s_w[par], tot);
+    const unsigned int head0 = run;  // heads before this step
+    ${R.map((g) => `const unsigned int base${g} = run${g === 1 ? ' + (tot & 0xffffu)' : ''} + ((ex >> ${16 * g}) & 0xffffu);`).join('\n    ')}
+    tot = ${rounds === 1 ? 'tot' : '(tot & 0xffffu) + (tot >> 16)'};
+    run += tot;${R.map(emit).join('')}
     if (vals) {
       __syncthreads();
       for (unsigned int k = t; k < tot; k += ${BLOCK}) vals[head0 + k] = s_v[k];
