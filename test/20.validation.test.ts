@@ -322,6 +322,31 @@ describe('argument checks before any CUDA call', () => {
     expect(driver.InOut(new Uint8Array(1))).toMatchObject({ copyIn: true, copyOut: true });
     expect(driver.Out(new Uint8Array(1))).toMatchObject({ copyIn: false, copyOut: true });
   });
+
+  test('options of other libraries are refused by name: creation functions, fftfreq, random (TypeError ERR_INVALID_ARG_VALUE)', async () => {
+    const g = cuda.gpuarray;
+    const refused = (f: () => unknown, what: string, key: string): void => {
+      const e = expectCode(f, TypeError, 'ERR_INVALID_ARG_VALUE');
+      expect(e.message).toMatch(new RegExp(`^${what.replace(/[.()]/g, '\\$&')}: unknown option "${key}" \\(known: `));
+    };
+    refused(() => g.toGpu([1, 2], { dtype: 'float32', order: 'F' } as never), 'toGpu', 'order');
+    refused(() => g.empty([2], 'float32', { requires_grad: true } as never), 'empty', 'requires_grad');
+    refused(() => g.zeros([2], 'float32', { like: null } as never), 'zeros', 'like'); // null is a value: only undefined is skipped
+    refused(() => g.ones([2], undefined, { dtype: 'int32' } as never), 'ones', 'dtype'); // dtype is the second argument
+    refused(() => g.full([2], 1, 'float32', { pin_memory: true } as never), 'full', 'pin_memory');
+    refused(() => g.arange(0, 4, 1, 'int32', { step: 2 } as never), 'arange', 'step');
+    refused(() => g.linspace(0, 1, 5, { retstep: true } as never), 'linspace', 'retstep');
+    refused(() => cuda.fft.fftfreq(8, 1, { device: 'cpu' } as never), 'fftfreq', 'device');
+    refused(() => cuda.fft.rfftfreq(8, 1, { out: null } as never), 'rfftfreq', 'out');
+    refused(() => new cuda.random.Generator({ seed: 1, bit_generator: 'pcg64' } as never), 'random.Generator', 'bit_generator');
+    refused(() => new cuda.random.Generator({ seed: 1 }).uniform(4, { size: 4 } as never), 'Generator.uniform()', 'size');
+    refused(() => cuda.random.rand(4, 'float32', { generator: 1 } as never), 'random.rand', 'generator');
+    refused(() => cuda.random.randn(4, 'float32', { requires_grad: false } as never), 'random.randn', 'requires_grad');
+    await expect(g.toGpuAsync([1], { non_blocking: true } as never)).rejects.toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE',
+      message: expect.stringMatching(/^toGpuAsync: unknown option "non_blocking" \(known: shape, dtype, stream, device, signal\)$/) });
+    // Not an object at all: ERR_INVALID_ARG_TYPE, as before.
+    expectCode(() => g.linspace(0, 1, 5, true as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+  });
 });
 
 describe('hostile input (issue: reliability)', () => {

@@ -3,14 +3,13 @@
  * basic indexing — pure TypeScript, no GPU. Expected values are NumPy's, computed by hand.
  */
 import {
-  Shape, broadcastShapes, broadcastStrides, collapseDims, contiguousStrides, expandDims, formatShape,
+  Shape, broadcastShapes, broadcastStrides, checkAligned, collapseDims, contiguousStrides, expandDims, formatShape,
   isCContiguous, isFContiguous, normalizeAxis, normalizeShape, reshapeStrides, resolveReshape, sizeOf,
   squeezeAxes, transposeAxes,
 } from '../lib/base/shape';
 import { IndexItem, Slice, applyIndex, ellipsis, newaxis, slice } from '../lib/base/indexing';
 import { expectCode } from './helpers';
 import { DTYPES } from '../lib/base/dtype';
-import { checkAligned } from '../lib/array/gpuarray';
 
 /** Byte offsets of every element of a layout, in C (row-major) order. */
 function offsets(shape: Shape, strides: readonly number[], base = 0): number[] {

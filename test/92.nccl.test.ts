@@ -105,6 +105,11 @@ describe('nccl without a GPU', () => {
     expectCode(() => new nccl.Communicator(1, id, 0, { timeoutMs: 0 }), RangeError, 'ERR_OUT_OF_RANGE');
     if (hasNccl) expectCode(() => new nccl.Communicator(1, id, 0, { device: -1 }), RangeError, 'ERR_OUT_OF_RANGE');
     expectCode(() => new nccl.Communicator(1, id, 0, null as unknown as object), TypeError, 'ERR_INVALID_ARG_TYPE');
+    // torch.distributed's `timeout` (a timedelta there; timeoutMs here) is refused, not ignored.
+    const e = expectCode(() => new nccl.Communicator(1, id, 0, { timeout: 1000 } as never), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expect(e.message).toMatch(/^nccl\.Communicator: unknown option "timeout" \(known: /);
+    expect(expectCode(() => nccl.initAll([0], { device: 1 } as never), TypeError, 'ERR_INVALID_ARG_VALUE').message)
+      .toBe('nccl.initAll: unknown option "device" (known: timeoutMs, blocking)');
   });
 });
 
@@ -237,6 +242,51 @@ describe('nccl without a GPU', () => {
     c.dispose();
     expect(releases).toEqual([false]);
     expectCode(() => c.isIdle(), TypeError, 'ERR_USE_AFTER_DISPOSE');
+  });
+
+  test('collectives check option names first: torch.distributed\'s async_op, group, dst, src, tag are a TypeError', async () => {
+    const c = new nccl.Communicator(1, anId(), 0, { device: 0 });
+    state = 0;
+    await c.ready;
+    const x = undefined as never; // never reached: the options are checked first
+    const calls: Array<[string, () => unknown, string]> = [
+      ['allReduce', () => c.allReduce(x, { async_op: false } as never), 'async_op'], ['reduce', () => c.reduce(x, { dst: 0 } as never), 'dst'],
+      ['broadcast', () => c.broadcast(x, { src: 0 } as never), 'src'], ['allGather', () => c.allGather(x, { op: 'sum' } as never), 'op'],
+      ['reduceScatter', () => c.reduceScatter(x, { group: null } as never), 'group'], ['send', () => c.send(x, 0, { tag: 1 } as never), 'tag'],
+      ['recv', () => c.recv(x, 0, { root: 0 } as never), 'root'],
+    ];
+    for (const [name, call, key] of calls) {
+      expect(expectCode(call, TypeError, 'ERR_INVALID_ARG_VALUE').message).toMatch(new RegExp(`^Communicator\\.${name}\\(\\): unknown option "${key}"`));
+    }
+    const refused = (name: string, key: string) => expect.objectContaining({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE',
+      message: expect.stringContaining(`Communicator.${name}(): unknown option "${key}"`) });
+    await expect(c.allReduceAsync(x, { async_op: true } as never)).rejects.toEqual(refused('allReduceAsync', 'async_op'));
+    await expect(c.reduceScatterAsync(x, { timeout: 5 } as never)).rejects.toEqual(refused('reduceScatterAsync', 'timeout'));
+    await expect(c.recvAsync(x, 0, { op: 'sum' } as never)).rejects.toEqual(refused('recvAsync', 'op'));
+    await expect(c.synchronizeAsync({ timeout: 5 } as never)).rejects.toEqual(refused('synchronizeAsync', 'timeout'));
+    await expect(c.disposeAsync({ stream: null } as never)).rejects.toEqual(refused('disposeAsync', 'stream'));
+    expect(c.usable).toBe(true); // nothing reached NCCL
+    c.dispose();
+    expect(releases).toEqual([false]);
+  });
+
+  test('Async forms hand every option of the collective to it, and wait for the stream with stream and timeoutMs only', async () => {
+    const done = jest.spyOn(native, 'ncclStreamDoneAsync').mockResolvedValue(undefined);
+    const c = new nccl.Communicator(1, anId(), 0, { device: 0 });
+    state = 0;
+    await c.ready;
+    const x = { an: 'array' } as never;
+    const seen: unknown[] = [];
+    for (const name of ['allReduce', 'reduce', 'reduceScatter'] as const) {
+      jest.spyOn(c, name).mockImplementation((...args: unknown[]) => (seen.push(args[1]), args[0] as GPUArray));
+    }
+    const opts = { op: 'avg' as const, out: undefined, stream: null, timeoutMs: 5000 };
+    expect(await c.allReduceAsync(x, opts)).toBe(x);
+    expect(await c.reduceAsync(x, { ...opts, root: 0 })).toBe(x);
+    expect(await c.reduceScatterAsync(x, { op: 'max' })).toBe(x);
+    expect(seen).toEqual([opts, { ...opts, root: 0 }, { op: 'max' }]);
+    expect(done).toHaveBeenCalledTimes(3);
+    c.dispose();
   });
 
   test('a failure reported by ncclCommGetAsyncError: NcclError with its code, aborted, thrown by every later call', async () => {

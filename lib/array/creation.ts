@@ -2,7 +2,7 @@
  * Creating GPUArrays: toGpu(Async), empty, zeros, ones, full, arange, linspace, *Like.
  */
 import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, float64 } from '../base/dtype';
-import { checkSize, describe, optionsArg, rangeError, typeError } from '../base/errors';
+import { checkSize, checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray, arrayArg, filled, fromHost } from './gpuarray';
@@ -37,6 +37,13 @@ export interface PlaceOptions {
   device?: DeviceId;
 }
 
+// The option names each function reads: any other (NumPy's order or like, torch's requires_grad or
+// pin_memory...) is a TypeError, checked before anything is allocated.
+const PLACE_KEYS = ['stream', 'device'];
+const CREATE_KEYS = ['shape', 'dtype', 'stream', 'device'];
+const CREATE_ASYNC_KEYS = [...CREATE_KEYS, 'signal'];
+const LINSPACE_KEYS = ['endpoint', 'dtype', 'stream', 'device'];
+
 /**
  * Copies host data to a new GPUArray. TypedArrays keep their dtype (pass `dtype` to convert, or
  * to reinterpret: Uint16Array bits as float16 or bfloat16, interleaved floats as complex); number arrays
@@ -46,7 +53,7 @@ export interface PlaceOptions {
  * gpuarray.toGpu([[1, 2], [3, 4]], { dtype: 'int32' });
  */
 export function toGpu(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: CreateOptions = {}): GPUArray {
-  opts = optionsArg(opts);
+  opts = checkedOptions(opts, 'toGpu', CREATE_KEYS);
   if (opts.device !== undefined) return onDevice(opts.device, () => toGpu(host, { ...opts, device: undefined }));
   const { h, shape, dtype, convertTo } = hostInput(host, opts);
   const a = fromHost(h, shape, dtype, opts.stream);
@@ -71,7 +78,7 @@ export interface CreateAsyncOptions extends CreateOptions, AbortOptions {}
  */
 export async function toGpuAsync(host: ArrayBufferView | ArrayBuffer | NestedArray,
   opts: CreateAsyncOptions = {}): Promise<GPUArray> {
-  opts = optionsArg(opts);
+  opts = checkedOptions(opts, 'toGpuAsync', CREATE_ASYNC_KEYS);
   if (opts.device !== undefined) return onDeviceAsync(opts.device, () => toGpuAsync(host, { ...opts, device: undefined }));
   const { h, shape, dtype, convertTo } = hostInput(host, opts);
   const signal = throwIfAborted(opts.signal); // before allocating: an aborted call queues nothing
@@ -103,7 +110,7 @@ function dt(d: DTypeLike | undefined): DType {
  * gpuarray.empty([1024, 1024], 'float32');
  */
 export function empty(shape: number | readonly number[], dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
-  opts = optionsArg(opts);
+  opts = checkedOptions(opts, 'empty', PLACE_KEYS);
   return onDevice(opts.device, () => GPUArray.allocate(normalizeShape(shape), dt(dtype), opts.stream));
 }
 
@@ -113,7 +120,7 @@ export function empty(shape: number | readonly number[], dtype?: DTypeLike, opts
  * gpuarray.zeros(10, 'int32');
  */
 export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
-  opts = optionsArg(opts);
+  opts = checkedOptions(opts, 'zeros', PLACE_KEYS);
   return onDevice(opts.device, () => {
     // A failed memset (or an earlier launch's failure reported by it) leaves nothing behind.
     return filled(empty(shape, dtype, { stream: opts.stream }),
@@ -127,7 +134,7 @@ export function zeros(shape: number | readonly number[], dtype?: DTypeLike, opts
  * gpuarray.ones([2, 3]);
  */
 export function ones(shape: number | readonly number[], dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
-  opts = optionsArg(opts);
+  opts = checkedOptions(opts, 'ones', PLACE_KEYS);
   return onDevice(opts.device, () => filled(empty(shape, dtype, { stream: opts.stream }), (a) => fill(a, 1, opts.stream)));
 }
 
@@ -139,7 +146,7 @@ export function ones(shape: number | readonly number[], dtype?: DTypeLike, opts:
  */
 export function full(shape: number | readonly number[], value: Operand, dtype?: DTypeLike,
   opts: PlaceOptions = {}): GPUArray {
-  opts = optionsArg(opts);
+  opts = checkedOptions(opts, 'full', PLACE_KEYS);
   let d: DType;
   if (dtype !== undefined) d = toDType(dtype);
   else if (typeof value === 'boolean') d = DTYPES.bool;
@@ -177,7 +184,7 @@ function finiteNumber(v: unknown, name: string): number {
  * gpuarray.arange(5); gpuarray.arange(0, 1, 0.25, 'float32');
  */
 export function arange(start: number, stop?: number, step = 1, dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
-  opts = optionsArg(opts);
+  opts = checkedOptions(opts, 'arange', PLACE_KEYS);
   if (stop === undefined) {
     stop = start;
     start = 0;
@@ -199,7 +206,7 @@ export function arange(start: number, stop?: number, step = 1, dtype?: DTypeLike
  */
 export function linspace(start: number, stop: number, num = 50,
   opts: { endpoint?: boolean; dtype?: DTypeLike; stream?: Stream | null; device?: DeviceId } = {}): GPUArray {
-  opts = optionsArg(opts);
+  opts = checkedOptions(opts, 'linspace', LINSPACE_KEYS);
   finiteNumber(start, 'start');
   finiteNumber(stop, 'stop');
   checkSize(num, 'num');
@@ -215,21 +222,21 @@ export function linspace(start: number, stop: number, num = 50,
 }
 
 // The *Like functions create on `a`'s device unless `opts.device` says otherwise (like torch's).
-function likeOpts(a: GPUArray, opts: PlaceOptions): PlaceOptions {
-  opts = optionsArg(opts);
+function likeOpts(a: GPUArray, opts: PlaceOptions, what: string): PlaceOptions {
+  opts = checkedOptions(opts, what, PLACE_KEYS);
   return { stream: opts.stream, device: opts.device ?? arrayArg(a, 'a').device };
 }
 
 /** Same shape and dtype (or `dtype`), uninitialized, on `a`'s device. @example gpuarray.emptyLike(a) */
 export function emptyLike(a: GPUArray, dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
-  return empty(arrayArg(a, 'a').shape, dtype ?? a.dtype, likeOpts(a, opts));
+  return empty(arrayArg(a, 'a').shape, dtype ?? a.dtype, likeOpts(a, opts, 'emptyLike'));
 }
 /** Same shape and dtype, zeros, on `a`'s device. @example gpuarray.zerosLike(a) */
 export function zerosLike(a: GPUArray, dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
-  return zeros(arrayArg(a, 'a').shape, dtype ?? a.dtype, likeOpts(a, opts));
+  return zeros(arrayArg(a, 'a').shape, dtype ?? a.dtype, likeOpts(a, opts, 'zerosLike'));
 }
 /** Same shape and dtype, ones, on `a`'s device. @example gpuarray.onesLike(a) */
 export function onesLike(a: GPUArray, dtype?: DTypeLike, opts: PlaceOptions = {}): GPUArray {
-  return ones(arrayArg(a, 'a').shape, dtype ?? a.dtype, likeOpts(a, opts));
+  return ones(arrayArg(a, 'a').shape, dtype ?? a.dtype, likeOpts(a, opts, 'onesLike'));
 }
 

@@ -5,7 +5,7 @@
  * wherever they are called from. docs/multigpu.md describes the model: operations run on the
  * current device and refuse arrays of another one; copies move arrays between devices.
  */
-import { describe, typeError } from '../base/errors';
+import { checkedOptions, describe, typeError } from '../base/errors';
 import { Context, Device, Stream, canAccessPeer, contextDevice, currentContext, deviceArg, streamHandle } from '../cuda/driver';
 import { runPinned, runScoped } from '../cuda/scope';
 import * as cu from '../cuda/door';
@@ -158,10 +158,9 @@ function peerCopy(dst: GPUArray, src: GPUArray, opts: ToOptions): void {
   useOn(src, ss);
 }
 
-function toOpts(opts: unknown): ToOptions {
-  if (opts === undefined || opts === null) return {};
-  if (typeof opts !== 'object') throw typeError('ERR_INVALID_ARG_TYPE', `The "options" argument must be an object. Received ${describe(opts)}`);
-  return opts as ToOptions;
+/** The options of to() and copyTo(), checked by name (torch's non_blocking or memory_format: refused, not ignored). */
+function toOpts(opts: ToOptions | undefined, what: string): ToOptions {
+  return checkedOptions(opts, what, ['stream', 'srcStream', 'copy']);
 }
 
 declare module './gpuarray' {
@@ -198,7 +197,7 @@ Object.defineProperty(GPUArray.prototype, 'device', {
 });
 
 proto.to = function (this: GPUArray, device: DeviceId, opts?: ToOptions): GPUArray {
-  const o = toOpts(opts);
+  const o = toOpts(opts, 'GPUArray.to()');
   const d = deviceArg(device);
   this.check();
   if (contextDevice(this.context).ordinal === d) {
@@ -226,7 +225,7 @@ proto.to = function (this: GPUArray, device: DeviceId, opts?: ToOptions): GPUArr
 };
 
 proto.copyTo = function (this: GPUArray, other: GPUArray, opts?: ToOptions): GPUArray {
-  const o = toOpts(opts);
+  const o = toOpts(opts, 'GPUArray.copyTo()');
   if (!(other instanceof GPUArray)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `copyTo(other): other must be a GPUArray. Received ${describe(other)}`);
   }

@@ -2,18 +2,17 @@
  * GPUArray: an n-dimensional view (shape, byte strides, offset, dtype) of a DeviceAllocation.
  * Views share their base's allocation and keep it alive; only the owner frees it.
  */
-import { inspect, types } from 'util';
-import { Complex, DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { inspect } from 'util';
+import { Complex, DTypeLike, DType, dtype as toDType } from '../base/dtype';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { DEVICE_VIEW, DeviceAllocation, hostRange, useOn } from '../cuda/memory';
 import * as cu from '../cuda/door';
+import { Element, HostArray, NestedArray, format, getElement, hostArray, nest, publicHost } from '../base/host';
+import { hostIn, hostOut } from './host_input';
 import {
-  Element, HostArray, NestedArray, flatten, format, getElement, hostArray, hostView, nest, publicHost, setElement,
-} from '../base/host';
-import {
-  broadcastStrides, contiguousStrides, expandDims as expandShape, isCContiguous,
+  broadcastStrides, checkAligned, contiguousStrides, expandDims as expandShape, isCContiguous,
   isFContiguous, normalizeShape, reshapeStrides, resolveReshape, sizeOf, squeezeAxes, transposeAxes,
 } from '../base/shape';
 import { IndexItem, applyIndex } from '../base/indexing';
@@ -45,6 +44,10 @@ function cStrides(shape: readonly number[], itemsize: number): readonly number[]
 function currentContextId(): number {
   return currentContext().id;
 }
+
+// Option names of the methods that take options here (the others' are checked where they are implemented).
+const STREAM_KEY = ['stream'];
+const TRANSFER_KEYS = ['stream', 'signal'];
 
 /** Options of getAsync() and setAsync(). */
 export interface TransferOptions extends AbortOptions {
@@ -193,17 +196,6 @@ export class GPUArray {
     return this.flags.cContiguous ? this : impl.copyOf(this);
   }
 
-  #hostOut(out: ArrayBufferView | undefined): HostArray {
-    const n = this.size;
-    if (out === undefined) return hostArray(this.dtype, n);
-    const h = hostRange(out, 'out');
-    const need = n * this.dtype.bytes;
-    if (h.byteLength !== need) {
-      throw rangeError('ERR_OUT_OF_RANGE', `get(out): out has ${h.byteLength} bytes; this array needs ${need}`);
-    }
-    return hostView(this.dtype, h.buffer, h.byteOffset, n);
-  }
-
   /**
    * Copies to the host: a TypedArray of the dtype's host type (Float16Array for float16 where
    * the runtime has it, else Uint16Array bits; bfloat16: Uint16Array bits; complex interleaved
@@ -216,7 +208,7 @@ export class GPUArray {
   get(out?: ArrayBufferView): ArrayBufferView;
   get(out?: ArrayBufferView): ArrayBufferView {
     this.check();
-    const h = this.#hostOut(out);
+    const h = hostOut(this.dtype, this.size, out);
     const src = this.contiguous();
     try {
       cu.memcpyDtoh(h.buffer, h.byteOffset, h.byteLength, src.ptr, hostRange(h, 'out').pinned);
@@ -238,8 +230,9 @@ export class GPUArray {
   getAsync<T extends ArrayBufferView>(out: T, opts?: TransferOptions): Promise<T>;
   getAsync(out?: ArrayBufferView, opts?: TransferOptions): Promise<ArrayBufferView>;
   async getAsync(out?: ArrayBufferView, opts: TransferOptions = {}): Promise<ArrayBufferView> {
+    opts = checkedOptions(opts, 'GPUArray.getAsync()', TRANSFER_KEYS);
     this.check();
-    const h = this.#hostOut(out);
+    const h = hostOut(this.dtype, this.size, out);
     const signal = throwIfAborted(opts.signal); // before contiguous(): an aborted call queues nothing
     const src = this.contiguous();
     try {
@@ -255,34 +248,6 @@ export class GPUArray {
     return out ?? publicHost(this.dtype, h);
   }
 
-  /** @internal Host data for set(): bytes in this dtype's layout, C order. */
-  #hostIn(host: unknown): HostArray {
-    const n = this.size;
-    let h: HostArray;
-    if (ArrayBuffer.isView(host) || types.isAnyArrayBuffer(host)) {
-      const r = hostRange(host, 'host');
-      const fromType = ArrayBuffer.isView(host) ? dtypeOfArray(host) : undefined;
-      // Same host type: bits (Uint16Array into float16/bfloat16…); a Float16Array's values are not bfloat16 bits.
-      if (fromType && fromType !== this.dtype && (fromType.array !== this.dtype.array ||
-        (fromType.name === 'float16' && this.dtype.name === 'bfloat16'))) {
-        throw typeError('ERR_INVALID_ARG_TYPE',
-          `set(): a ${host.constructor.name} does not hold ${this.dtype.name} data; convert it or use astype()`);
-      }
-      if (r.byteLength !== n * this.dtype.bytes) {
-        throw rangeError('ERR_OUT_OF_RANGE', `set(): ${r.byteLength} bytes given; this array needs ${n * this.dtype.bytes}`);
-      }
-      h = normalizeBool(hostView(this.dtype, r.buffer, r.byteOffset, n), this.dtype);
-    } else if (Array.isArray(host) || typeof host !== 'object') {
-      const flat = flatten(host as NestedArray);
-      if (flat.length !== n) throw rangeError('ERR_OUT_OF_RANGE', `set(): ${flat.length} values given; this array has ${n}`);
-      h = hostArray(this.dtype, n);
-      flat.forEach((v, i) => setElement(h, this.dtype, i, v));
-    } else {
-      throw typeError('ERR_INVALID_ARG_TYPE', `set() takes a TypedArray, an ArrayBuffer or nested arrays. Received ${describe(host)}`);
-    }
-    return h;
-  }
-
   /**
    * Copies data in: host data (same number of elements, this dtype's host type or nested arrays),
    * or another GPUArray (broadcast and converted).
@@ -295,7 +260,7 @@ export class GPUArray {
       impl.assign(this, host.check()); // device to device, broadcasting and converting like NumPy's a[...] = b
       return this;
     }
-    const h = this.#hostIn(host);
+    const h = hostIn(this.dtype, this.size, host);
     const pinned = hostRange(h, 'host').pinned;
     if (this.flags.cContiguous) {
       useOn(this, null); // a small pageable copy may still be in flight when this returns
@@ -317,8 +282,9 @@ export class GPUArray {
    * await a.setAsync(data, { stream: s, signal: AbortSignal.timeout(1000) });
    */
   async setAsync(host: ArrayBufferView | ArrayBuffer | NestedArray, opts: TransferOptions = {}): Promise<this> {
+    opts = checkedOptions(opts, 'GPUArray.setAsync()', TRANSFER_KEYS);
     this.check();
-    const h = this.#hostIn(host);
+    const h = hostIn(this.dtype, this.size, host);
     const signal = throwIfAborted(opts.signal);
     if (!this.flags.cContiguous) return this.set(h);
     const stream = streamHandle(opts.stream);
@@ -493,13 +459,17 @@ export class GPUArray {
   rfloorDiv(b: Operand, opts?: OpOptions): GPUArray { return impl.apply('floorDiv', [b, this], opts); }
   /** Fills every element with `value`; returns this. */
   fill(value: Operand, opts: { stream?: Stream | null } = {}): this {
-    impl.fill(this, value, opts.stream);
+    impl.fill(this, value, checkedOptions(opts, 'GPUArray.fill()', STREAM_KEY).stream);
     return this;
   }
   /** A converted copy. */
-  astype(dt: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray { return impl.copyOf(this.check(), opts.stream, toDType(dt)); }
+  astype(dt: DTypeLike, opts: { stream?: Stream | null } = {}): GPUArray {
+    return impl.copyOf(this.check(), checkedOptions(opts, 'GPUArray.astype()', STREAM_KEY).stream, toDType(dt));
+  }
   /** A C-contiguous copy. */
-  copy(opts: { stream?: Stream | null } = {}): GPUArray { return impl.copyOf(this.check(), opts.stream); }
+  copy(opts: { stream?: Stream | null } = {}): GPUArray {
+    return impl.copyOf(this.check(), checkedOptions(opts, 'GPUArray.copy()', STREAM_KEY).stream);
+  }
   /** Sum over `axis` (all axes by default). */
   sum(opts?: ReduceOptions): GPUArray { return impl.sum(this, opts); }
   /** Product over `axis`. */
@@ -573,25 +543,6 @@ export class GPUArray {
 }
 
 /**
- * Every element of a view must be aligned for its C type (complex128 is `__align__(16)`, float64 8,
- * ...): kernels load elements with aligned accesses, and a misaligned one faults the context
- * (CUDA_ERROR_MISALIGNED_ADDRESS, sticky) while a stride that is not a whole number of elements
- * reads the wrong bytes. So the byte offset and each stride (of axes longer than 1) must be
- * multiples of the alignment, which equals the itemsize for every dtype. RangeError
- * `ERR_MISALIGNED_VIEW` otherwise; stricter than NumPy, which allows unaligned views. @internal
- */
-export function checkAligned(address16: number, shape: readonly number[], strides: readonly number[], dt: DType): void {
-  const a = dt.align;
-  let bad = (address16 & (a - 1)) !== 0 || dt.bytes % a !== 0;
-  for (let i = 0; i < shape.length && !bad; i++) bad = shape[i] > 1 && strides[i] % dt.bytes !== 0;
-  if (!bad || sizeOf(shape) === 0) return;
-  throw rangeError('ERR_MISALIGNED_VIEW', `Cannot make a ${dt.name} view at byte offset ${address16 & 15} (mod 16) ` +
-    `with byte strides (${strides.join(', ')}): ${dt.name} elements must start at multiples of ${a} bytes and ` +
-    `strides must be multiples of ${dt.bytes} (GPU loads of ${dt.ctype} need that alignment). ` +
-    'View a contiguous copy instead: a.copy().view(...)');
-}
-
-/**
  * @internal An argument that must be a live GPUArray: TypeError `ERR_INVALID_ARG_TYPE` otherwise
  * (`ERR_USE_AFTER_DISPOSE` when disposed).
  */
@@ -614,17 +565,10 @@ export function filled<T extends GPUArray>(a: T, fill: (a: T) => unknown): T {
   }
 }
 
-
 /** @internal A new array holding a C-ordered host array of `dt`. */
 export function fromHost(h: HostArray, shape: readonly number[], dt: DType, stream?: Stream | null): GPUArray {
   return filled(GPUArray.allocate(shape, dt, stream),
     (a) => cu.memcpyHtod(a.ptr, h.buffer, h.byteOffset, h.byteLength, hostRange(h, 'host').pinned));
-}
-
-/** @internal Bool data from raw bytes: any nonzero byte is true (a copy, only when some byte is not 0/1). */
-export function normalizeBool(h: HostArray, dt: DType): HostArray {
-  if (dt.name !== 'bool' || (h as Uint8Array).every((b) => b <= 1)) return h;
-  return Uint8Array.from(h as Uint8Array, (b) => (b ? 1 : 0));
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * toGpu's input (array/creation.ts): TypedArrays, ArrayBuffers, numbers and nested arrays turned
- * into a host array, a shape and a dtype (gpuarray.ts fromHost copies it into a new GPUArray).
+ * Host data in and out of GPUArrays: toGpu's input (array/creation.ts) — TypedArrays, ArrayBuffers,
+ * numbers and nested arrays turned into a host array, a shape and a dtype (gpuarray.ts fromHost
+ * copies it into a new GPUArray) — and the host side of GPUArray's get() and set(). No CUDA here.
  */
 import { types } from 'util';
 import { DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../base/dtype';
@@ -8,7 +9,6 @@ import { describe, rangeError, typeError } from '../base/errors';
 import { checkAttached, hostRange } from '../cuda/memory';
 import { HostArray, NestedArray, flatten, hostArray, hostView, inferKind, inferShape, setElement } from '../base/host';
 import { normalizeShape, sizeOf } from '../base/shape';
-import { normalizeBool } from './gpuarray';
 
 /** Normalises toGpu input to (host array, shape, dtype) — converting when a dtype is asked for. */
 export function hostInput(host: unknown, opts: { shape?: number | readonly number[]; dtype?: DTypeLike }):
@@ -54,4 +54,46 @@ export function hostInput(host: unknown, opts: { shape?: number | readonly numbe
   }
   throw typeError('ERR_INVALID_ARG_TYPE',
     `toGpu() takes a TypedArray, an ArrayBuffer, a number or nested arrays. Received ${describe(host)}`);
+}
+
+/** @internal Bool data from raw bytes: any nonzero byte is true (a copy, only when some byte is not 0/1). */
+export function normalizeBool(h: HostArray, dt: DType): HostArray {
+  if (dt.name !== 'bool' || (h as Uint8Array).every((b) => b <= 1)) return h;
+  return Uint8Array.from(h as Uint8Array, (b) => (b ? 1 : 0));
+}
+
+/** @internal Where get(out) puts `n` elements of `dt`: a new host array, or a view of `out` (checked for size). */
+export function hostOut(dt: DType, n: number, out: ArrayBufferView | undefined): HostArray {
+  if (out === undefined) return hostArray(dt, n);
+  const h = hostRange(out, 'out');
+  const need = n * dt.bytes;
+  if (h.byteLength !== need) {
+    throw rangeError('ERR_OUT_OF_RANGE', `get(out): out has ${h.byteLength} bytes; this array needs ${need}`);
+  }
+  return hostView(dt, h.buffer, h.byteOffset, n);
+}
+
+/** @internal Host data for set() of an array of `n` elements of `dt`: bytes in that dtype's layout, C order. */
+export function hostIn(dt: DType, n: number, host: unknown): HostArray {
+  let h: HostArray;
+  if (ArrayBuffer.isView(host) || types.isAnyArrayBuffer(host)) {
+    const r = hostRange(host, 'host');
+    const fromType = ArrayBuffer.isView(host) ? dtypeOfArray(host) : undefined;
+    // Same host type: bits (Uint16Array into float16/bfloat16…); a Float16Array's values are not bfloat16 bits.
+    if (fromType && fromType !== dt && (fromType.array !== dt.array || (fromType.name === 'float16' && dt.name === 'bfloat16'))) {
+      throw typeError('ERR_INVALID_ARG_TYPE', `set(): a ${host.constructor.name} does not hold ${dt.name} data; convert it or use astype()`);
+    }
+    if (r.byteLength !== n * dt.bytes) {
+      throw rangeError('ERR_OUT_OF_RANGE', `set(): ${r.byteLength} bytes given; this array needs ${n * dt.bytes}`);
+    }
+    h = normalizeBool(hostView(dt, r.buffer, r.byteOffset, n), dt);
+  } else if (Array.isArray(host) || typeof host !== 'object') {
+    const flat = flatten(host as NestedArray);
+    if (flat.length !== n) throw rangeError('ERR_OUT_OF_RANGE', `set(): ${flat.length} values given; this array has ${n}`);
+    h = hostArray(dt, n);
+    flat.forEach((v, i) => setElement(h, dt, i, v));
+  } else {
+    throw typeError('ERR_INVALID_ARG_TYPE', `set() takes a TypedArray, an ArrayBuffer or nested arrays. Received ${describe(host)}`);
+  }
+  return h;
 }

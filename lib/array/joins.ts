@@ -3,7 +3,7 @@
  * views), take (gather along an axis) and put (scatter into the flattened array).
  */
 import { DTYPES } from '../base/dtype';
-import { checkedOptions, describe, optionsArg, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray, arrayArg } from './gpuarray';
@@ -36,6 +36,7 @@ function sameContext(what: string, xs: GPUArray[]): GPUArray[] {
  */
 export function concatenate(list: readonly GPUArray[], axis = 0, opts: { stream?: Stream | null } = {}): GPUArray {
   const xs = arrays(list, 'concatenate');
+  opts = checkedOptions(opts, 'concatenate', ['stream']); // NumPy's out, dtype, casting: refused, not ignored
   const nd = xs[0].ndim;
   if (nd === 0) throw rangeError('ERR_AXIS_OUT_OF_RANGE', 'zero-dimensional arrays cannot be concatenated');
   const ax = normalizeAxis(axis, nd);
@@ -65,6 +66,7 @@ export function concatenate(list: readonly GPUArray[], axis = 0, opts: { stream?
  */
 export function stack(list: readonly GPUArray[], axis = 0, opts: { stream?: Stream | null } = {}): GPUArray {
   const xs = arrays(list, 'stack');
+  opts = checkedOptions(opts, 'stack', ['stream']);
   if (xs.some((x) => x.ndim !== xs[0].ndim || x.shape.some((n, d) => n !== xs[0].shape[d]))) {
     throw rangeError('ERR_SHAPE_MISMATCH', `stack: all arrays must have the same shape: ${xs.map((y) => `(${y.shape.join(',')})`).join(' ')}`);
   }
@@ -175,7 +177,7 @@ export function take(a: GPUArray, indices: GPUArray | readonly number[], axis?: 
 export function put(a: GPUArray, indices: GPUArray | readonly number[], values: GPUArray,
   opts: { stream?: Stream | null } = {}): void {
   arrayArg(a, 'a');
-  opts = optionsArg(opts);
+  opts = checkedOptions(opts, 'put', ['stream']); // NumPy's mode: refused, not ignored
   if (!a.flags.cContiguous) throw typeError('ERR_INVALID_ARG_VALUE', 'put() needs a C-contiguous array (use copy())');
   if (!(values instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `values must be a GPUArray. Received ${describe(values)}`);
   sameContext('put', indices instanceof GPUArray ? [a, values.check(), indices.check()] : [a, values.check()]);

@@ -268,7 +268,10 @@ export function checkedOptions<T extends object>(v: T | null | undefined, what: 
 export function knownOptions(o: object, what: string, keys: readonly string[]): void {
   for (const k of Object.keys(o)) {
     if (!keys.includes(k) && (o as Record<string, unknown>)[k] !== undefined) {
-      throw typeError('ERR_INVALID_ARG_VALUE', `${what}: unknown option "${k}" (known: ${keys.join(', ')})`);
+      // A class instance in the options' place is most often PyCUDA's positional stream: say so.
+      const proto: unknown = Object.getPrototypeOf(o);
+      const hint = proto && proto !== Object.prototype ? `; the options must be a plain object such as { stream }, not ${describe(o)}` : '';
+      throw typeError('ERR_INVALID_ARG_VALUE', `${what}: unknown option "${k}" (known: ${keys.join(', ')})${hint}`);
     }
   }
 }

@@ -3,6 +3,7 @@
  * logic behind GPUArray views. Pure TypeScript, no CUDA.
  */
 import { describe, rangeError, typeError } from './errors';
+import type { DType } from './dtype';
 
 /** An array shape: one non-negative integer per dimension (`[]` for 0-d). */
 export type Shape = readonly number[];
@@ -356,3 +357,21 @@ export function expandDims(shape: Shape, strides: readonly number[], axis: numbe
   return out;
 }
 
+/**
+ * Every element of a view must be aligned for its C type (complex128 is `__align__(16)`, float64 8,
+ * ...): kernels load elements with aligned accesses, and a misaligned one faults the context
+ * (CUDA_ERROR_MISALIGNED_ADDRESS, sticky) while a stride that is not a whole number of elements
+ * reads the wrong bytes. So the byte offset and each stride (of axes longer than 1) must be
+ * multiples of the alignment, which equals the itemsize for every dtype. RangeError
+ * `ERR_MISALIGNED_VIEW` otherwise; stricter than NumPy, which allows unaligned views. @internal
+ */
+export function checkAligned(address16: number, shape: readonly number[], strides: readonly number[], dt: DType): void {
+  const a = dt.align;
+  let bad = (address16 & (a - 1)) !== 0 || dt.bytes % a !== 0;
+  for (let i = 0; i < shape.length && !bad; i++) bad = shape[i] > 1 && strides[i] % dt.bytes !== 0;
+  if (!bad || sizeOf(shape) === 0) return;
+  throw rangeError('ERR_MISALIGNED_VIEW', `Cannot make a ${dt.name} view at byte offset ${address16 & 15} (mod 16) ` +
+    `with byte strides (${strides.join(', ')}): ${dt.name} elements must start at multiples of ${a} bytes and ` +
+    `strides must be multiples of ${dt.bytes} (GPU loads of ${dt.ctype} need that alignment). ` +
+    'View a contiguous copy instead: a.copy().view(...)');
+}

@@ -3,7 +3,7 @@
  * that move the zero frequency to the centre.
  */
 import { DTypeLike, dtype as toDType } from '../base/dtype';
-import { describe, optionsArg, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
 import { Stream } from '../cuda/driver';
 import { GPUArray, arrayArg } from '../array/gpuarray';
@@ -58,8 +58,8 @@ export function rfftfreqHost(n: number, d = 1): Float64Array {
   return out;
 }
 
-function onGpu(host: Float64Array, opts: FreqOptions | undefined): GPUArray {
-  const o = optionsArg(opts);
+function onGpu(host: Float64Array, opts: FreqOptions | undefined, what: string): GPUArray {
+  const o = checkedOptions(opts, what, ['dtype', 'stream']); // NumPy 2's device: refused, not ignored
   const dt = toDType(o.dtype ?? 'float64');
   if (dt.kind !== 'f' || dt.bytes === 2) throw typeError('ERR_INVALID_ARG_VALUE', `fftfreq: dtype must be float32 or float64, not ${dt.name}`);
   return toGpu(dt.name === 'float32' ? Float32Array.from(host) : host, { stream: o.stream });
@@ -71,7 +71,7 @@ function onGpu(host: Float64Array, opts: FreqOptions | undefined): GPUArray {
  * fft.fftfreq(8, 0.1).get(); // Float64Array [0, 1.25, 2.5, 3.75, -5, -3.75, -2.5, -1.25]
  */
 export function fftfreq(n: number, d = 1, opts?: FreqOptions): GPUArray {
-  return onGpu(fftfreqHost(n, d), opts);
+  return onGpu(fftfreqHost(n, d), opts, 'fftfreq');
 }
 
 /**
@@ -80,7 +80,7 @@ export function fftfreq(n: number, d = 1, opts?: FreqOptions): GPUArray {
  * fft.rfftfreq(8, 0.1).get(); // Float64Array [0, 1.25, 2.5, 3.75, 5]
  */
 export function rfftfreq(n: number, d = 1, opts?: FreqOptions): GPUArray {
-  return onGpu(rfftfreqHost(n, d), opts);
+  return onGpu(rfftfreqHost(n, d), opts, 'rfftfreq');
 }
 
 /** Options of fftshift/ifftshift. */
@@ -135,7 +135,7 @@ function shiftAxes(x: GPUArray, axes: ShiftOptions['axes']): number[] {
  */
 export function fftshift(x: GPUArray, opts?: ShiftOptions): GPUArray {
   const a = arrayArg(x, 'x');
-  const o = optionsArg(opts);
+  const o = checkedOptions(opts, 'fftshift', ['axes', 'stream']);
   const axes = shiftAxes(a, o.axes);
   return roll(a, axes, axes.map((ax) => Math.floor(a.shape[ax] / 2)), o.stream);
 }
@@ -147,7 +147,7 @@ export function fftshift(x: GPUArray, opts?: ShiftOptions): GPUArray {
  */
 export function ifftshift(x: GPUArray, opts?: ShiftOptions): GPUArray {
   const a = arrayArg(x, 'x');
-  const o = optionsArg(opts);
+  const o = checkedOptions(opts, 'ifftshift', ['axes', 'stream']);
   const axes = shiftAxes(a, o.axes);
   return roll(a, axes, axes.map((ax) => -Math.floor(a.shape[ax] / 2)), o.stream);
 }

@@ -4,7 +4,7 @@
  * elementwise engine (kernels/elementwise.ts has PyCUDA's form).
  */
 import { Complex, DTYPES, DType, Scalar, checkStorable, coerce } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray } from '../array/gpuarray';
 import { ArrayOperand, ScalarOperand, runElementwise } from '../engine/elementwise';
@@ -236,6 +236,7 @@ function callGeneric(k: GenericElementwiseKernel, a: unknown[]): GPUArray | GPUA
   const nIn = k.ins.length, nOut = k.outs.length;
   let opts: GenericCallOptions = {};
   if (a.length > nIn && isPlainObject(a[a.length - 1])) opts = a.pop() as GenericCallOptions;
+  knownOptions(opts, `${k.kernel}()`, ['stream', 'size']); // CuPy's block_size or shared_mem: refused, not ignored
   if (a.length !== nIn && a.length !== nIn + nOut) {
     throw typeError('ERR_INVALID_ARG_COUNT', `${k.kernel}() takes ${nIn} input(s) (${k.ins.map((p) => p.name).join(', ')}), ` +
       `optionally ${nOut} output(s) (${k.outs.map((p) => p.name).join(', ')}), then optional { stream, size }; got ${a.length}`);

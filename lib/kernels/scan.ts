@@ -4,7 +4,7 @@
  * segments).
  */
 import { DType, DTypeLike, dtype as toDType } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream } from '../cuda/driver';
 import { GPUArray } from '../array/gpuarray';
 import { ScanSpec } from '../engine/templates/scan';
@@ -23,6 +23,7 @@ function scanCall(spec: ScanSpec, dt: DType, what: string) {
       opts = output;
       output = undefined;
     }
+    opts = checkedOptions(opts, what, ['stream']);
     for (const [x, name] of [[input, 'input'], [output ?? input, 'output']] as const) {
       if (!(x instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: ${name} must be a GPUArray. Received ${describe(x)}`);
       x.check();
@@ -154,6 +155,7 @@ export const GenericScanKernel = function (this: unknown, o: GenericScanOptions)
   return (...args: unknown[]) => {
     let opts: { size?: number; stream?: Stream | null } = {};
     if (args.length === user.params.length + 1 && isOptions(args[args.length - 1])) opts = args.pop() as typeof opts;
+    knownOptions(opts, 'GenericScanKernel', ['size', 'stream']);
     const { values, arrays } = user.pack(args, 'GenericScanKernel');
     checkDevices('GenericScanKernel', arrays);
     const n = opts.size ?? (arrays[0]?.size);

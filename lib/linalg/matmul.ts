@@ -4,7 +4,7 @@
  * as they are; other layouts and other dtypes are copied first, on the call's stream.
  */
 import { DType } from '../base/dtype';
-import { optionsArg, rangeError, typeError } from '../base/errors';
+import { checkedOptions, optionsArg, rangeError, typeError } from '../base/errors';
 import { canCast, resultType } from '../base/promote';
 import { formatShape, isCContiguous, sizeOf } from '../base/shape';
 import { Stream, streamHandle } from '../cuda/driver';
@@ -30,6 +30,9 @@ export interface MatmulOptions {
    */
   precision?: Precision;
 }
+
+/** @internal The option names of matmul, dot and inner: any other (NumPy's dtype or casting) is a TypeError. */
+export const MATMUL_KEYS = ['out', 'stream', 'precision'];
 
 /** Element strides of an array (byte strides divided by the itemsize; exact for aligned views). */
 function elementStrides(x: GPUArray): number[] {
@@ -174,5 +177,5 @@ function run(p: ProductPlan, x: GPUArray, y: GPUArray, xa: GPUArray, yb: GPUArra
  * gpuarray.matmul(batchA, batchB, { out: c, stream });
  */
 export function matmul(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray {
-  return product(arrayArg(a, 'a'), arrayArg(b, 'b'), opts ?? {}, 'matmul');
+  return product(arrayArg(a, 'a'), arrayArg(b, 'b'), checkedOptions(opts, 'matmul', MATMUL_KEYS), 'matmul');
 }

@@ -5,7 +5,7 @@
  * nodecuda does not have: RangeError `ERR_NOT_SUPPORTED`.
  */
 import { DTYPES, DType, computeDType } from '../base/dtype';
-import { describe, optionsArg, rangeError, typeError } from '../base/errors';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
 import { Stream } from '../cuda/driver';
 import { GPUArray, arrayArg } from '../array/gpuarray';
@@ -49,7 +49,7 @@ function realOf(d: DType): DType {
  */
 export function norm(x: GPUArray, ord?: NormOrder | null, opts?: NormOptions): GPUArray {
   const a = arrayArg(x, 'x');
-  const o = optionsArg(opts);
+  const o = checkedOptions(opts, 'norm', ['axis', 'keepdims', 'stream']);
   if (ord !== undefined && ord !== null && typeof ord !== 'number' && ord !== 'fro' && ord !== 'nuc') {
     throw typeError('ERR_INVALID_ARG_VALUE', `norm: ord must be a number, 'fro', 'nuc' or undefined. Received ${String(ord)}`);
   }

@@ -3,14 +3,14 @@
  * products stay reductions (every dtype, integers included), matrix products go to cuBLAS, 0-d
  * operands multiply elementwise. The results and their shapes are NumPy's.
  */
-import { optionsArg, rangeError } from '../base/errors';
+import { checkedOptions, rangeError } from '../base/errors';
 import { resultType } from '../base/promote';
 import { formatShape, sizeOf } from '../base/shape';
 import { Stream } from '../cuda/driver';
 import { GPUArray, arrayArg, filled } from '../array/gpuarray';
 import { apply, assign } from '../array/operators';
 import * as red from '../array/reductions';
-import { MatmulOptions, checkOutCast, product } from './matmul';
+import { MATMUL_KEYS, MatmulOptions, checkOutCast, product } from './matmul';
 
 /** A C-ordered array with `x`'s content: `x`, or a copy on `stream` (kept in `temps`). */
 function cOrder(x: GPUArray, stream: Stream | null | undefined, temps: GPUArray[]): GPUArray {
@@ -74,7 +74,7 @@ function scaled(x: GPUArray, y: GPUArray, o: MatmulOptions): GPUArray {
  */
 export function dot(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray {
   const x = arrayArg(a, 'a'), y = arrayArg(b, 'b');
-  const o = optionsArg(opts);
+  const o = checkedOptions(opts, 'dot', MATMUL_KEYS);
   if (x.ndim === 0 || y.ndim === 0) return scaled(x, y, o);
   if (x.ndim === 1 && y.ndim === 1) return red.dot(x, y, { out: o.out, stream: o.stream });
   // With a 1-D a or a 1-D/2-D b, matmul's broadcasting gives dot's result.
@@ -106,7 +106,7 @@ export function dot(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray {
  */
 export function inner(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray {
   const x = arrayArg(a, 'a'), y = arrayArg(b, 'b');
-  const o = optionsArg(opts);
+  const o = checkedOptions(opts, 'inner', MATMUL_KEYS);
   if (x.ndim === 0 || y.ndim === 0) return scaled(x, y, o);
   if (x.ndim === 1 && y.ndim === 1) return red.dot(x, y, { out: o.out, stream: o.stream });
   const k = x.shape[x.ndim - 1];
@@ -132,7 +132,7 @@ export function inner(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray 
  */
 export function outer(a: GPUArray, b: GPUArray, opts?: { out?: GPUArray; stream?: Stream | null }): GPUArray {
   const x = arrayArg(a, 'a'), y = arrayArg(b, 'b');
-  const o = optionsArg(opts);
+  const o = checkedOptions(opts, 'outer', ['out', 'stream']);
   const temps: GPUArray[] = [];
   try {
     const col = (x.ndim === 1 ? x : cOrder(x, o.stream, temps).reshape([x.size])).expandDims(1);
@@ -152,7 +152,7 @@ export function outer(a: GPUArray, b: GPUArray, opts?: { out?: GPUArray; stream?
  */
 export function vdot(a: GPUArray, b: GPUArray, opts?: { out?: GPUArray; stream?: Stream | null }): GPUArray {
   const x = arrayArg(a, 'a'), y = arrayArg(b, 'b');
-  const o = optionsArg(opts);
+  const o = checkedOptions(opts, 'vdot', ['out', 'stream']);
   if (x.size !== y.size) {
     throw rangeError('ERR_SHAPE_MISMATCH', `vdot: shapes ${formatShape(x.shape)} and ${formatShape(y.shape)} differ in size`);
   }

@@ -3,7 +3,7 @@
  * free helpers communicator.ts uses to check arguments, build errors and poll NCCL with timers.
  */
 import { GPUArray } from '../array/gpuarray';
-import { NcclError, describe, rangeError, typeError } from '../base/errors';
+import { NcclError, checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import type { DTypeName } from '../base/dtype';
 import type { Stream } from '../cuda/driver';
 import { version } from './library';
@@ -64,6 +64,23 @@ export interface CommunicatorOptions {
   blocking?: boolean;
   /** @internal */
   cgaClusterSize?: number;
+}
+
+const ROOTED = ['root', 'out', 'stream', 'timeoutMs'];
+/**
+ * The option names each Communicator method reads (its Async form takes the same): any other
+ * (torch.distributed's async_op or group, a misspelt timeout) is a TypeError, not ignored.
+ */
+const OPTION_KEYS: Readonly<Record<string, readonly string[]>> = {
+  allReduce: ['op', 'out', 'stream', 'timeoutMs'], reduce: ['op', ...ROOTED], broadcast: ROOTED,
+  allGather: ['out', 'stream', 'timeoutMs'], reduceScatter: ['op', 'out', 'stream', 'timeoutMs'],
+  send: ['stream', 'timeoutMs'], recv: ['stream', 'timeoutMs'], synchronizeAsync: ['stream', 'timeoutMs'],
+  disposeAsync: ['timeoutMs'],
+};
+
+/** @internal `opts` of Communicator.`method` (or its Async form): null is {}, an unknown key a TypeError ERR_INVALID_ARG_VALUE. */
+export function collectiveOptions<T extends object>(opts: T | null | undefined, method: string): T {
+  return checkedOptions(opts, `Communicator.${method}()`, OPTION_KEYS[method] ?? OPTION_KEYS[method.replace(/Async$/, '')]);
 }
 
 /** @internal The fields of an NcclError raised here (no NCCL status: -1). */

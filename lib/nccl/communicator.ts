@@ -17,13 +17,13 @@
  * is needed (older ones keep one group job per thread, which the ranks' splits would share).
  */
 import { GPUArray } from '../array/gpuarray';
-import { NcclError, describe, rangeError, typeError } from '../base/errors';
+import { NcclError, checkedOptions, describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { native } from '../cuda/native';
 import { runPinned } from '../cuda/scope';
 import {
-  NCCL_ERROR_INFO, OPS, checkRank, checkTimeout, ncclBuffer, opOf, pollUntil, sharedBlockingUnsupported,
+  NCCL_ERROR_INFO, OPS, checkRank, checkTimeout, collectiveOptions, ncclBuffer, opOf, pollUntil, sharedBlockingUnsupported,
 } from './args';
 import type { CollectiveOptions, CommunicatorOptions, ReduceOptions, RootOptions } from './args';
 import { requireNccl } from './library';
@@ -87,6 +87,7 @@ export class Communicator {
     if (typeof options !== 'object' || options === null) {
       throw typeError('ERR_INVALID_ARG_TYPE', `The "options" argument must be an object. Received ${describe(options)}`);
     }
+    knownOptions(options, 'nccl.Communicator', ['device', 'timeoutMs', 'blocking', 'cgaClusterSize']);
     const timeoutMs = checkTimeout(options.timeoutMs, 'timeoutMs', 60_000);
     const blocking = options.blocking;
     if (blocking !== undefined && typeof blocking !== 'boolean') {
@@ -289,6 +290,7 @@ export class Communicator {
    * comm.allReduce(grad, { op: 'avg' });
    */
   allReduce(x: GPUArray, opts: ReduceOptions = {}): GPUArray {
+    opts = collectiveOptions(opts, 'allReduce');
     const op = opOf(opts.op);
     const [type, count] = ncclBuffer(x, 'x', op);
     this.#checkDevice(x, 'x');
@@ -299,6 +301,7 @@ export class Communicator {
 
   /** The reduction of every rank's `x`, on rank `root` only (in place, or into `out` there). */
   reduce(x: GPUArray, opts: RootOptions = {}): GPUArray {
+    opts = collectiveOptions(opts, 'reduce');
     const op = opOf(opts.op);
     const root = checkRank(opts.root ?? 0, 'root', this.nranks);
     const [type, count] = ncclBuffer(x, 'x', op);
@@ -310,6 +313,7 @@ export class Communicator {
 
   /** Rank `root`'s `x`, copied to every rank (in place, or into `out`). */
   broadcast(x: GPUArray, opts: Omit<RootOptions, 'op'> = {}): GPUArray {
+    opts = collectiveOptions(opts, 'broadcast');
     const root = checkRank(opts.root ?? 0, 'root', this.nranks);
     const [type, count] = ncclBuffer(x, 'x');
     this.#checkDevice(x, 'x');
@@ -323,6 +327,7 @@ export class Communicator {
    * elements (default: a new array of shape [nranks, ...x.shape]).
    */
   allGather(x: GPUArray, opts: Omit<ReduceOptions, 'op'> = {}): GPUArray {
+    opts = collectiveOptions(opts, 'allGather');
     const [type, count] = ncclBuffer(x, 'x');
     this.#checkDevice(x, 'x');
     const stream = streamHandle(opts.stream);
@@ -342,6 +347,7 @@ export class Communicator {
    * must divide by nranks; `out` has x.size / nranks elements (default: a new 1-D array).
    */
   reduceScatter(x: GPUArray, opts: ReduceOptions = {}): GPUArray {
+    opts = collectiveOptions(opts, 'reduceScatter');
     const op = opOf(opts.op);
     const [type, count] = ncclBuffer(x, 'x', op);
     this.#checkDevice(x, 'x');
@@ -361,6 +367,7 @@ export class Communicator {
 
   /** Sends `x` to rank `peer`, which must call recv with as many elements (pair them in nccl.group for exchanges). */
   send(x: GPUArray, peer: number, opts: CollectiveOptions = {}): GPUArray {
+    opts = collectiveOptions(opts, 'send');
     const p = checkRank(peer, 'peer', this.nranks);
     const [type, count] = ncclBuffer(x, 'x');
     this.#checkDevice(x, 'x');
@@ -370,6 +377,7 @@ export class Communicator {
 
   /** Receives into `x` from rank `peer`. */
   recv(x: GPUArray, peer: number, opts: CollectiveOptions = {}): GPUArray {
+    opts = collectiveOptions(opts, 'recv');
     const p = checkRank(peer, 'peer', this.nranks);
     const [type, count] = ncclBuffer(x, 'x');
     this.#checkDevice(x, 'x');
@@ -382,6 +390,7 @@ export class Communicator {
    * is done; rejects with the communicator's NcclError, or NCCL_TIMEOUT (then aborted).
    */
   async synchronizeAsync(opts: CollectiveOptions = {}): Promise<void> {
+    opts = collectiveOptions(opts, 'synchronizeAsync');
     const timeoutMs = checkTimeout(opts.timeoutMs, 'timeoutMs', Infinity);
     return this.#streamDone(streamHandle(opts.stream), timeoutMs);
   }
@@ -406,6 +415,7 @@ export class Communicator {
   }
 
   async #async<T>(opts: CollectiveOptions | undefined, call: string, issue: () => T): Promise<T> {
+    opts = collectiveOptions(opts, `${call[4].toLowerCase()}${call.slice(5)}Async`); // ncclAllReduce: allReduceAsync
     const timeoutMs = checkTimeout(opts?.timeoutMs, 'timeoutMs', Infinity);
     await pollUntil(() => this.#idle(call), timeoutMs, () => this.#timedOut(call, `the communicator stayed busy for ${timeoutMs} ms`));
     deferWait++;
@@ -415,7 +425,7 @@ export class Communicator {
     } finally {
       deferWait--;
     }
-    await this.synchronizeAsync(opts);
+    await this.synchronizeAsync({ stream: opts.stream, timeoutMs: opts.timeoutMs }); // not the collective's op, out, root
     return out;
   }
 
@@ -483,6 +493,7 @@ export class Communicator {
    * calls that met it).
    */
   async disposeAsync(opts: { timeoutMs?: number } = {}): Promise<void> {
+    opts = collectiveOptions(opts, 'disposeAsync');
     const h = this.#handle;
     if (!h) return;
     const timeoutMs = checkTimeout(opts.timeoutMs, 'timeoutMs', Infinity);
@@ -567,8 +578,9 @@ export function initAll(devices: number[], options: Pick<CommunicatorOptions, 't
   if (!Array.isArray(devices) || devices.length === 0) {
     throw typeError('ERR_INVALID_ARG_TYPE', `The "devices" argument must be a non-empty array of device ordinals. Received ${describe(devices)}`);
   }
+  options = checkedOptions(options, 'nccl.initAll', ['timeoutMs', 'blocking']);
   requireNccl();
-  const old = options?.blocking === true && devices.length > 1 ? sharedBlockingUnsupported() : null;
+  const old = options.blocking === true && devices.length > 1 ? sharedBlockingUnsupported() : null;
   if (old) throw old; // up front, not once per rank
   const id = new Uint8Array(native.ncclGetUniqueId());
   return group(() => devices.map((device, rank) => new Communicator(devices.length, id, rank, { ...options, device })));

@@ -11,7 +11,7 @@ import { DEVICE_ATTRIBUTES, FUNCTION_ATTRIBUTES } from '../cuda/attributes';
 import { ArgPacker } from '../cuda/args';
 import { checkArray, checkUnsigned, kernel, launch, moduleOf } from './curand_sequence';
 import { DTypeLike, dtype as toDType } from '../base/dtype';
-import { checkSize, describe, rangeError, typeError } from '../base/errors';
+import { checkSize, checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { GPUArray } from '../array/gpuarray';
 import { DeviceAllocation, useOn } from '../cuda/memory';
@@ -148,6 +148,11 @@ export interface CurandOptions {
   stream?: Stream | null;
 }
 
+/** The stream of a method's options: `stream` is the only option (any other name is a TypeError, not ignored). */
+function streamOf(opts: CurandOptions | undefined, what: string): Stream | null | undefined {
+  return checkedOptions(opts, `${what}()`, ['stream']).stream;
+}
+
 abstract class CurandGenerator {
   /** Threads (generators) per block. */
   readonly generatorsPerBlock: number;
@@ -234,7 +239,7 @@ abstract class CurandGenerator {
     const arr = this.#target(a, 'a');
     const gen = { float32: 'float', float64: 'double', int32: 'uint', uint32: 'uint' }[arr.dtype.name as string];
     if (!gen) throw typeError('ERR_INVALID_DTYPE', `fillUniform() takes float32, float64, int32 or uint32 arrays. Received ${arr.dtype.name}`);
-    this.#fill(arr, gen, false, () => undefined, opts.stream);
+    this.#fill(arr, gen, false, () => undefined, streamOf(opts, 'fillUniform'));
   }
 
   /**
@@ -245,7 +250,7 @@ abstract class CurandGenerator {
    */
   fillNormal(a: GPUArray, opts: CurandOptions = {}): void {
     const arr = this.#target(a, 'a');
-    this.#fill(arr, `normal_${floatName(arr, 'fillNormal')}`, true, () => undefined, opts.stream);
+    this.#fill(arr, `normal_${floatName(arr, 'fillNormal')}`, true, () => undefined, streamOf(opts, 'fillNormal'));
   }
 
   /**
@@ -258,7 +263,8 @@ abstract class CurandGenerator {
     const f = floatName(arr, 'fillLogNormal');
     checkReal(mean, 'mean');
     checkReal(std, 'std', 0);
-    this.#fill(arr, `log_${f}`, true, (p) => (f === 'float' ? p.f32(mean).f32(std) : p.f64(mean).f64(std)), opts.stream);
+    const stream = streamOf(opts, 'fillLogNormal');
+    this.#fill(arr, `log_${f}`, true, (p) => (f === 'float' ? p.f32(mean).f32(std) : p.f64(mean).f64(std)), stream);
   }
 
   /**
@@ -272,7 +278,7 @@ abstract class CurandGenerator {
       throw typeError('ERR_INVALID_DTYPE', `fillPoisson() takes uint32 or int32 arrays. Received ${arr.dtype.name}`);
     }
     checkReal(lambda, 'lambda', 0);
-    this.#fill(arr, 'poisson', false, (p) => p.f64(lambda), opts.stream);
+    this.#fill(arr, 'poisson', false, (p) => p.f64(lambda), streamOf(opts, 'fillPoisson'));
   }
 
   /**
@@ -281,7 +287,7 @@ abstract class CurandGenerator {
    * const u = gen.genUniform([1000], 'float32');
    */
   genUniform(shape: number | readonly number[], dtype: DTypeLike = 'float32', opts: CurandOptions = {}): GPUArray {
-    return this.#gen(shape, dtype, opts, (a) => this.fillUniform(a, opts));
+    return this.#gen(shape, dtype, opts, 'genUniform', (a) => this.fillUniform(a, opts));
   }
 
   /**
@@ -290,7 +296,7 @@ abstract class CurandGenerator {
    * const z = gen.genNormal([1000], 'float64');
    */
   genNormal(shape: number | readonly number[], dtype: DTypeLike = 'float32', opts: CurandOptions = {}): GPUArray {
-    return this.#gen(shape, dtype, opts, (a) => this.fillNormal(a, opts));
+    return this.#gen(shape, dtype, opts, 'genNormal', (a) => this.fillNormal(a, opts));
   }
 
   /**
@@ -299,7 +305,7 @@ abstract class CurandGenerator {
    * const x = gen.genLogNormal([1000], 'float32', 0, 1);
    */
   genLogNormal(shape: number | readonly number[], dtype: DTypeLike = 'float32', mean = 0, std = 1, opts: CurandOptions = {}): GPUArray {
-    return this.#gen(shape, dtype, opts, (a) => this.fillLogNormal(a, mean, std, opts));
+    return this.#gen(shape, dtype, opts, 'genLogNormal', (a) => this.fillLogNormal(a, mean, std, opts));
   }
 
   /**
@@ -308,11 +314,11 @@ abstract class CurandGenerator {
    * const k = gen.genPoisson([1000], 'uint32', 4);
    */
   genPoisson(shape: number | readonly number[], dtype: DTypeLike = 'uint32', lambda = 1, opts: CurandOptions = {}): GPUArray {
-    return this.#gen(shape, dtype, opts, (a) => this.fillPoisson(a, lambda, opts));
+    return this.#gen(shape, dtype, opts, 'genPoisson', (a) => this.fillPoisson(a, lambda, opts));
   }
 
-  #gen(shape: number | readonly number[], dtype: DTypeLike, opts: CurandOptions, fill: (a: GPUArray) => void): GPUArray {
-    const a = GPUArray.allocate(normalizeShape(shape), toDType(dtype), opts?.stream);
+  #gen(shape: number | readonly number[], dtype: DTypeLike, opts: CurandOptions, what: string, fill: (a: GPUArray) => void): GPUArray {
+    const a = GPUArray.allocate(normalizeShape(shape), toDType(dtype), streamOf(opts, what)); // options checked before allocating
     try {
       fill(a);
     } catch (e) {
@@ -405,21 +411,27 @@ abstract class PseudoRandomGenerator extends CurandGenerator {
    * @example
    * gen.callSkipAhead(1000);
    */
-  callSkipAhead(i: number | bigint, opts: CurandOptions = {}): void { this.skip('skip_ahead', i, 64, opts.stream); }
+  callSkipAhead(i: number | bigint, opts: CurandOptions = {}): void {
+    this.skip('skip_ahead', i, 64, streamOf(opts, 'callSkipAhead'));
+  }
 
   /**
    * Advances generator k by `arr[k]` draws (uint64 GPUArray of generatorCount).
    * @example
    * gen.callSkipAheadArray(gpuarray.full([gen.generatorCount], 5n, 'uint64'));
    */
-  callSkipAheadArray(arr: GPUArray, opts: CurandOptions = {}): void { this.skipArray('skip_ahead_array', arr, 64, opts.stream); }
+  callSkipAheadArray(arr: GPUArray, opts: CurandOptions = {}): void {
+    this.skipArray('skip_ahead_array', arr, 64, streamOf(opts, 'callSkipAheadArray'));
+  }
 
   /**
    * Advances every generator by `i` subsequences of 2^67 draws (skipahead_sequence).
    * @example
    * gen.callSkipAheadSequence(1);
    */
-  callSkipAheadSequence(i: number | bigint, opts: CurandOptions = {}): void { this.skip('skip_ahead_sequence', i, 64, opts.stream); }
+  callSkipAheadSequence(i: number | bigint, opts: CurandOptions = {}): void {
+    this.skip('skip_ahead_sequence', i, 64, streamOf(opts, 'callSkipAheadSequence'));
+  }
 
   /**
    * Advances generator k by `arr[k]` subsequences (uint64 GPUArray of generatorCount).
@@ -427,7 +439,7 @@ abstract class PseudoRandomGenerator extends CurandGenerator {
    * gen.callSkipAheadSequenceArray(counts);
    */
   callSkipAheadSequenceArray(arr: GPUArray, opts: CurandOptions = {}): void {
-    this.skipArray('skip_ahead_sequence_array', arr, 64, opts.stream);
+    this.skipArray('skip_ahead_sequence_array', arr, 64, streamOf(opts, 'callSkipAheadSequenceArray'));
   }
 }
 
@@ -459,7 +471,9 @@ export class MRG32k3aRandomNumberGenerator extends PseudoRandomGenerator {
    * @example
    * gen.callSkipAheadSubsequence(1);
    */
-  callSkipAheadSubsequence(i: number | bigint, opts: CurandOptions = {}): void { this.skip('skip_ahead_subsequence', i, 64, opts.stream); }
+  callSkipAheadSubsequence(i: number | bigint, opts: CurandOptions = {}): void {
+    this.skip('skip_ahead_subsequence', i, 64, streamOf(opts, 'callSkipAheadSubsequence'));
+  }
 
   /**
    * Advances generator k by `arr[k]` subsequences (uint64 GPUArray of generatorCount).
@@ -467,7 +481,7 @@ export class MRG32k3aRandomNumberGenerator extends PseudoRandomGenerator {
    * gen.callSkipAheadSubsequenceArray(counts);
    */
   callSkipAheadSubsequenceArray(arr: GPUArray, opts: CurandOptions = {}): void {
-    this.skipArray('skip_ahead_subsequence_array', arr, 64, opts.stream);
+    this.skipArray('skip_ahead_subsequence_array', arr, 64, streamOf(opts, 'callSkipAheadSubsequenceArray'));
   }
 }
 
@@ -503,14 +517,18 @@ abstract class SobolGenerator extends CurandGenerator {
    * @example
    * gen.callSkipAhead(1024);
    */
-  callSkipAhead(i: number, opts: CurandOptions = {}): void { this.skip('skip_ahead', i, 32, opts.stream); }
+  callSkipAhead(i: number, opts: CurandOptions = {}): void {
+    this.skip('skip_ahead', i, 32, streamOf(opts, 'callSkipAhead'));
+  }
 
   /**
    * Advances generator k by `arr[k]` points (uint32 GPUArray of generatorCount).
    * @example
    * gen.callSkipAheadArray(counts);
    */
-  callSkipAheadArray(arr: GPUArray, opts: CurandOptions = {}): void { this.skipArray('skip_ahead_array', arr, 32, opts.stream); }
+  callSkipAheadArray(arr: GPUArray, opts: CurandOptions = {}): void {
+    this.skipArray('skip_ahead_array', arr, 32, streamOf(opts, 'callSkipAheadArray'));
+  }
 }
 
 /**

@@ -11,7 +11,7 @@
 import { envNumber } from '../base/env';
 import { randomBytes } from 'crypto';
 import { DTYPES, DType, DTypeLike, dtype as toDType } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray } from '../array/gpuarray';
@@ -129,9 +129,16 @@ function dtypeFor(dist: Distribution, d: DTypeLike | undefined, dflt: DType): DT
   return dt;
 }
 
-function opts<T extends object>(o: T | undefined): T {
+const DRAW = ['stream', 'device'];
+
+/**
+ * `o` as options ({} when undefined); with `keys`, a name not among them is a TypeError
+ * ERR_INVALID_ARG_VALUE (NumPy's out or size: refused, not ignored).
+ */
+function opts<T extends object>(o: T | undefined, what = '', keys?: readonly string[]): T {
   if (o === undefined) return {} as T;
   if (o === null || typeof o !== 'object') throw typeError('ERR_INVALID_ARG_TYPE', `The options must be an object. Received ${describe(o)}`);
+  if (keys) knownOptions(o, what, keys);
   return o;
 }
 
@@ -168,7 +175,7 @@ export class Generator {
   #seqStream: Stream | null | undefined = null;
 
   constructor(options: GeneratorOptions = {}) {
-    const o = opts(options);
+    const o = opts(options, 'random.Generator', ['seed', 'algorithm']);
     if (o.algorithm !== undefined && o.algorithm !== 'philox' && o.algorithm !== 'xorwow' && o.algorithm !== 'mrg32k3a') {
       throw rangeError('ERR_INVALID_ARG_VALUE', `Generator algorithm ${describe(o.algorithm)} is not available: ` +
         "use 'philox', 'xorwow' or 'mrg32k3a'");
@@ -342,7 +349,7 @@ export class Generator {
    * const x = g.uniform([4, 4], { low: -1, high: 1, dtype: 'float32' });
    */
   uniform(shape: number | readonly number[], options?: { low?: number; high?: number; dtype?: DTypeLike } & DrawOptions): GPUArray {
-    const o = opts(options);
+    const o = opts(options, 'Generator.uniform()', ['low', 'high', 'dtype', ...DRAW]);
     return this.#draw('uniform', shape, dtypeFor('uniform', o.dtype, DTYPES.float64), uniformParams(o), o);
   }
 
@@ -352,7 +359,7 @@ export class Generator {
    * g.fillUniform(a, { low: 0, high: 10 });
    */
   fillUniform(a: GPUArray, options?: { low?: number; high?: number } & DrawOptions): GPUArray {
-    const o = opts(options);
+    const o = opts(options, 'Generator.fillUniform()', ['low', 'high', ...DRAW]);
     return this.#fill('uniform', a, uniformParams(o), o.stream);
   }
 
@@ -362,7 +369,7 @@ export class Generator {
    * const z = g.normal(1 << 20, { dtype: 'float32' });
    */
   normal(shape: number | readonly number[], options?: { mean?: number; std?: number; dtype?: DTypeLike } & DrawOptions): GPUArray {
-    const o = opts(options);
+    const o = opts(options, 'Generator.normal()', ['mean', 'std', 'dtype', ...DRAW]);
     return this.#draw('normal', shape, dtypeFor('normal', o.dtype, DTYPES.float64), normalParams(o), o);
   }
 
@@ -372,7 +379,7 @@ export class Generator {
    * g.fillNormal(a, { mean: 10, std: 2 });
    */
   fillNormal(a: GPUArray, options?: { mean?: number; std?: number } & DrawOptions): GPUArray {
-    const o = opts(options);
+    const o = opts(options, 'Generator.fillNormal()', ['mean', 'std', ...DRAW]);
     return this.#fill('normal', a, normalParams(o), o.stream);
   }
 
@@ -382,7 +389,7 @@ export class Generator {
    * const x = g.logNormal([100], { mean: 0, std: 0.5 });
    */
   logNormal(shape: number | readonly number[], options?: { mean?: number; std?: number; dtype?: DTypeLike } & DrawOptions): GPUArray {
-    const o = opts(options);
+    const o = opts(options, 'Generator.logNormal()', ['mean', 'std', 'dtype', ...DRAW]);
     return this.#draw('lognormal', shape, dtypeFor('lognormal', o.dtype, DTYPES.float64), normalParams(o), o);
   }
 
@@ -392,7 +399,7 @@ export class Generator {
    * g.fillLogNormal(a, 0, 0.5);
    */
   fillLogNormal(a: GPUArray, mean = 0, std = 1, options?: DrawOptions): GPUArray {
-    return this.#fill('lognormal', a, normalParams({ mean, std }), opts(options).stream);
+    return this.#fill('lognormal', a, normalParams({ mean, std }), opts(options, 'Generator.fillLogNormal()', DRAW).stream);
   }
 
   /**
@@ -401,7 +408,7 @@ export class Generator {
    * const t = g.exponential([1000], { scale: 2 });
    */
   exponential(shape: number | readonly number[], options?: { scale?: number; dtype?: DTypeLike } & DrawOptions): GPUArray {
-    const o = opts(options);
+    const o = opts(options, 'Generator.exponential()', ['scale', 'dtype', ...DRAW]);
     return this.#draw('exponential', shape, dtypeFor('exponential', o.dtype, DTYPES.float64), expParams(o), o);
   }
 
@@ -411,7 +418,7 @@ export class Generator {
    * g.fillExponential(a, { scale: 2 });
    */
   fillExponential(a: GPUArray, options?: { scale?: number } & DrawOptions): GPUArray {
-    const o = opts(options);
+    const o = opts(options, 'Generator.fillExponential()', ['scale', ...DRAW]);
     return this.#fill('exponential', a, expParams(o), o.stream);
   }
 
@@ -423,7 +430,7 @@ export class Generator {
    */
   poisson(shape: number | readonly number[], lambda = 1, options?: { dtype?: DTypeLike } & DrawOptions): GPUArray {
     this.#philoxOnly('poisson');
-    const o = opts(options);
+    const o = opts(options, 'Generator.poisson()', ['dtype', ...DRAW]);
     return this.#draw('poisson', shape, dtypeFor('poisson', o.dtype, DTYPES.int64), poissonParams(lambda), o);
   }
 
@@ -434,7 +441,7 @@ export class Generator {
    */
   fillPoisson(a: GPUArray, lambda: number, options?: DrawOptions): GPUArray {
     this.#philoxOnly('poisson');
-    return this.#fill('poisson', a, poissonParams(lambda), opts(options).stream);
+    return this.#fill('poisson', a, poissonParams(lambda), opts(options, 'Generator.fillPoisson()', DRAW).stream);
   }
 
   /**
@@ -447,7 +454,7 @@ export class Generator {
     options?: DrawOptions): GPUArray {
     this.#philoxOnly('integers');
     const d = dtypeFor('integers', dtype, DTYPES.int64);
-    return this.#draw('integers', shape, d, integerParams(d, low, high), opts(options));
+    return this.#draw('integers', shape, d, integerParams(d, low, high), opts(options, 'Generator.integers()', DRAW));
   }
 
   /**
@@ -459,7 +466,7 @@ export class Generator {
     this.#philoxOnly('integers');
     if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `Expected a GPUArray. Received ${describe(a)}`);
     const d = dtypeFor('integers', a.dtype, DTYPES.int64);
-    return this.#fill('integers', a, integerParams(d, low, high), opts(options).stream);
+    return this.#fill('integers', a, integerParams(d, low, high), opts(options, 'Generator.fillIntegers()', DRAW).stream);
   }
 }
 
@@ -523,7 +530,7 @@ function floatDtype(dist: Distribution, d: DTypeLike | undefined): DType {
  * const x = random.rand([1024, 1024]);
  */
 export function rand(shape: number | readonly number[], dtype: DTypeLike = 'float32', options?: DrawOptions): GPUArray {
-  const o = opts(options);
+  const o = opts(options, 'random.rand', DRAW);
   return defaultGenerator().uniform(shape, { dtype: floatDtype('uniform', dtype), stream: o.stream, device: o.device });
 }
 
@@ -533,7 +540,7 @@ export function rand(shape: number | readonly number[], dtype: DTypeLike = 'floa
  * const z = random.randn(1000);
  */
 export function randn(shape: number | readonly number[], dtype: DTypeLike = 'float32', options?: DrawOptions): GPUArray {
-  const o = opts(options);
+  const o = opts(options, 'random.randn', DRAW);
   return defaultGenerator().normal(shape, { dtype: floatDtype('normal', dtype), stream: o.stream, device: o.device });
 }
 

@@ -173,3 +173,65 @@ test('broadcast outputs of generic kernels and random fills are refused before a
   expect(o.out.slice(3)).toEqual(['subsetsum: unknown option "where"', 'dot: unknown option "axis"'].map((m) => expect.objectContaining({
     name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: expect.stringContaining(m) })));
 });
+
+test('options other libraries use are refused by name before anything is allocated: joins, *Like, array methods, linalg, fftshift, random, kernel calls', () => {
+  const r = runFake(`
+    (async () => {
+      const nc = require(process.env.NODECUDA_DIST);
+      const { gpuarray: g, linalg, fft, random, ElementwiseKernel, InclusiveScanKernel, GenericScanKernel } = nc;
+      const fail = (e) => ({ name: e.name, code: e.code, message: String(e.message) });
+      const err = (f) => { try { f(); return null; } catch (e) { return fail(e); } };
+      const rejected = async (p) => { try { await p; return null; } catch (e) { return fail(e); } };
+      const live = () => nc.memory().liveAllocations;
+      const v = g.zeros([4], 'float32'), m = g.zeros([2, 2], 'float32');
+      const k = ElementwiseKernel.generic('T x', 'T z', 'z = x + 1', 'opt_names');
+      const scan = new InclusiveScanKernel('float32', 'a + b');
+      const gscan = new GenericScanKernel({ dtype: 'int32', arguments: 'const float *x, int *y', inputExpr: 'x[i] > 0 ? 1 : 0',
+        scanExpr: 'a + b', neutral: 0, outputStatement: 'y[i] = item;' });
+      const y = g.zeros([4], 'int32');
+      const gen = new random.Generator({ seed: 1 });
+      const before = live(); // every array the calls below could get is made before it
+      const refused = [
+        err(() => g.concatenate([v, v], 0, { out: v })), err(() => g.stack([v, v], 0, { dtype: 'float64' })),
+        err(() => g.put(v, [0], v, { mode: 'clip' })), err(() => g.emptyLike(v, 'float32', { order: 'K' })),
+        err(() => g.zerosLike(v, undefined, { requires_grad: true })), err(() => g.onesLike(v, undefined, { subok: false })),
+        err(() => v.fill(1, { where: v })), err(() => v.astype('float64', { casting: 'safe' })), err(() => v.copy({ order: 'F' })),
+        err(() => v.to(0, { non_blocking: true })), err(() => v.copyTo(v, { non_blocking: true })),
+        err(() => g.matmul(m, m, { dtype: 'float64' })), err(() => m.matmul(m, { casting: 'no' })), err(() => linalg.dot(m, m, { axes: 1 })),
+        err(() => linalg.inner(m, m, { out: undefined, dtype: 'float64' })), err(() => linalg.outer(v, v, { precision: 'tf32' })),
+        err(() => linalg.vdot(v, v, { axis: 0 })), err(() => linalg.norm(m, 2, { ord: 2 })),
+        err(() => fft.fftshift(m, { axis: 0 })), err(() => fft.ifftshift(m, { axes: 0, inverse: true })),
+        err(() => gen.fillUniform(v, { size: 4 })), err(() => gen.normal(4, { loc: 0 })), err(() => gen.integers(4, 0, 9, 'int32', { endpoint: true })),
+        err(() => k(v, { block_size: 128 })), err(() => scan(v, { out: v })), err(() => gscan(v, y, { block: [256] })),
+        await rejected(v.getAsync(undefined, { non_blocking: true })), await rejected(v.setAsync(new Float32Array(4), { async_: true })),
+      ];
+      const leaked = live() - before;
+      // The known names, and an unknown name set to undefined, pass the check.
+      const passed = [err(() => g.concatenate([v, v], 0, { stream: null, out: undefined }).dispose()),
+        err(() => g.zerosLike(v, undefined, { device: 0, order: undefined }).dispose()), err(() => v.astype('float64', { stream: undefined }).dispose()),
+        err(() => g.toGpu([1, 2], { shape: [2], dtype: 'float32', stream: null, device: 0 }).dispose()),
+        err(() => g.linspace(0, 1, 5, { endpoint: false, dtype: 'float32', stream: null, device: 0 }).dispose()),
+        err(() => linalg.norm(m, null, { axis: null, keepdims: true, stream: null }).dispose()), err(() => v.fill(0, null)),
+        await rejected(v.getAsync(undefined, { stream: null, signal: undefined }))];
+      // PyCUDA's positional stream in the options' place: refused, and the message says what to pass.
+      const stream = new nc.driver.Stream();
+      const positional = err(() => v.astype('float64', stream));
+      stream.dispose();
+      console.log(JSON.stringify({ refused, leaked, passed, positional }));
+    })();
+  `);
+  expectClean(r);
+  const o = r.out as { refused: unknown[]; leaked: number; passed: unknown[]; positional: unknown };
+  expect(o.refused).toEqual([['concatenate', 'out'], ['stack', 'dtype'], ['put', 'mode'], ['emptyLike', 'order'], ['zerosLike', 'requires_grad'],
+    ['onesLike', 'subok'], ['GPUArray.fill()', 'where'], ['GPUArray.astype()', 'casting'], ['GPUArray.copy()', 'order'],
+    ['GPUArray.to()', 'non_blocking'], ['GPUArray.copyTo()', 'non_blocking'], ['matmul', 'dtype'], ['matmul', 'casting'], ['dot', 'axes'],
+    ['inner', 'dtype'], ['outer', 'precision'], ['vdot', 'axis'], ['norm', 'ord'], ['fftshift', 'axis'], ['ifftshift', 'inverse'],
+    ['Generator.fillUniform()', 'size'], ['Generator.normal()', 'loc'], ['Generator.integers()', 'endpoint'], ['opt_names()', 'block_size'],
+    ['InclusiveScanKernel', 'out'], ['GenericScanKernel', 'block'], ['GPUArray.getAsync()', 'non_blocking'], ['GPUArray.setAsync()', 'async_'],
+  ].map(([f, key]) => ({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: expect.stringMatching(new RegExp(
+    `^${f.replace(/[.()]/g, '\\$&')}: unknown option "${key}" \\(known: `)) })));
+  expect(o.leaked).toBe(0);
+  expect(o.passed).toEqual([null, null, null, null, null, null, null, null]);
+  expect(o.positional).toEqual({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE',
+    message: expect.stringMatching(/^GPUArray\.astype\(\): unknown option "device" .*; the options must be a plain object such as \{ stream \}, not an instance of Stream$/) });
+});
