@@ -440,6 +440,16 @@ describeGpu('nccl on one GPU', () => {
     expectCode(() => comm.allReduce(gone), TypeError, 'ERR_USE_AFTER_DISPOSE');
     expectCode(() => comm.allReduce(x, { stream: {} as InstanceType<typeof driver.Stream> }), TypeError, 'ERR_INVALID_ARG_TYPE');
     expectCode(() => nccl.group(() => Promise.resolve()), TypeError, 'ERR_INVALID_RETURN_VALUE');
+    // An out that partly overlaps x (NCCL reads and writes them in no set order); in-place forms pass.
+    const m = gpuarray.arange(0, 17, 1, 'float32');
+    expectCode(() => comm.allReduce(m.index('0:8'), { out: m.index('1:9') }), RangeError, 'ERR_NCCL_OVERLAP');
+    expectCode(() => comm.allGather(m.index('1:9'), { out: m.index('0:8') }), RangeError, 'ERR_NCCL_OVERLAP');
+    expectCode(() => comm.reduceScatter(m.index('0:8'), { out: m.index('1:9') }), RangeError, 'ERR_NCCL_OVERLAP');
+    expect(Array.from(m.get() as Float32Array)).toEqual(Array.from({ length: 17 }, (_, i) => i)); // untouched
+    const block = m.index('0:8');
+    expect(comm.allGather(block, { out: block.reshape(1, 8) }).shape).toEqual([1, 8]); // x is rank 0's block of out
+    expect(comm.allReduce(block, { out: block.reshape(2, 4) }).shape).toEqual([2, 4]); // the same address
+    expect(Array.from(m.get() as Float32Array)).toEqual(Array.from({ length: 17 }, (_, i) => i)); // one rank: sums of one
   });
 
   test('{ stream }: NCCL runs after the library kernels queued on the same stream', async () => {

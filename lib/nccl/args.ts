@@ -160,6 +160,21 @@ export function ncclBuffer(a: unknown, name: string, op?: ReduceOp): [number, nu
   return [t[0], a.size * t[1]];
 }
 
+/**
+ * @internal Refuses an `out` that shares bytes with `x` other than as NCCL's in-place form
+ * (`inPlace`: the two addresses are where that form puts them): NCCL reads and writes such
+ * buffers in an unspecified order, so a partial overlap gives wrong results without an error.
+ */
+export function checkPlacement(x: GPUArray, out: GPUArray, inPlace: boolean, call: string): void {
+  if (out.alloc !== x.alloc || inPlace) return;
+  const xs = x.ptr, os = out.ptr;
+  if (xs < os + BigInt(out.nbytes) && os < xs + BigInt(x.nbytes)) {
+    throw rangeError('ERR_NCCL_OVERLAP', `Communicator.${call}(): "out" shares memory with "x" other than in place (the same address for ` +
+      'allReduce/reduce/broadcast; x at out\'s block of this rank for allGather, out at x\'s block for reduceScatter): ' +
+      'pass x alone to run in place, or an out that does not overlap it');
+  }
+}
+
 /** @internal A reduction operator name (null or undefined: sum): TypeError otherwise. */
 export function opOf(v: unknown): ReduceOp {
   const op = v ?? 'sum';

@@ -23,7 +23,7 @@ import { useOn } from '../cuda/memory';
 import { native } from '../cuda/native';
 import { runPinned } from '../cuda/scope';
 import {
-  NCCL_ERROR_INFO, OPS, checkRank, checkTimeout, collectiveOptions, ncclBuffer, opOf, pollUntil, sharedBlockingUnsupported,
+  NCCL_ERROR_INFO, OPS, checkPlacement, checkRank, checkTimeout, collectiveOptions, ncclBuffer, opOf, pollUntil, sharedBlockingUnsupported,
 } from './args';
 import type { CollectiveOptions, CommunicatorOptions, ReduceOptions, RootOptions } from './args';
 import { requireNccl } from './library';
@@ -274,13 +274,14 @@ export class Communicator {
     }
   }
 
-  #same(out: GPUArray | undefined, x: GPUArray, name: string, count: number, type: number): GPUArray {
+  #same(out: GPUArray | undefined, x: GPUArray, name: string, count: number, type: number, call: string): GPUArray {
     if (out === undefined) return x;
     const [t, n] = ncclBuffer(out, 'out');
     if (t !== type || n !== count) {
       throw rangeError('ERR_NCCL_SIZE_MISMATCH', `"out" (${out.size} × ${out.dtype.name}) must match "${name}" (${x.size} × ${x.dtype.name})`);
     }
     this.#checkDevice(out, 'out');
+    checkPlacement(x, out, out.ptr === x.ptr, call);
     return out;
   }
 
@@ -294,7 +295,7 @@ export class Communicator {
     const op = opOf(opts.op);
     const [type, count] = ncclBuffer(x, 'x', op);
     this.#checkDevice(x, 'x');
-    const out = this.#same(opts.out, x, 'x', count, type);
+    const out = this.#same(opts.out, x, 'x', count, type, 'allReduce');
     this.#run(0, 'ncclAllReduce', x, out, count, type, OPS[op], 0, streamHandle(opts.stream));
     return out;
   }
@@ -306,7 +307,7 @@ export class Communicator {
     const root = checkRank(opts.root ?? 0, 'root', this.nranks);
     const [type, count] = ncclBuffer(x, 'x', op);
     this.#checkDevice(x, 'x');
-    const out = this.#same(opts.out, x, 'x', count, type);
+    const out = this.#same(opts.out, x, 'x', count, type, 'reduce');
     this.#run(1, 'ncclReduce', x, out, count, type, OPS[op], root, streamHandle(opts.stream));
     return out;
   }
@@ -317,7 +318,7 @@ export class Communicator {
     const root = checkRank(opts.root ?? 0, 'root', this.nranks);
     const [type, count] = ncclBuffer(x, 'x');
     this.#checkDevice(x, 'x');
-    const out = this.#same(opts.out, x, 'x', count, type);
+    const out = this.#same(opts.out, x, 'x', count, type, 'broadcast');
     this.#run(2, 'ncclBroadcast', x, out, count, type, 0, root, streamHandle(opts.stream));
     return out;
   }
@@ -338,6 +339,7 @@ export class Communicator {
         `elements. Received ${out.size} × ${out.dtype.name}`);
     }
     this.#checkDevice(out, 'out');
+    checkPlacement(x, out, x.ptr === out.ptr + BigInt(this.rank * x.nbytes), 'allGather');
     this.#run(3, 'ncclAllGather', x, out, count, type, 0, 0, stream);
     return out;
   }
@@ -361,6 +363,7 @@ export class Communicator {
         `elements. Received ${out.size} × ${out.dtype.name}`);
     }
     this.#checkDevice(out, 'out');
+    checkPlacement(x, out, out.ptr === x.ptr + BigInt(this.rank * out.nbytes), 'reduceScatter');
     this.#run(4, 'ncclReduceScatter', x, out, n, type, OPS[op], 0, streamHandle(opts.stream));
     return out;
   }
