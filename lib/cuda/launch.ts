@@ -5,7 +5,7 @@
  */
 import { FUNCTION_ATTRIBUTES, attributeNumber } from './attributes';
 import { DTYPES, DType, Scalar, coerce, coerceArg, dtypeOfCName, own } from '../base/dtype';
-import { checkSize, describe, rangeError, typeError } from '../base/errors';
+import { checkSize, describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from './driver';
 import { DeviceAllocation, DeviceLike, HostRange, deviceRange, hostRange, isDeviceMemory, useOn } from './memory';
 import { native } from './native';
@@ -426,8 +426,19 @@ function packArg(st: FunctionState, i: number, a: unknown, t: ParamType | null, 
   st.args.scalar(dt, v);
 }
 
+const LAUNCH_KEYS = ['block', 'grid', 'shared', 'stream'];
+
 function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared: boolean): void {
   live(st);
+  if (!prepared) {
+    // PyCUDA's time_kernel (or a misspelt key) would be dropped without a word: refused instead.
+    const o = opts as { time_kernel?: unknown; timeKernel?: unknown };
+    if (o.time_kernel !== undefined || o.timeKernel !== undefined) {
+      throw typeError('ERR_INVALID_ARG_VALUE', `${st.name}(): time_kernel is not supported: record a driver.Event before ` +
+        'and after the launch and read end.timeSince(start)');
+    }
+    knownOptions(opts, `${st.name}()`, LAUNCH_KEYS);
+  }
   const expected = prepared ? st.prepared?.length : st.params?.length;
   if (expected !== undefined && args.length !== expected) {
     throw typeError('ERR_INVALID_ARG_COUNT', `${st.name}() takes ${expected} kernel argument(s), got ${args.length}`);

@@ -235,3 +235,25 @@ test('options other libraries use are refused by name before anything is allocat
   expect(o.positional).toEqual({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE',
     message: expect.stringMatching(/^GPUArray\.astype\(\): unknown option "device" .*; the options must be a plain object such as \{ stream \}, not an instance of Stream$/) });
 });
+
+test('launch options are checked by name: PyCUDA\'s time_kernel and misspelt keys are refused before the launch', () => {
+  const r = runFake(`
+    const nc = require(process.env.NODECUDA_DIST);
+    const fn = new nc.SourceModule('__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }').getFunction('k');
+    const a = nc.driver.memAlloc(64);
+    const err = (f) => { try { f(); return null; } catch (e) { return { name: e.name, code: e.code, message: e.message }; } };
+    const refused = [err(() => fn(a, { block: [16], time_kernel: true })), err(() => fn(a, { block: [16], timeKernel: true })),
+      err(() => fn(a, { block: [16], grids: [1] })), err(() => fn(a, { block: [16], sharedMem: 128 }))];
+    const passed = [err(() => fn(a, { block: [16], grid: [1], shared: 0, stream: null })), err(() => fn(a, { block: [16], grids: undefined })),
+      err(() => { fn.prepare('P'); fn.preparedCall([1], [16], a); })];
+    nc.driver.Context.synchronize();
+    console.log(JSON.stringify({ refused, passed }));
+  `);
+  expectClean(r);
+  const o = r.out as { refused: Array<{ name: string; code: string; message: string }>; passed: unknown[] };
+  expect(o.refused.map((e) => [e.name, e.code])).toEqual(Array(4).fill(['TypeError', 'ERR_INVALID_ARG_VALUE']));
+  expect(o.refused[0].message).toMatch(/^k\(\): time_kernel is not supported: record a driver\.Event/);
+  expect(o.refused[2].message).toMatch(/^k\(\): unknown option "grids" \(known: block, grid, shared, stream\)$/);
+  expect(o.refused[3].message).toMatch(/^k\(\): unknown option "sharedMem"/);
+  expect(o.passed).toEqual([null, null, null]);
+});
