@@ -346,6 +346,11 @@ describe('argument checks before any CUDA call', () => {
       message: expect.stringMatching(/^toGpuAsync: unknown option "non_blocking" \(known: shape, dtype, stream, device, signal\)$/) });
     // Not an object at all: ERR_INVALID_ARG_TYPE, as before.
     expectCode(() => g.linspace(0, 1, 5, true as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    // A dtype the frequencies cannot take: the message names the function called.
+    expect(expectCode(() => cuda.fft.rfftfreq(8, 1, { dtype: 'int32' }), TypeError, 'ERR_INVALID_ARG_VALUE').message)
+      .toBe('rfftfreq: dtype must be float32 or float64, not int32');
+    expect(expectCode(() => cuda.fft.fftfreq(8, 1, { dtype: 'float16' }), TypeError, 'ERR_INVALID_ARG_VALUE').message)
+      .toBe('fftfreq: dtype must be float32 or float64, not float16');
   });
 });
 

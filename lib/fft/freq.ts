@@ -61,7 +61,7 @@ export function rfftfreqHost(n: number, d = 1): Float64Array {
 function onGpu(host: Float64Array, opts: FreqOptions | undefined, what: string): GPUArray {
   const o = checkedOptions(opts, what, ['dtype', 'stream']); // NumPy 2's device: refused, not ignored
   const dt = toDType(o.dtype ?? 'float64');
-  if (dt.kind !== 'f' || dt.bytes === 2) throw typeError('ERR_INVALID_ARG_VALUE', `fftfreq: dtype must be float32 or float64, not ${dt.name}`);
+  if (dt.kind !== 'f' || dt.bytes === 2) throw typeError('ERR_INVALID_ARG_VALUE', `${what}: dtype must be float32 or float64, not ${dt.name}`);
   return toGpu(dt.name === 'float32' ? Float32Array.from(host) : host, { stream: o.stream });
 }
 
