@@ -572,8 +572,9 @@ export function fromHost(h: HostArray, shape: readonly number[], dt: DType, stre
 }
 
 /**
- * @internal A C-contiguous GPUArray over memory nodecuda does not own (a mapped GL buffer):
- * `alloc` is a non-owning DeviceAllocation, which its owner frees (unmap) to end the view.
+ * @internal A C-contiguous owner GPUArray of `shape` over `alloc` (which may be larger): a
+ * non-owning DeviceAllocation (a mapped GL buffer, whose owner frees it by unmapping) or an owning
+ * one that dispose() then frees (unique's values in the room made for all n).
  */
 export function wrapDeviceMemory(alloc: DeviceAllocation, shape: readonly number[], dt: DType): GPUArray {
   return new GPUArray(CREATE, alloc, shape, cStrides(shape, dt.bytes), dt, 0, null, currentContextId());

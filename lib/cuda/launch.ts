@@ -430,14 +430,16 @@ const LAUNCH_KEYS = ['block', 'grid', 'shared', 'stream'];
 
 function call(st: FunctionState, args: unknown[], opts: LaunchOptions, prepared: boolean): void {
   live(st);
+  // PyCUDA's time_kernel (or a misspelt key) would be dropped without a word: refused instead.
   if (!prepared) {
-    // PyCUDA's time_kernel (or a misspelt key) would be dropped without a word: refused instead.
-    const o = opts as { time_kernel?: unknown; timeKernel?: unknown };
-    if (o.time_kernel !== undefined || o.timeKernel !== undefined) {
+    try {
+      knownOptions(opts, `${st.name}()`, LAUNCH_KEYS);
+    } catch (e) {
+      const o = opts as { time_kernel?: unknown; timeKernel?: unknown };
+      if (o.time_kernel === undefined && o.timeKernel === undefined) throw e;
       throw typeError('ERR_INVALID_ARG_VALUE', `${st.name}(): time_kernel is not supported: record a driver.Event before ` +
         'and after the launch and read end.timeSince(start)');
     }
-    knownOptions(opts, `${st.name}()`, LAUNCH_KEYS);
   }
   const expected = prepared ? st.prepared?.length : st.params?.length;
   if (expected !== undefined && args.length !== expected) {

@@ -25,7 +25,6 @@ import {
 import {
   HIST_MODE, UNIQUE_BALLOT_BINS, UNIQUE_ROUND, UNIQUE_SHARED_BYTES, uniqueBinsCountKernel, uniqueBinsResultKernel,
   uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel, uniqueInverseKernel, uniqueMinMaxSpec, uniqueResultKernel,
-  uniqueResultRounds,
 } from './templates/unique';
 import { ReduceSpec } from './templates/reduction';
 
@@ -253,8 +252,7 @@ export function uniqueResults(dt: DType, equalNan: boolean,
   a: { sorted: bigint; blocks: bigint; perm: bigint; vals: bigint; first: bigint; starts: bigint; inv: bigint },
   n: number, ch: UniqueChunks, stream: Stream | null | undefined, uses: readonly unknown[], range?: SortRun['range']): void {
   const sh = usedOn(stream, uses);
-  const rounds = uniqueResultRounds();
-  const fn = sortKernel(`uresult:${dt.name}:${equalNan}:${rounds}`, () => uniqueResultKernel(dt, equalNan, rounds));
+  const fn = sortKernel(`uresult:${dt.name}:${equalNan}`, () => uniqueResultKernel(dt, equalNan));
   P.reset().ptr(a.sorted).ptr(a.blocks).ptr(a.perm).ptr(a.vals).ptr(a.first).ptr(a.starts).ptr(a.inv).u64n(n).u64n(ch.chunk)
     .ptr(range?.out ?? 0n).u64n(range?.narrow ?? 0);
   P.launch(fn, sh, ch.grid, 1, 1, 256, 1, 1, 0, true);

@@ -191,9 +191,7 @@ extern "C" __global__ void __launch_bounds__(${BLOCK}) ${name}(const ${S}* __res
  * loads are issued before any compare, and one block scan of both rounds' head counts (16-bit
  * halves of one word) and one barrier serve them, so a step waits once for memory, not twice.
  */
-export function uniqueResultRounds(): 1 | 2 {
-  return process.env.NODECUDA_UNIQUE_RESULT_ROUNDS === '1' ? 1 : 2;
-}
+export const UNIQUE_RESULT_ROUNDS: 1 | 2 = process.env.NODECUDA_UNIQUE_RESULT_ROUNDS === '1' ? 1 : 2; // read once, at load
 
 /**
  * unique, second kernel: each head writes its value to `vals`, its index (through `perm`, the
@@ -202,7 +200,7 @@ export function uniqueResultRounds(): 1 | 2 {
  * spanning at most `narrow` values (the run count did nothing: see uniqueCountKernel) it does
  * nothing either, so the host may launch it before it reads the count back.
  */
-export function uniqueResultKernel(dt: DType, equalNan: boolean, rounds: 1 | 2 = uniqueResultRounds()): { source: string; name: string } {
+export function uniqueResultKernel(dt: DType, equalNan: boolean, rounds: 1 | 2 = UNIQUE_RESULT_ROUNDS): { source: string; name: string } {
   const S = dt.storageC;
   const name = `nc_unique_result_${suffix(dt, equalNan)}${rounds === 1 ? '_r1' : ''}`;
   const R = [0, 1].slice(0, rounds);
