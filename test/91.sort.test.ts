@@ -15,6 +15,7 @@ import * as cuda from '../lib';
 import { GPUArray, gpuarray, slice } from '../lib';
 import type { DTypeName } from '../lib';
 import * as sortEngine from '../lib/engine/sort';
+import { native } from '../lib/cuda/native';
 import { sortTile } from '../lib/engine/templates/sort';
 import { UNIQUE_COUNTING_MIN, uniqueCountingBins } from '../lib/array/sorting';
 import { describeGpu, expectCode } from './helpers';
@@ -498,6 +499,50 @@ describeGpu('sorting', () => {
         expect(cuda.memory().liveAllocations).toBe(before);
         stream.dispose();
       });
+
+    // Near the memory limit: no room for all n (the values are then allocated for the count, as
+    // the other outputs are), or no memory for the copy out of the room (the result stays in it).
+    test('values alone when the room or the copy out of it runs out of memory', () => {
+      const n = 2 ** 18 + 7;
+      const xs = values('float32', n, 5, 1000);
+      const order = argsortRef(xs);
+      const want = order.filter((p, k) => k === 0 || xs[order[k - 1]] !== xs[p] && !(Number.isNaN(xs[p] as number)
+        && Number.isNaN(xs[order[k - 1]] as number))).map((p) => xs[p]);
+      expect(2 * want.length).toBeLessThan(n); // the room would be copied out
+      const a = upload('float32', xs);
+      const before = cuda.memory().liveAllocations;
+      gpuarray.unique(a).dispose(); // kernels and workspaces made
+      const seen = jest.spyOn(native, 'memAlloc');
+      gpuarray.unique(a).dispose();
+      const sizes = seen.mock.calls.map((c) => c[0]);
+      seen.mockRestore();
+      const roomAt = sizes.lastIndexOf(4 * n); // the room: the last allocation of n values
+      expect(roomAt).toBeGreaterThanOrEqual(0);
+      const real = native.memAlloc.bind(native);
+      for (const refuse of [4 * n, 4 * want.length]) {
+        let calls = 0, refused = 0;
+        const spy = jest.spyOn(native, 'memAlloc').mockImplementation((bytes, s, owner) => {
+          if (calls++ >= roomAt && bytes === refuse) {
+            refused++;
+            throw new cuda.CudaError('out of memory', { code: 'CUDA_ERROR_OUT_OF_MEMORY', status: 2, call: 'cuMemAllocAsync' });
+          }
+          return real(bytes, s, owner);
+        });
+        let u: GPUArray;
+        try {
+          u = gpuarray.unique(a);
+        } finally {
+          spy.mockRestore();
+        }
+        expect(refused).toBeGreaterThan(0);
+        expect(u.shape).toEqual([want.length]);
+        expectValues(download(u), want, `refusing ${refuse} bytes`);
+        u.dispose();
+      }
+      a.dispose();
+      cuda.driver.Context.synchronize();
+      expect(cuda.memory().liveAllocations).toBe(before - 1);
+    });
 
     test('2^26 int32 with many duplicates', () => cuda.tidy(() => {
       const n = 2 ** 26;

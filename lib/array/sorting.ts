@@ -349,9 +349,17 @@ function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = fal
     stream, range);
   // The values alone are written before the count comes back, so the GPU does not wait for the
   // host between the two kernels: into room for all n (the count is not known yet).
+  // Near the memory limit, without room, the values go out as the other outputs do: allocated
+  // for the count once it is read back.
   let room: DeviceAllocation | undefined;
   if (!(o.returnIndex || o.returnInverse || o.returnCounts)) {
-    room = new DeviceAllocation(n * a.dtype.bytes, stream ?? null);
+    try {
+      room = new DeviceAllocation(n * a.dtype.bytes, stream ?? null);
+    } catch (e) {
+      if (!isOom(e)) throw e;
+    }
+  }
+  if (room) {
     try {
       uniqueResults(a.dtype, equalNan, {
         sorted: s.values!.address, blocks: blocks.address, perm: 0n, vals: room.ptr, first: 0n, starts: 0n, inv: 0n,
@@ -398,12 +406,18 @@ function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = fal
 function firstOf(room: DeviceAllocation, k: number, n: number, dt: DType, stream: Stream | null | undefined): GPUArray {
   const over = wrapDeviceMemory(room, [k], dt);
   if (2 * k > n) return over;
+  let copied: GPUArray;
   try {
-    return over.copy({ stream });
-  } finally {
-    room.free(stream ?? null);
+    copied = over.copy({ stream });
+  } catch (e) {
+    if (isOom(e)) return over; // no memory for the copy: the room stays under the result
     over.dispose();
+    room.free(stream ?? null);
+    throw e;
   }
+  over.dispose();
+  room.free(stream ?? null);
+  return copied;
 }
 
 /**
