@@ -34,7 +34,11 @@
 // A batch is timed with process.hrtime.bigint: WARMUP untimed batches (and at least WARMUP_S
 // seconds of them), then the median of REPS. Independently, EVENT_REPS single batches are timed
 // with CUDA events recorded on the legacy stream right before and after (the context idle before
-// each): the GPU-timeline cost of one call, per op (the 'events' column; peers.py does the same).
+// each): the GPU-timeline cost of one call, per op (the 'events' column; peers.py does the same),
+// after EVENT_WARM_CALLS single calls (at most EVENT_WARM_S seconds of them) so that V8 has
+// optimized the call's JavaScript: a process's first few hundred calls of an op run in V8's
+// interpreter, 2-5× the host time (docs/kernels.md, "One call after an idle device"; the
+// first-calls view is bench/single-call.js --warm=3).
 // Then the cold-start table (bench/coldstart.js; --no-cold skips it).
 
 const fs = require('node:fs');
@@ -44,6 +48,8 @@ const { PeerServer } = require('./peer_server');
 const WARMUP = 2;
 const WARMUP_S = 0.1;
 const EVENT_REPS = 20;
+const EVENT_WARM_CALLS = 2000;
+const EVENT_WARM_S = 0.5;
 const PEERS = ['torch', 'cupy'];
 
 function parseArgs(argv) {
@@ -120,6 +126,11 @@ function timeEvents(cuda, batch, reps) {
   const end = new Event();
   const times = [];
   try {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < EVENT_WARM_CALLS && Number(process.hrtime.bigint() - t0) < EVENT_WARM_S * 1e9; i++) {
+      batch();
+      if (i % 64 === 63) Context.synchronize();
+    }
     for (let i = 0; i < reps; i++) {
       Context.synchronize();
       start.record();
@@ -358,7 +369,7 @@ function printTable(cases, rows, peers, header) {
 
   for (const line of header) console.log(line);
   console.log('median: wall time of one call (a batch of (×N) calls, sync included, divided by N); other columns: GB/s or µs/op');
-  console.log(`events: CUDA events around ONE call (median of ${EVENT_REPS}, device idle before each): the single-call view`);
+  console.log(`events: CUDA events around ONE call (median of ${EVENT_REPS}, device idle before each, after up to ${EVENT_WARM_CALLS} calls or ${EVENT_WARM_S} s): the single-call view`);
   console.log('×torch, ×cupy: > 1 means nodecuda is better (higher GB/s or fewer µs/op); ev×: the same from events');
   console.log();
   console.log(format(titles));

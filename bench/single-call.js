@@ -8,13 +8,16 @@
 //           before the kernel reaches the GPU, not GPU work
 //   kernels GPU launches one call makes (launch queue counter: queued + direct) when known
 // Variants isolate the suspects: a preallocated `out` (no result allocation), a user stream.
-//   node bench/single-call.js [--n=268435456] [--reps=20]
+// --warm=N calls before the timed ones (default 3: V8 still interprets our JavaScript; a few
+// thousand let it optimize the call's path, as in a long-running program).
+//   node bench/single-call.js [--n=268435456] [--reps=20] [--warm=3]
 const cuda = require('..');
 const { gpuarray, ElementwiseKernel, driver } = cuda;
 
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')));
 const N = Number(args.n ?? 2 ** 28);
 const REPS = Number(args.reps ?? 20);
+const WARM = Number(args.warm ?? 3);
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
@@ -24,7 +27,7 @@ function measure(label, call, stream = null, bytes = N * 4) {
   const s = new driver.Event();
   const e = new driver.Event();
   const sync = () => driver.Context.synchronize();
-  for (let i = 0; i < 3; i++) call();
+  for (let i = 0; i < WARM; i++) call();
   sync();
   const idle = [];
   const host = [];
@@ -57,7 +60,7 @@ if (!cuda.isAvailable()) {
   process.exit(0);
 }
 const dev = new driver.Device(0);
-console.log(`${dev.name()} (sm_${dev.computeCapability().join('')}, ${dev.getAttribute('multiprocessorCount')} SMs), n = ${N}, median of ${REPS}`);
+console.log(`${dev.name()} (sm_${dev.computeCapability().join('')}, ${dev.getAttribute('multiprocessorCount')} SMs), n = ${N}, median of ${REPS} after ${WARM} calls`);
 const x = gpuarray.arange(0, N, 1, 'float32').mul(1 / N);
 const y = gpuarray.onesLike(x);
 const z = gpuarray.emptyLike(x);
