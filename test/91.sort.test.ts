@@ -502,14 +502,14 @@ describeGpu('sorting', () => {
 
     // Near the memory limit: no room for all n (the values are then allocated for the count, as
     // the other outputs are), or no memory for the copy out of the room (the result stays in it).
-    test('values alone when the room or the copy out of it runs out of memory', () => {
+    test.each(['float32', 'int32'] as const)('%s: values alone when the room or the copy out of it runs out of memory', (d) => {
       const n = 2 ** 18 + 7;
-      const xs = values('float32', n, 5, 1000);
+      const xs = values(d, n, 5, 1000);
       const order = argsortRef(xs);
       const want = order.filter((p, k) => k === 0 || xs[order[k - 1]] !== xs[p] && !(Number.isNaN(xs[p] as number)
         && Number.isNaN(xs[order[k - 1]] as number))).map((p) => xs[p]);
       expect(2 * want.length).toBeLessThan(n); // the room would be copied out
-      const a = upload('float32', xs);
+      const a = upload(d, xs);
       const before = cuda.memory().liveAllocations;
       gpuarray.unique(a).dispose(); // kernels and workspaces made
       const seen = jest.spyOn(native, 'memAlloc');
