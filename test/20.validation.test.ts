@@ -14,6 +14,7 @@ import { parseArguments } from '../lib/kernels/user_args';
 import { parseCArgs } from '../lib/engine/templates/elementwise_kernel';
 import { stripComments } from '../lib/base/c_source';
 import { makeFunction, parseKernelSignatures } from '../lib/cuda/launch';
+import { plan } from '../lib/cuda/cuda_array';
 import { expectCode, hasGpu } from './helpers';
 
 describe('error classes', () => {
@@ -351,6 +352,35 @@ describe('argument checks before any CUDA call', () => {
       .toBe('rfftfreq: dtype must be float32 or float64, not int32');
     expect(expectCode(() => cuda.fft.fftfreq(8, 1, { dtype: 'float16' }), TypeError, 'ERR_INVALID_ARG_VALUE').message)
       .toBe('fftfreq: dtype must be float32 or float64, not float16');
+  });
+
+  test('option names of the compiler, 2-D/3-D copies, GL and Context.synchronizeAsync: misspelt keys refused (test/asan/arguments: more)', async () => {
+    const { compiler, gl } = cuda, h = (): Float32Array => new Float32Array(64), src = '__global__ void k(float *p) { }';
+    const C = 'arch, options, target, noExternC, includeDirs, nameExpressions, cacheDir';
+    const M = 'src, dst, widthInBytes, height, srcPitch, dstPitch, srcXInBytes, srcY, dstXInBytes, dstY';
+    for (const [f, what, key, known] of [
+      [() => compiler.compile(src, { arch: 'sm_90', no_extern_c: true } as never), 'compiler.compile', 'no_extern_c', C],
+      [() => new cuda.SourceModule(src, { include_dirs: ['.'] } as never), 'SourceModule', 'include_dirs', C],
+      [() => driver.memcpy2D({ src: h(), dst: h(), WidthInBytes: 16 } as never), 'memcpy2D', 'WidthInBytes', M],
+      [() => driver.memcpy2DAsync({ src: h(), dst: h(), widthInBytes: 16, srcHeight: 2 } as never), 'memcpy2DAsync', 'srcHeight', M],
+      [() => driver.memcpy3D({ src: h(), dst: h(), src_z: 0 } as never), 'memcpy3D', 'src_z', `${M}, depth, srcHeight, dstHeight, srcZ, dstZ`],
+      [() => driver.matrixToArray(h(), [8, 8], { surface_ldst: 1 } as never), 'matrixToArray', 'surface_ldst', 'channels, surfaceLoadStore'],
+      [() => gl.createHeadlessContext({ egl_device: 0 } as never), 'gl.createHeadlessContext', 'egl_device', 'device, eglDevice, version, makeCurrent'],
+      [() => driver.Context.synchronizeAsync({ sginal: AbortSignal.abort() } as never), 'Context.synchronizeAsync()', 'sginal', 'signal'],
+    ] as Array<[() => unknown, string, string, string]>) {
+      expect(expectCode(f, TypeError, 'ERR_INVALID_ARG_VALUE').message).toBe(`${what}: unknown option "${key}" (known: ${known})`);
+    }
+    await expect(compiler.compileAsync(src, { cache_dir: '/tmp' } as never)).rejects.toMatchObject({ name: 'TypeError',
+      code: 'ERR_INVALID_ARG_VALUE', message: `compiler.compileAsync: unknown option "cache_dir" (known: ${C}, signal)` });
+    await expect(cuda.SourceModule.compileAsync(src, { keep: true } as never)).rejects.toMatchObject({ name: 'TypeError',
+      code: 'ERR_INVALID_ARG_VALUE', message: `SourceModule.compileAsync(): unknown option "keep" (known: ${C}, signal)` });
+    // CompileOptions' signal (read by the Async forms) passes the sync form too: one object may serve both.
+    expect(compiler.compile(src, { arch: 'sm_90', signal: AbortSignal.abort() }).image.byteLength).toBeGreaterThan(0);
+    // The known names pass (a host-to-host copy's plan needs no driver).
+    const e = { src: h(), dst: h(), widthInBytes: 8, height: 2 };
+    expect(plan({ ...e, srcPitch: 16, dstPitch: 16, srcXInBytes: 4, srcY: 1, dstXInBytes: 4, dstY: 1, srcZ: 0, dstZ: undefined }, false)[2])
+      .toBe(8);
+    expect(plan({ ...e, depth: 2, srcHeight: 4, dstHeight: 4, srcZ: 1, dstZ: 0 }, true)[4]).toBe(2);
   });
 });
 

@@ -264,10 +264,11 @@ export function checkedOptions<T extends object>(v: T | null | undefined, what: 
 /**
  * @internal Refuses an option `what` does not know (set to anything but undefined), so that an
  * option another library reads — NumPy's `kind`, torch's `descending` — is an error, not dropped.
+ * `hidden`: @internal options also taken, left out of the message's list of known ones.
  */
-export function knownOptions(o: object, what: string, keys: readonly string[]): void {
+export function knownOptions(o: object, what: string, keys: readonly string[], hidden: readonly string[] = []): void {
   for (const k of Object.keys(o)) {
-    if (!keys.includes(k) && (o as Record<string, unknown>)[k] !== undefined) {
+    if (!keys.includes(k) && !hidden.includes(k) && (o as Record<string, unknown>)[k] !== undefined) {
       // A class instance in the options' place is most often PyCUDA's positional stream: say so.
       const proto: unknown = Object.getPrototypeOf(o);
       const hint = proto && proto !== Object.prototype ? `; the options must be a plain object such as { stream }, not ${describe(o)}` : '';

@@ -11,7 +11,7 @@ import * as path from 'path';
 import * as diskCache from './disk_cache';
 import { warmPrebuilt } from './prebuilt';
 import { DEVICE_ATTRIBUTES } from './attributes';
-import { CudaError, NvrtcError, describe, typeError } from '../base/errors';
+import { CudaError, NvrtcError, describe, knownOptions, typeError } from '../base/errors';
 import { native } from './native';
 import { contextDevice, currentContext, onFirstContext } from './driver';
 import { debug, kernelNames } from '../base/debug';
@@ -256,6 +256,18 @@ function optionIncludeDirs(options: string[]): string[] {
   return dirs.filter(Boolean);
 }
 
+// The option names compile() and SourceModule read (and `signal`, their Async forms): any other
+// (PyCUDA's keep, no_extern_c or cache_dir, a misspelt key) is a TypeError, not ignored. The sync
+// forms take a `signal` unlisted: CompileOptions has it, so one options object may serve both.
+const COMPILE_KEYS = ['arch', 'options', 'target', 'noExternC', 'includeDirs', 'nameExpressions', 'cacheDir'];
+const COMPILE_ASYNC_KEYS = [...COMPILE_KEYS, 'signal'];
+const SIGNAL = ['signal'];
+
+/** @internal Refuses an option `what` does not read (an object's; prepare() refuses a non-object). */
+export function checkCompileOptions(opts: unknown, what: string, async: boolean): void {
+  if (typeof opts === 'object' && opts !== null) knownOptions(opts, what, async ? COMPILE_ASYNC_KEYS : COMPILE_KEYS, async ? [] : SIGNAL);
+}
+
 function stringArray(v: unknown, name: string): string[] {
   if (v === undefined) return [];
   if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
@@ -440,6 +452,7 @@ export async function compilePreparedAsync(p: Prepared): Promise<RawResult> {
  * const { image } = compiler.compile('__global__ void k(float *x) { x[0] = 1; }', { arch: 'sm_90' });
  */
 export function compile(source: string, opts: CompileOptions = {}): CompileResult {
+  checkCompileOptions(opts, 'compiler.compile', false);
   const p = prepare(source, opts, true);
   return publicResult(p, compilePrepared(p));
 }
@@ -451,6 +464,7 @@ export function compile(source: string, opts: CompileOptions = {}): CompileResul
  */
 export function compileAsync(source: string, opts: CompileOptions = {}): Promise<CompileResult> {
   try {
+    checkCompileOptions(opts, 'compiler.compileAsync', true);
     const p = prepare(source, opts, true);
     return abortable(() => compilePreparedAsync(p), opts.signal).then((r) => publicResult(p, r));
   } catch (e) {

@@ -4,7 +4,7 @@
  * Layouts, defaults and range checks are decided here; src/array.cc calls the driver.
  */
 import { DTypeLike, DType, dtype as toDType, dtypeOfArray } from '../base/dtype';
-import { checkSize, describe, rangeError, typeError } from '../base/errors';
+import { checkSize, checkedOptions, describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from './driver';
 import { DeviceAllocation, DeviceLike, deviceRange, hostRange, isDeviceMemory, useOn } from './memory';
 import { native } from './native';
@@ -385,11 +385,21 @@ function side(end: CopyEnd, which: 'src' | 'dst', o: Memcpy3DOptions, width: num
   return { kind: 0, host, byteOffset: h.byteOffset, byteLength: h.byteLength, x, y, z, pitch, height: rows };
 }
 
-/** @internal The native copy's two sides and extent (exported for tests). */
-export function plan(o: Memcpy3DOptions, is3D: boolean): [Side, Side, number, number, number] {
+// The fields each copy reads: any other (PyCUDA's WidthInBytes or width_in_bytes, a misspelt
+// srcPitch) would copy with a default in its place, so it is a TypeError. A 2-D copy takes a z of
+// 0 unlisted; its depth and other z are refused with a message that names memcpy3D.
+const COPY_2D_KEYS = ['src', 'dst', 'widthInBytes', 'height', 'srcPitch', 'dstPitch', 'srcXInBytes', 'srcY', 'dstXInBytes', 'dstY'];
+const COPY_3D_KEYS = [...COPY_2D_KEYS, 'depth', 'srcHeight', 'dstHeight', 'srcZ', 'dstZ'];
+
+/** @internal The native copy's two sides and extent (exported for tests); `what` names the call in errors. */
+export function plan(o: Memcpy3DOptions, is3D: boolean, what = is3D ? 'memcpy3D' : 'memcpy2D'): [Side, Side, number, number, number] {
   if (typeof o !== 'object' || o === null) {
     throw typeError('ERR_INVALID_ARG_TYPE', `The copy options must be an object. Received ${describe(o)}`);
   }
+  if (!is3D && (o.depth !== undefined || o.srcZ || o.dstZ)) {
+    throw typeError('ERR_INVALID_ARG_VALUE', 'memcpy2D copies one slice: use memcpy3D for depth and z');
+  }
+  knownOptions(o, what, is3D ? COPY_3D_KEYS : COPY_2D_KEYS, ['srcZ', 'dstZ']);
   const arr = o.src instanceof CudaArray ? o.src : o.dst instanceof CudaArray ? o.dst : null;
   const ext = arr ? arrayExtent(arr) : null;
   const hostWidth = (o.srcPitch ?? (DeviceAllocation.isDeviceAllocation(o.src) ? pitches.get(o.src) : undefined));
@@ -397,14 +407,12 @@ export function plan(o: Memcpy3DOptions, is3D: boolean): [Side, Side, number, nu
   if (Number.isNaN(width)) throw typeError('ERR_MISSING_ARGS', 'The "widthInBytes" option is required when no end is a CUDA array');
   const height = optSize(o.height, 'height', ext?.rows ?? 1);
   const depth = is3D ? optSize(o.depth, 'depth', ext?.slices ?? 1) : 1;
-  if (!is3D && (o.depth !== undefined || o.srcZ || o.dstZ)) {
-    throw typeError('ERR_INVALID_ARG_VALUE', 'memcpy2D copies one slice: use memcpy3D for depth and z');
-  }
   return [side(o.src, 'src', o, width, height, depth), side(o.dst, 'dst', o, width, height, depth), width, height, depth];
 }
 
-function copy(o: Memcpy3DOptions, is3D: boolean, stream: Stream | null | undefined, async: boolean): Promise<void> | void {
-  const [s, d, w, h, depth] = plan(o, is3D);
+function copy(o: Memcpy3DOptions, is3D: boolean, stream: Stream | null | undefined, async: boolean,
+  what: string): Promise<void> | void {
+  const [s, d, w, h, depth] = plan(o, is3D, what);
   const sh = streamHandle(stream);
   if (sh) {
     useOn(o.src, sh);
@@ -421,7 +429,7 @@ function copy(o: Memcpy3DOptions, is3D: boolean, stream: Stream | null | undefin
  * driver.memcpy2D({ src: arr, dst: dev, dstPitch: pitch });               // array → pitched memory
  */
 export function memcpy2D(opts: Memcpy2DOptions): void {
-  copy(opts, false, null, false);
+  copy(opts, false, null, false, 'memcpy2D');
 }
 /**
  * memcpy2D queued on `stream`; the Promise settles when it is done. Host buffers must stay
@@ -430,7 +438,7 @@ export function memcpy2D(opts: Memcpy2DOptions): void {
  * await driver.memcpy2DAsync({ src: arr, dst: out }, stream);
  */
 export function memcpy2DAsync(opts: Memcpy2DOptions, stream?: Stream | null): Promise<void> {
-  return copy(opts, false, stream, true) as Promise<void>;
+  return copy(opts, false, stream, true, 'memcpy2DAsync') as Promise<void>;
 }
 /**
  * A 3-D copy (cuMemcpy3D; pycuda's Memcpy3D): `depth` slices of `height` rows of `widthInBytes`.
@@ -438,7 +446,7 @@ export function memcpy2DAsync(opts: Memcpy2DOptions, stream?: Stream | null): Pr
  * driver.memcpy3D({ src: volume, dst: arr3d });
  */
 export function memcpy3D(opts: Memcpy3DOptions): void {
-  copy(opts, true, null, false);
+  copy(opts, true, null, false, 'memcpy3D');
 }
 /**
  * memcpy3D queued on `stream`; the Promise settles when it is done.
@@ -446,7 +454,7 @@ export function memcpy3D(opts: Memcpy3DOptions): void {
  * await driver.memcpy3DAsync({ src: arr3d, dst: host }, stream);
  */
 export function memcpy3DAsync(opts: Memcpy3DOptions, stream?: Stream | null): Promise<void> {
-  return copy(opts, true, stream, true) as Promise<void>;
+  return copy(opts, true, stream, true, 'memcpy3DAsync') as Promise<void>;
 }
 
 /**
@@ -489,17 +497,17 @@ export class Memcpy2D {
   /** Writes to a CUDA array (set_dst_array). */
   setDstArray(a: CudaArray): void { this.dst = a; }
   /** Copies now (returns when done). */
-  call(): void { copy(this.options_(), this instanceof Memcpy3D, null, false); }
+  call(): void { copy(this.options_(), this instanceof Memcpy3D, null, false, `${this.constructor.name}.call()`); }
   /** Queues the copy on `stream`; the Promise settles when it is done. */
   callAsync(stream?: Stream | null): Promise<void> {
-    return copy(this.options_(), this instanceof Memcpy3D, stream, true) as Promise<void>;
+    return copy(this.options_(), this instanceof Memcpy3D, stream, true, `${this.constructor.name}.callAsync()`) as Promise<void>;
   }
-  /** @internal */
+  /** @internal The fields as a plain object (one set by mistake, say width_in_bytes, is refused by name). */
   options_(): Memcpy3DOptions {
     if (this.src === undefined || this.dst === undefined) {
       throw typeError('ERR_MISSING_ARGS', 'Set both ends (setSrcHost/Device/Array, setDstHost/Device/Array) before call()');
     }
-    return this as Memcpy3DOptions;
+    return { ...this } as Memcpy3DOptions;
   }
 }
 
@@ -531,6 +539,8 @@ export interface ToArrayOptions {
   surfaceLoadStore?: boolean;
 }
 
+const TO_ARRAY_KEYS = ['channels', 'surfaceLoadStore'];
+
 function arrayFor(shape: readonly number[], dt: DType, o: ToArrayOptions): CudaArray {
   const dims = shape.slice();
   const numChannels = o.channels ? channelsOf(dims.pop(), 'last axis (channels)') : 1;
@@ -551,6 +561,7 @@ function arrayFor(shape: readonly number[], dt: DType, o: ToArrayOptions): CudaA
  * const arr = driver.matrixToArray(new Float32Array(32 * 64), [32, 64]);
  */
 export function matrixToArray(host: ArrayBufferView, shape: readonly number[], o: ToArrayOptions = {}): CudaArray {
+  o = checkedOptions(o, 'matrixToArray', TO_ARRAY_KEYS);
   const dt = ArrayBuffer.isView(host) ? dtypeOfArray(host) : undefined;
   if (!dt) throw typeError('ERR_INVALID_ARG_TYPE', `matrixToArray needs a TypedArray. Received ${describe(host)}`);
   const n = shape.reduce((a, b) => a * checkSize(b, 'shape'), 1);
@@ -569,6 +580,7 @@ export function matrixToArray(host: ArrayBufferView, shape: readonly number[], o
  * const arr = driver.arrayFromGPUArray(gpuarray.toGpu(img, { shape: [h, w] }));
  */
 export function arrayFromGPUArray(a: GPUArray, o: ToArrayOptions = {}): CudaArray {
+  o = checkedOptions(o, 'arrayFromGPUArray', TO_ARRAY_KEYS);
   if (!a.flags.cContiguous) throw typeError('ERR_INVALID_ARG_VALUE', 'arrayFromGPUArray needs a C-contiguous GPUArray');
   const arr = arrayFor(a.shape, a.dtype, o);
   memcpy3D({ src: a, dst: arr });

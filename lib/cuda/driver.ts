@@ -4,10 +4,13 @@
  * launches in compiler.ts / launch.ts; index.ts gathers them all under `driver`.
  */
 import { DEVICE_ATTRIBUTES, attributeNumber, camelName } from './attributes';
-import { checkSize, describe, rangeError, typeError } from '../base/errors';
+import { checkSize, checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { native } from './native';
 import { deviceEpoch, runScoped, scopeDevice, setScopeDevice, syncDevice } from './scope';
 import { type AbortOptions, abortable } from '../base/abort';
+
+// The one option synchronizeAsync() reads: any other (a misspelt signal, torch's non_blocking) is a TypeError.
+const SIGNAL_KEY = ['signal'];
 
 /**
  * Whether a CUDA driver and at least one device are present. Never throws. It says nothing about
@@ -394,8 +397,9 @@ export class Context {
   }
   /** Resolves when all work in the current context is done (waits off the main thread). */
   static synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
+    const { signal } = checkedOptions(opts, 'Context.synchronizeAsync()', SIGNAL_KEY);
     syncDevice();
-    return abortable(() => native.ctxSynchronizeAsync(), opts?.signal);
+    return abortable(() => native.ctxSynchronizeAsync(), signal);
   }
 }
 
@@ -455,7 +459,8 @@ export class Stream {
   }
   /** Resolves when all work queued so far is done, without blocking the event loop. */
   synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
-    return abortable(() => native.streamSynchronizeAsync(this.handle), opts?.signal);
+    const { signal } = checkedOptions(opts, 'Stream.synchronizeAsync()', SIGNAL_KEY);
+    return abortable(() => native.streamSynchronizeAsync(this.handle), signal);
   }
   /** True when all queued work is done. */
   isDone(): boolean {
@@ -521,7 +526,8 @@ export class Event {
   }
   /** Resolves when the recorded work is done. */
   synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
-    return abortable(() => native.eventSynchronizeAsync(this.handle), opts?.signal);
+    const { signal } = checkedOptions(opts, 'Event.synchronizeAsync()', SIGNAL_KEY);
+    return abortable(() => native.eventSynchronizeAsync(this.handle), signal);
   }
   /** True when the recorded work is done. */
   query(): boolean {

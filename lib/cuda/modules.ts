@@ -16,7 +16,8 @@ import { cudaVersionString, currentContext } from './driver';
 import { syncDevice } from './scope';
 import { abortable } from '../base/abort';
 import {
-  CompileOptions, Prepared, RawResult, compilePrepared, compilePreparedAsync, deviceCapability, moduleKey, prepare, publicResult,
+  CompileOptions, Prepared, RawResult, checkCompileOptions, compilePrepared, compilePreparedAsync, deviceCapability, moduleKey, prepare,
+  publicResult,
 } from './compiler';
 
 /**
@@ -168,6 +169,7 @@ export class SourceModule extends Module {
   constructor(source: string, opts: SourceModuleOptions = {}) {
     const pending = asyncCompiled;
     asyncCompiled = null;
+    if (!pending) checkCompileOptions(opts, 'SourceModule', false); // compileAsync checked its own (with signal)
     const p = pending?.p ?? prepare(source, opts, true);
     const r = pending?.r ?? compilePrepared(p);
     checkPtxLoadable(p);
@@ -194,6 +196,7 @@ export class SourceModule extends Module {
    * const mod = await SourceModule.compileAsync(src);
    */
   static async compileAsync(source: string, opts: SourceModuleOptions = {}): Promise<SourceModule> {
+    checkCompileOptions(opts, 'SourceModule.compileAsync()', true);
     const p = prepare(source, opts, true);
     const r = await abortable(() => compilePreparedAsync(p), opts.signal);
     asyncCompiled = { p, r }; // taken by the constructor right below (synchronous: nothing between)

@@ -6,7 +6,7 @@
  * A GL context is current on one thread at a time (EGL's rule): each worker_thread makes its own
  * context (or makeCurrent()s one the main thread release()d first); the CUDA side needs nothing.
  */
-import { checkSize, describe, rangeError, typeError } from '../base/errors';
+import { checkSize, describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { isAvailable as cudaAvailable } from '../cuda/driver';
 import { native } from '../cuda/native';
 import { GlError } from './errors';
@@ -474,5 +474,7 @@ function view(v: unknown, name: string): { buffer: ArrayBufferView; byteOffset: 
  */
 export function createHeadlessContext(o: HeadlessContextOptions = {}): HeadlessContext {
   if (typeof o !== 'object' || o === null) throw typeError('ERR_INVALID_ARG_TYPE', `Options must be an object. Received ${describe(o)}`);
+  // Any other name (a misspelt eglDevice, PyOpenGL's or EGL's attribute names) is refused, not ignored.
+  knownOptions(o, 'gl.createHeadlessContext', ['device', 'eglDevice', 'version', 'makeCurrent']);
   return new HeadlessContext(o);
 }

@@ -6,7 +6,7 @@
  * are cached per process (memory), per machine (disk) and per context (loaded modules).
  */
 import { coerceArg } from '../base/dtype';
-import { describe, rangeError, typeError } from '../base/errors';
+import { describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { envNumber } from '../base/env';
 import { generatedKernel } from '../cuda/modules';
@@ -119,6 +119,7 @@ export class ElementwiseKernel {
 
   constructor(args: string, operation: string, name?: string, options: ElementwiseKernelOptions = {}) {
     if (!isPlainObject(options)) throw typeError('ERR_INVALID_ARG_TYPE', `ElementwiseKernel: options must be an object. Received ${describe(options)}`);
+    knownOptions(options, 'ElementwiseKernel', ['preamble', 'loopPrep', 'afterLoop', 'options', 'keep']); // PyCUDA's loop_prep: refused
     const parsed = parseCArgs(args);
     const op = str(operation, 'operation');
     const opts = {
@@ -204,9 +205,7 @@ function callLoop(k: ElementwiseKernel, a: unknown[]): void {
     throw typeError('ERR_INVALID_ARG_COUNT', `${k.kernel}() takes ${args.length} argument(s) (${args.map((x) => x.name).join(', ')}) ` +
       `and optionally { range, slice, stream }; got ${a.length}`);
   }
-  for (const key of Object.keys(opts)) {
-    if (key !== 'range' && key !== 'slice' && key !== 'stream') throw typeError('ERR_INVALID_ARG_VALUE', `${k.kernel}(): unknown option "${key}"`);
-  }
+  knownOptions(opts, `${k.kernel}()`, ['range', 'slice', 'stream']);
   let n = -1;
   let ctx: number | undefined;
   const arrays: Array<[GPUArray, boolean]> = []; // (array, declared const)

@@ -92,6 +92,7 @@ export class GenericElementwiseKernel {
 
   constructor(inParams: string, outParams: string, operation: string, name?: string, options: GenericKernelOptions = {}) {
     if (!isPlainObject(options)) throw typeError('ERR_INVALID_ARG_TYPE', `ElementwiseKernel.generic: options must be an object. Received ${describe(options)}`);
+    knownOptions(options, 'ElementwiseKernel.generic', ['preamble', 'options']); // CuPy's reduce_dims or no_return: refused
     const ins = parseParams(inParams, 'input'), outs = parseParams(outParams, 'output');
     const op = str(operation, 'operation');
     if (outs.length === 0) throw typeError('ERR_INVALID_ARG_VALUE', 'ElementwiseKernel.generic: needs at least one output parameter');

@@ -64,6 +64,8 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
   if (typeof o !== 'object' || o === null) {
     throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel(dtypeOut, { neutral, reduceExpr, mapExpr?, arguments? })');
   }
+  // PyCUDA's reduce_expr or map_expr (or a misspelt mapExpr, which would reduce in[i] instead) is refused.
+  knownOptions(o, 'ReductionKernel', ['neutral', 'reduceExpr', 'mapExpr', 'arguments', 'name', 'preamble']);
   const out = toDType(dtypeOut);
   if (typeof o.reduceExpr !== 'string') {
     throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: reduceExpr must be a C expression in a and b');

@@ -16,6 +16,8 @@ import { overlaps } from '../array/overlap';
 // ---- kernel builders --------------------------------------------------------------------------
 
 let builderCount = 0;
+// The one option the PyCUDA-form builders read (PyCUDA's options or keep: refused, not ignored).
+const BUILDER_KEYS = ['preamble'];
 
 function scanCall(spec: ScanSpec, dt: DType, what: string) {
   return (input: GPUArray, output?: GPUArray | { stream?: Stream | null }, opts: { stream?: Stream | null } = {}): GPUArray => {
@@ -75,6 +77,7 @@ export interface ScanKernel {
  */
 export const InclusiveScanKernel = function (this: unknown, dtype: DTypeLike, scanExpr: string, neutral?: string | number,
   opts: { preamble?: string } = {}): ScanKernel {
+  opts = checkedOptions(opts, 'InclusiveScanKernel', BUILDER_KEYS);
   const dt = toDType(dtype);
   const spec = builderSpec(dt, scanExpr, neutral === undefined ? undefined : String(neutral), false, opts.preamble);
   return scanCall(spec, dt, 'InclusiveScanKernel') as ScanKernel;
@@ -95,6 +98,7 @@ export const InclusiveScanKernel = function (this: unknown, dtype: DTypeLike, sc
 export const ExclusiveScanKernel = function (this: unknown, dtype: DTypeLike, scanExpr: string, neutral: string | number,
   opts: { preamble?: string } = {}): ScanKernel {
   if (neutral === undefined) throw typeError('ERR_MISSING_ARGS', 'ExclusiveScanKernel needs a neutral element');
+  opts = checkedOptions(opts, 'ExclusiveScanKernel', BUILDER_KEYS);
   const dt = toDType(dtype);
   const spec = builderSpec(dt, scanExpr, String(neutral), true, opts.preamble);
   return scanCall(spec, dt, 'ExclusiveScanKernel') as ScanKernel;
@@ -140,6 +144,8 @@ export type GenericScanCallable = (...args: unknown[]) => void;
  */
 export const GenericScanKernel = function (this: unknown, o: GenericScanOptions): GenericScanCallable {
   if (typeof o !== 'object' || o === null) throw typeError('ERR_INVALID_ARG_TYPE', 'GenericScanKernel takes an options object');
+  knownOptions(o, 'GenericScanKernel', ['dtype', 'arguments', 'inputExpr', 'scanExpr', 'neutral', 'outputStatement',
+    'isSegmentStartExpr', 'preamble']); // PyOpenCL's input_expr or is_segment_start_expr: refused, not ignored
   for (const k of ['arguments', 'inputExpr', 'scanExpr', 'outputStatement'] as const) {
     if (typeof o[k] !== 'string') throw typeError('ERR_INVALID_ARG_TYPE', `GenericScanKernel: ${k} must be a string`);
   }

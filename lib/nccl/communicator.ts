@@ -87,7 +87,7 @@ export class Communicator {
     if (typeof options !== 'object' || options === null) {
       throw typeError('ERR_INVALID_ARG_TYPE', `The "options" argument must be an object. Received ${describe(options)}`);
     }
-    knownOptions(options, 'nccl.Communicator', ['device', 'timeoutMs', 'blocking', 'cgaClusterSize']);
+    knownOptions(options, 'nccl.Communicator', ['device', 'timeoutMs', 'blocking'], ['cgaClusterSize']);
     const timeoutMs = checkTimeout(options.timeoutMs, 'timeoutMs', 60_000);
     const blocking = options.blocking;
     if (blocking !== undefined && typeof blocking !== 'boolean') {

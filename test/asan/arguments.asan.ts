@@ -257,3 +257,74 @@ test('launch options are checked by name: PyCUDA\'s time_kernel and misspelt key
   expect(o.refused[3].message).toMatch(/^k\(\): unknown option "sharedMem"/);
   expect(o.passed).toEqual([null, null, null]);
 });
+
+test('option names of kernel builders, synchronizeAsync, Memcpy2D/3D objects, SourceModule and nccl.Communicator: misspelt refused, known taken', () => {
+  const r = runFake(`
+    (async () => {
+      const nc = require(process.env.NODECUDA_DIST);
+      const { gpuarray: g, driver, ElementwiseKernel: EK, ReductionKernel, InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } = nc;
+      const fail = (e) => ({ name: e.name, code: e.code, message: String(e.message) });
+      const err = (f) => { try { f(); return null; } catch (e) { return fail(e); } };
+      const rejected = async (p) => { try { await p; return null; } catch (e) { return fail(e); } };
+      const src = '__global__ void k(float *p) { p[threadIdx.x] = 1.0f; }';
+      const R = { neutral: 0, reduceExpr: 'a + b', arguments: 'const float *x', name: 'r', preamble: '' };
+      const G = { dtype: 'int32', arguments: 'const float *x, int *y', inputExpr: 'x[i] > 0 ? 1 : 0', scanExpr: 'a + b', neutral: 0,
+        outputStatement: 'y[i] = item;' };
+      const ek = new EK('float *x', 'x[i] = 1', 'ek', { preamble: '', loopPrep: '', afterLoop: '', options: [], keep: true });
+      const v = g.zeros([4], 'float32'), y = g.zeros([4], 'int32'), h = new Float32Array(16);
+      const s = new driver.Stream(), ev = new driver.Event().record(s);
+      const copy = (C, extra) => { const c = new C(); c.setSrcHost(h); c.setDstHost(h); return Object.assign(c, extra); };
+      const refused = [
+        err(() => new EK('float *x', 'x[i] = 1', 'ek', { loop_prep: '' })), err(() => ek(v, { rnage: [0, 2] })),
+        err(() => EK.generic('T x', 'T y', 'y = x', 'gk', { no_return: true })),
+        err(() => new ReductionKernel('float32', { ...R, map_expr: 'x[i]' })),
+        err(() => new InclusiveScanKernel('float32', 'a + b', 0, { options: [] })), err(() => new ExclusiveScanKernel('float32', 'a + b', 0, { keep: true })),
+        err(() => new GenericScanKernel({ ...G, input_expr: 'x[i]' })),
+        await rejected(Promise.resolve().then(() => s.synchronizeAsync({ timeout: 5 }))),
+        await rejected(Promise.resolve().then(() => ev.synchronizeAsync({ sginal: AbortSignal.abort() }))),
+        err(() => copy(driver.Memcpy2D, { width_in_bytes: 16 }).call()), await rejected(Promise.resolve().then(() => copy(driver.Memcpy3D, { Depth: 1 }).callAsync(s))),
+        err(() => new nc.SourceModule(src, { no_extern_c: true })),
+        err(() => new nc.nccl.Communicator(1, new Uint8Array(128), 0, { cgaClusterSize: 1, timeout: 5 })),
+      ];
+      // Every known name is taken (and an unknown one set to undefined).
+      const ac = new AbortController();
+      const passed = [
+        err(() => ek(v, { range: [0, 2], stream: s, slice: undefined })), err(() => ek(v, { slice: [0, 4, 2] })),
+        err(() => EK.generic('T x', 'T y', 'y = x + 1', 'gk', { preamble: '', options: [] })(v, { stream: s, size: undefined }).dispose()),
+        err(() => new ReductionKernel('float32', { ...R, mapExpr: 'x[i] * 2', junk: undefined })(v, { axis: null, keepdims: false, stream: s }).dispose()),
+        err(() => new InclusiveScanKernel('float32', 'a + b', 0, { preamble: '' })(v, { stream: s })),
+        err(() => new ExclusiveScanKernel('float32', 'a + b', 0, null)(v, v)),
+        err(() => new GenericScanKernel({ ...G, isSegmentStartExpr: 'false', preamble: '' })(v, y, { size: 4, stream: s })),
+        await rejected(s.synchronizeAsync({ signal: ac.signal })), await rejected(ev.synchronizeAsync({ signal: undefined })),
+        await rejected(driver.Context.synchronizeAsync(null)),
+        err(() => new nc.SourceModule(src, { options: ['-lineinfo'], target: 'cubin', noExternC: false, includeDirs: [], nameExpressions: [],
+          cacheDir: undefined }).dispose()),
+        await rejected(nc.SourceModule.compileAsync(src, { signal: ac.signal, options: [] }).then((m) => m.dispose())),
+        await rejected(nc.compiler.compileAsync(src, { arch: 'sm_90', signal: ac.signal })),
+      ];
+      // Without NCCL's library the known names get past the name check to NCCL_NOT_FOUND.
+      const ncclKnown = nc.nccl.isAvailable() ? null
+        : err(() => new nc.nccl.Communicator(1, new Uint8Array(128), 0, { device: 0, timeoutMs: 10, blocking: true, cgaClusterSize: 1 }));
+      driver.Context.synchronize();
+      s.dispose();
+      console.log(JSON.stringify({ refused, passed, ncclKnown }));
+    })();
+  `);
+  expectClean(r);
+  const o = r.out as { refused: unknown[]; passed: unknown[]; ncclKnown: { code?: string } | null };
+  const C = 'arch, options, target, noExternC, includeDirs, nameExpressions, cacheDir';
+  const M = 'src, dst, widthInBytes, height, srcPitch, dstPitch, srcXInBytes, srcY, dstXInBytes, dstY';
+  expect(o.refused).toEqual([
+    ['ElementwiseKernel', 'loop_prep', 'preamble, loopPrep, afterLoop, options, keep'], ['ek()', 'rnage', 'range, slice, stream'],
+    ['ElementwiseKernel.generic', 'no_return', 'preamble, options'],
+    ['ReductionKernel', 'map_expr', 'neutral, reduceExpr, mapExpr, arguments, name, preamble'],
+    ['InclusiveScanKernel', 'options', 'preamble'], ['ExclusiveScanKernel', 'keep', 'preamble'],
+    ['GenericScanKernel', 'input_expr', 'dtype, arguments, inputExpr, scanExpr, neutral, outputStatement, isSegmentStartExpr, preamble'],
+    ['Stream.synchronizeAsync()', 'timeout', 'signal'], ['Event.synchronizeAsync()', 'sginal', 'signal'],
+    ['Memcpy2D.call()', 'width_in_bytes', M], ['Memcpy3D.callAsync()', 'Depth', `${M}, depth, srcHeight, dstHeight, srcZ, dstZ`],
+    ['SourceModule', 'no_extern_c', C],
+    ['nccl.Communicator', 'timeout', 'device, timeoutMs, blocking'], // the @internal cgaClusterSize: taken, not listed
+  ].map(([f, key, known]) => ({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: `${f}: unknown option "${key}" (known: ${known})` })));
+  expect(o.passed).toEqual(Array(13).fill(null));
+  if (o.ncclKnown !== null) expect(o.ncclKnown.code).toBe('NCCL_NOT_FOUND');
+});
