@@ -7,7 +7,7 @@ import { constants as bufferConstants } from 'buffer';
 import { types } from 'util';
 import { markAsUntransferable } from 'worker_threads';
 import { DTypeLike, TypedArrayConstructor, dtype } from '../base/dtype';
-import { CudaError, checkSize, describe, rangeError, typeError } from '../base/errors';
+import { CudaError, checkSize, checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from './driver';
 import { native } from './native';
 import { syncDevice } from './scope';
@@ -364,6 +364,9 @@ export function memcpyDtod(dst: DeviceLike,
   native.memcpyDtod(d.ptr, s.ptr, bytes, null, false);
 }
 
+// The one option the async copies read: any other (torch's non_blocking, a misspelt signal) is a TypeError.
+const SIGNAL_KEY = ['signal'];
+
 /**
  * Queues a host→device copy on `stream` and resolves when it is done. The source must not
  * change until then when it is page-locked; pageable sources are staged before this returns
@@ -376,10 +379,11 @@ export function memcpyHtodAsync(dst: DeviceLike, src: HostBufferLike,
   const d = deviceRange(dst, 'dst');
   const h = hostRange(src, 'src');
   checkFits(h.byteLength, d.bytes, 'memcpyHtodAsync: destination too small');
+  const { signal } = checkedOptions(opts, 'memcpyHtodAsync', SIGNAL_KEY);
   const sh = streamHandle(stream);
   useOn(dst, sh);
   syncDevice();
-  return abortable(() => native.memcpyHtodAsync(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned, sh), opts?.signal);
+  return abortable(() => native.memcpyHtodAsync(d.ptr, h.buffer, h.byteOffset, h.byteLength, h.pinned, sh), signal);
 }
 
 /**
@@ -396,10 +400,11 @@ export function memcpyDtohAsync(dst: HostBufferLike, src: DeviceLike,
   const h = hostRange(dst, 'dst');
   const s = deviceRange(src, 'src');
   checkFits(h.byteLength, s.bytes, 'memcpyDtohAsync: source too small for the destination');
+  const { signal } = checkedOptions(opts, 'memcpyDtohAsync', SIGNAL_KEY);
   const sh = streamHandle(stream);
   useOn(src, sh);
   syncDevice();
-  return abortable(() => native.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, s.ptr, h.pinned, sh), opts?.signal);
+  return abortable(() => native.memcpyDtohAsync(h.buffer, h.byteOffset, h.byteLength, s.ptr, h.pinned, sh), signal);
 }
 
 /**
@@ -412,11 +417,12 @@ export function memcpyDtodAsync(dst: DeviceLike,
   const d = deviceRange(dst, 'dst'), s = deviceRange(src, 'src');
   checkSize(bytes, 'bytes');
   checkFits(bytes, Math.min(d.bytes, s.bytes), 'memcpyDtodAsync');
+  const { signal } = checkedOptions(opts, 'memcpyDtodAsync', SIGNAL_KEY);
   const sh = streamHandle(stream);
   useOn(dst, sh);
   useOn(src, sh);
   syncDevice();
-  return abortable(() => native.memcpyDtod(d.ptr, s.ptr, bytes, sh, true), opts?.signal);
+  return abortable(() => native.memcpyDtod(d.ptr, s.ptr, bytes, sh, true), signal);
 }
 
 function memsetImpl(width: 1 | 2 | 4, dst: DeviceLike, value: number,

@@ -3,7 +3,7 @@
  * texture references, which CUDA 12 removed. A kernel receives one as a 64-bit handle
  * (`cudaTextureObject_t` / `cudaSurfaceObject_t` parameters; pass `tex.handle`).
  */
-import { checkSize, describe, rangeError, typeError } from '../base/errors';
+import { checkSize, describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { DeviceLike, deviceRange } from './memory';
 import { native } from './native';
 import { ArrayFormatLike, CudaArray, addressMode, arrayFlags, filterMode, formatOf, textureFlags } from './cuda_array';
@@ -79,8 +79,15 @@ function modeOf(m: unknown): number {
   return v;
 }
 
+// The fields each descriptor reads: any other (CUDA's filter_mode or address_mode, a misspelt
+// numchannels, which would read one channel) is a TypeError, not ignored.
+const DESC_KEYS = ['addressMode', 'filterMode', 'normalizedCoords', 'readMode', 'sRGB', 'borderColor', 'maxAnisotropy'];
+const LINEAR_KEYS = ['linear', 'format', 'numChannels', 'sizeInBytes'];
+const PITCH_KEYS = ['pitch2D', 'format', 'numChannels', 'width', 'height', 'pitchInBytes'];
+
 function texDesc(d: TextureDesc): NativeAddon.TextureDesc {
   if (typeof d !== 'object' || d === null) throw typeError('ERR_INVALID_ARG_TYPE', `The texture desc must be an object. Received ${describe(d)}`);
+  knownOptions(d, 'TextureObject desc', DESC_KEYS);
   const am = d.addressMode ?? 'clamp';
   const modes = typeof am === 'string' ? [am, am, am] : [am[0], am[1] ?? am[0], am[2] ?? am[0]];
   if (d.filterMode !== undefined && d.filterMode !== 'point' && d.filterMode !== 'linear') {
@@ -167,6 +174,7 @@ export class TextureObject extends ObjectHandle {
     if (resource instanceof CudaArray) {
       made = native.texObjectCreate({ kind: 0, array: resource.check_().handle_ }, td);
     } else if (typeof resource === 'object' && resource !== null && 'linear' in resource) {
+      knownOptions(resource, 'TextureObject linear resource', LINEAR_KEYS);
       const r = deviceRange(resource.linear, 'linear');
       const bytes = resource.sizeInBytes === undefined ? r.bytes : checkSize(resource.sizeInBytes, 'sizeInBytes');
       if (!Number.isFinite(bytes) || bytes > r.bytes) {
@@ -177,6 +185,7 @@ export class TextureObject extends ObjectHandle {
       }, td);
       source = resource.linear;
     } else if (typeof resource === 'object' && resource !== null && 'pitch2D' in resource) {
+      knownOptions(resource, 'TextureObject pitch2D resource', PITCH_KEYS);
       const r = deviceRange(resource.pitch2D, 'pitch2D');
       const width = checkSize(resource.width, 'width'), height = checkSize(resource.height, 'height');
       const pitch = checkSize(resource.pitchInBytes, 'pitchInBytes');

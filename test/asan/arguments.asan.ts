@@ -258,7 +258,7 @@ test('launch options are checked by name: PyCUDA\'s time_kernel and misspelt key
   expect(o.passed).toEqual([null, null, null]);
 });
 
-test('option names of kernel builders, synchronizeAsync, Memcpy2D/3D objects, SourceModule and nccl.Communicator: misspelt refused, known taken', () => {
+test('option names of kernel builders, synchronizeAsync, Memcpy2D/3D objects, async copies, texture objects, SourceModule and nccl.Communicator: misspelt refused, known taken', () => {
   const r = runFake(`
     (async () => {
       const nc = require(process.env.NODECUDA_DIST);
@@ -272,7 +272,7 @@ test('option names of kernel builders, synchronizeAsync, Memcpy2D/3D objects, So
         outputStatement: 'y[i] = item;' };
       const ek = new EK('float *x', 'x[i] = 1', 'ek', { preamble: '', loopPrep: '', afterLoop: '', options: [], keep: true });
       const v = g.zeros([4], 'float32'), y = g.zeros([4], 'int32'), h = new Float32Array(16);
-      const s = new driver.Stream(), ev = new driver.Event().record(s);
+      const s = new driver.Stream(), ev = new driver.Event().record(s), dv = driver.memAlloc(64), dv2 = driver.memAlloc(64);
       const copy = (C, extra) => { const c = new C(); c.setSrcHost(h); c.setDstHost(h); return Object.assign(c, extra); };
       const refused = [
         err(() => new EK('float *x', 'x[i] = 1', 'ek', { loop_prep: '' })), err(() => ek(v, { rnage: [0, 2] })),
@@ -285,6 +285,11 @@ test('option names of kernel builders, synchronizeAsync, Memcpy2D/3D objects, So
         err(() => copy(driver.Memcpy2D, { width_in_bytes: 16 }).call()), await rejected(Promise.resolve().then(() => copy(driver.Memcpy3D, { Depth: 1 }).callAsync(s))),
         err(() => new nc.SourceModule(src, { no_extern_c: true })),
         err(() => new nc.nccl.Communicator(1, new Uint8Array(128), 0, { cgaClusterSize: 1, timeout: 5 })),
+        err(() => driver.memcpyHtodAsync(dv, h, s, { sigal: AbortSignal.abort() })), err(() => driver.memcpyDtohAsync(h, dv, null, { non_blocking: true })),
+        err(() => driver.memcpyDtodAsync(dv2, dv, 64, s, { timeout: 1 })),
+        err(() => new driver.TextureObject({ linear: dv, format: 'float32' }, { filter_mode: 'linear' })),
+        err(() => new driver.TextureObject({ linear: dv, format: 'float32', numchannels: 2 })),
+        err(() => new driver.TextureObject({ pitch2D: dv, format: 'float32', width: 4, height: 1, pitch: 16 })),
       ];
       // Every known name is taken (and an unknown one set to undefined).
       const ac = new AbortController();
@@ -301,17 +306,26 @@ test('option names of kernel builders, synchronizeAsync, Memcpy2D/3D objects, So
           cacheDir: undefined }).dispose()),
         await rejected(nc.SourceModule.compileAsync(src, { signal: ac.signal, options: [] }).then((m) => m.dispose())),
         await rejected(nc.compiler.compileAsync(src, { arch: 'sm_90', signal: ac.signal })),
+        await rejected(driver.memcpyHtodAsync(dv, h, s, { signal: ac.signal })), await rejected(driver.memcpyDtohAsync(h, dv, s, { signal: undefined })),
+        await rejected(driver.memcpyDtodAsync(dv2, dv, 64, s, null)),
       ];
+      // A texture's known names get past the name check to the driver (the double has no texture objects).
+      const texKnown = err(() => new driver.TextureObject({ linear: dv, format: 'float32', numChannels: 1, sizeInBytes: 64 },
+        { addressMode: 'clamp', filterMode: 'point', normalizedCoords: false, readMode: 'elementType', sRGB: false, borderColor: [0, 0, 0, 0],
+          maxAnisotropy: 0 }).dispose());
       // Without NCCL's library the known names get past the name check to NCCL_NOT_FOUND.
       const ncclKnown = nc.nccl.isAvailable() ? null
         : err(() => new nc.nccl.Communicator(1, new Uint8Array(128), 0, { device: 0, timeoutMs: 10, blocking: true, cgaClusterSize: 1 }));
       driver.Context.synchronize();
       s.dispose();
-      console.log(JSON.stringify({ refused, passed, ncclKnown }));
+      dv.free();
+      dv2.free();
+      console.log(JSON.stringify({ refused, passed, ncclKnown, texKnown }));
     })();
   `);
   expectClean(r);
-  const o = r.out as { refused: unknown[]; passed: unknown[]; ncclKnown: { code?: string } | null };
+  const o = r.out as { refused: unknown[]; passed: unknown[]; ncclKnown: { code?: string } | null; texKnown: { code?: string } | null };
+  const D = 'addressMode, filterMode, normalizedCoords, readMode, sRGB, borderColor, maxAnisotropy';
   const C = 'arch, options, target, noExternC, includeDirs, nameExpressions, cacheDir';
   const M = 'src, dst, widthInBytes, height, srcPitch, dstPitch, srcXInBytes, srcY, dstXInBytes, dstY';
   expect(o.refused).toEqual([
@@ -324,7 +338,11 @@ test('option names of kernel builders, synchronizeAsync, Memcpy2D/3D objects, So
     ['Memcpy2D.call()', 'width_in_bytes', M], ['Memcpy3D.callAsync()', 'Depth', `${M}, depth, srcHeight, dstHeight, srcZ, dstZ`],
     ['SourceModule', 'no_extern_c', C],
     ['nccl.Communicator', 'timeout', 'device, timeoutMs, blocking'], // the @internal cgaClusterSize: taken, not listed
+    ['memcpyHtodAsync', 'sigal', 'signal'], ['memcpyDtohAsync', 'non_blocking', 'signal'], ['memcpyDtodAsync', 'timeout', 'signal'],
+    ['TextureObject desc', 'filter_mode', D], ['TextureObject linear resource', 'numchannels', 'linear, format, numChannels, sizeInBytes'],
+    ['TextureObject pitch2D resource', 'pitch', 'pitch2D, format, numChannels, width, height, pitchInBytes'],
   ].map(([f, key, known]) => ({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: `${f}: unknown option "${key}" (known: ${known})` })));
-  expect(o.passed).toEqual(Array(13).fill(null));
+  expect(o.passed).toEqual(Array(16).fill(null));
+  expect(o.texKnown).toMatchObject({ name: 'CudaError' });
   if (o.ncclKnown !== null) expect(o.ncclKnown.code).toBe('NCCL_NOT_FOUND');
 });
