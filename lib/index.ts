@@ -62,7 +62,7 @@ export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './k
 export type { ScanKernel, GenericScanOptions, GenericScanCallable } from './kernels/scan';
 export type { ScanOptions } from './array/scan';
 export type { SortOptions, ArgsortOptions, UniqueOptions, UniqueResult, SearchsortedOptions } from './array/sorting';
-export type { ReduceOptions, VarOptions, ArgOptions } from './array/reductions';
+export type { ReduceOptions, VarOptions, ArgOptions, DotOptions } from './array/reductions';
 export { GPUArray } from './array/gpuarray';
 export { tidy, keep } from './array/tidy';
 export type { TransferOptions } from './array/gpuarray';

@@ -362,7 +362,6 @@ describe('argument checks before any CUDA call', () => {
       [() => compiler.compile(src, { arch: 'sm_90', no_extern_c: true } as never), 'compiler.compile', 'no_extern_c', C],
       [() => new cuda.SourceModule(src, { include_dirs: ['.'] } as never), 'SourceModule', 'include_dirs', C],
       [() => driver.memcpy2D({ src: h(), dst: h(), WidthInBytes: 16 } as never), 'memcpy2D', 'WidthInBytes', M],
-      [() => driver.memcpy2DAsync({ src: h(), dst: h(), widthInBytes: 16, srcHeight: 2 } as never), 'memcpy2DAsync', 'srcHeight', M],
       [() => driver.memcpy3D({ src: h(), dst: h(), src_z: 0 } as never), 'memcpy3D', 'src_z', `${M}, depth, srcHeight, dstHeight, srcZ, dstZ`],
       [() => driver.matrixToArray(h(), [8, 8], { surface_ldst: 1 } as never), 'matrixToArray', 'surface_ldst', 'channels, surfaceLoadStore'],
       [() => gl.createHeadlessContext({ egl_device: 0 } as never), 'gl.createHeadlessContext', 'egl_device', 'device, eglDevice, version, makeCurrent'],
@@ -374,6 +373,9 @@ describe('argument checks before any CUDA call', () => {
       code: 'ERR_INVALID_ARG_VALUE', message: `compiler.compileAsync: unknown option "cache_dir" (known: ${C}, signal)` });
     await expect(cuda.SourceModule.compileAsync(src, { keep: true } as never)).rejects.toMatchObject({ name: 'TypeError',
       code: 'ERR_INVALID_ARG_VALUE', message: `SourceModule.compileAsync(): unknown option "keep" (known: ${C}, signal)` });
+    // A 3-D copy's field on a 2-D copy: the message says which copy takes it.
+    expect(expectCode(() => driver.memcpy2DAsync({ src: h(), dst: h(), widthInBytes: 16, srcHeight: 2 } as never), TypeError,
+      'ERR_INVALID_ARG_VALUE').message).toBe('memcpy2D copies one slice: use memcpy3D for depth, z and slice heights');
     // CompileOptions' signal (read by the Async forms) passes the sync form too: one object may serve both.
     expect(compiler.compile(src, { arch: 'sm_90', signal: AbortSignal.abort() }).image.byteLength).toBeGreaterThan(0);
     // The known names pass (a host-to-host copy's plan needs no driver).

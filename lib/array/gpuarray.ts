@@ -19,7 +19,7 @@ import { IndexItem, applyIndex } from '../base/indexing';
 import { impl } from './methods';
 import type { MatmulOptions } from '../linalg/matmul';
 import type { OpOptions, Operand } from './operators';
-import type { ArgOptions, ReduceOptions, VarOptions } from './reductions';
+import type { ArgOptions, DotOptions, ReduceOptions, VarOptions } from './reductions';
 import type { ScanOptions } from './scan';
 import type { ArgsortOptions, SearchsortedOptions, SortOptions } from './sorting';
 
@@ -493,7 +493,7 @@ export class GPUArray {
   /** Index of the maximum (first on ties) over `axis` or the flattened array. */
   argmax(opts?: ArgOptions): GPUArray { return impl.argmax(this, opts); }
   /** Dot product of the flattened arrays. */
-  dot(b: GPUArray, opts?: ReduceOptions): GPUArray { return impl.dot(this, b, opts); }
+  dot(b: GPUArray, opts?: DotOptions): GPUArray { return impl.dot(this, b, opts); }
   /** Cumulative sum (flattened, or along `axis`). */
   cumsum(opts?: ScanOptions): GPUArray { return impl.cumsum(this, opts); }
   /** Cumulative product (flattened, or along `axis`). */

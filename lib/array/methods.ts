@@ -10,7 +10,7 @@
  */
 import type { GPUArray } from './gpuarray';
 import type { OpOptions } from './operators';
-import type { ArgOptions, ReduceOptions, VarOptions } from './reductions';
+import type { ArgOptions, DotOptions, ReduceOptions, VarOptions } from './reductions';
 import type { ScanOptions } from './scan';
 import type { MatmulOptions } from '../linalg/matmul';
 import type { ArgsortOptions, SearchsortedOptions, SortOptions } from './sorting';
@@ -38,7 +38,7 @@ export interface ArrayMethodImpls {
   all(a: GPUArray, opts?: ReduceOptions): GPUArray;
   argmin(a: GPUArray, opts?: ArgOptions): GPUArray;
   argmax(a: GPUArray, opts?: ArgOptions): GPUArray;
-  dot(a: GPUArray, b: GPUArray, opts?: ReduceOptions): GPUArray;
+  dot(a: GPUArray, b: GPUArray, opts?: DotOptions): GPUArray;
   // scan.ts
   cumsum(a: GPUArray, opts?: ScanOptions): GPUArray;
   cumprod(a: GPUArray, opts?: ScanOptions): GPUArray;

@@ -34,6 +34,9 @@ export interface ReduceOptions {
   stream?: Stream | null;
 }
 
+/** dot and the subset reductions: a reduction's options without `axis` (they reduce everything). */
+export type DotOptions = Omit<ReduceOptions, 'axis'>;
+
 /** var/std: delta degrees of freedom (divide by n - ddof). */
 export interface VarOptions extends ReduceOptions {
   /** Delta degrees of freedom: the sum of squares is divided by n - ddof (default 0). */
@@ -519,7 +522,7 @@ function dotDtypes(a: GPUArray, b: GPUArray, opts: ReduceOptions): [DType, DType
  * @example
  * gpuarray.dot(a, b).item();
  */
-export function dot(a: GPUArray, b: GPUArray, opts?: ReduceOptions): GPUArray {
+export function dot(a: GPUArray, b: GPUArray, opts?: DotOptions): GPUArray {
   opts = checkedOptions(opts, 'dot', ['dtype', 'keepdims', 'out', 'stream']);
   const [x, y, temps] = sameLayout(checked(a, 'dot'), checked(b, 'dot'), 'dot', opts.stream);
   try {
@@ -535,7 +538,7 @@ export function dot(a: GPUArray, b: GPUArray, opts?: ReduceOptions): GPUArray {
 }
 
 function subset(op: 'sum' | 'min' | 'max' | 'dot') {
-  return (indices: GPUArray, a: GPUArray, b?: GPUArray, opts?: ReduceOptions): GPUArray => {
+  return (indices: GPUArray, a: GPUArray, b?: GPUArray, opts?: DotOptions): GPUArray => {
     opts = checkedOptions(opts, `subset${op}`, ['dtype', 'keepdims', 'out', 'stream']);
     const idx = checked(indices, `subset${op}`);
     if (!isInt(idx.dtype) || idx.dtype.kind === 'b') throw typeError('ERR_INVALID_DTYPE', `subset indices must be integers, not ${idx.dtype.name}`);

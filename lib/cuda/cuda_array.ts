@@ -396,8 +396,8 @@ export function plan(o: Memcpy3DOptions, is3D: boolean, what = is3D ? 'memcpy3D'
   if (typeof o !== 'object' || o === null) {
     throw typeError('ERR_INVALID_ARG_TYPE', `The copy options must be an object. Received ${describe(o)}`);
   }
-  if (!is3D && (o.depth !== undefined || o.srcZ || o.dstZ)) {
-    throw typeError('ERR_INVALID_ARG_VALUE', 'memcpy2D copies one slice: use memcpy3D for depth and z');
+  if (!is3D && (o.depth !== undefined || o.srcZ || o.dstZ || o.srcHeight !== undefined || o.dstHeight !== undefined)) {
+    throw typeError('ERR_INVALID_ARG_VALUE', 'memcpy2D copies one slice: use memcpy3D for depth, z and slice heights');
   }
   knownOptions(o, what, is3D ? COPY_3D_KEYS : COPY_2D_KEYS, ['srcZ', 'dstZ']);
   const arr = o.src instanceof CudaArray ? o.src : o.dst instanceof CudaArray ? o.dst : null;
