@@ -209,6 +209,14 @@ const ownTypes = (op: string): ReductionDef['types'] => (d, requested) => {
   return [d, d];
 };
 
+/** any/all: bool (as NumPy's, which take no dtype; 'bool' itself is accepted). */
+const truthTypes = (op: string): ReductionDef['types'] => (d, requested) => {
+  if (requested !== undefined && toDType(requested) !== DTYPES.bool) {
+    throw typeError('ERR_INVALID_ARG_VALUE', `${op} returns bool and does not take another dtype`);
+  }
+  return [DTYPES.bool, DTYPES.bool];
+};
+
 /** mean: float64 for integers, float16/bfloat16 accumulate in float32. */
 const meanTypes: ReductionDef['types'] = (d, requested) => {
   const out = withDtype(requested, meanDtype(d));
@@ -232,8 +240,8 @@ const REDUCTIONS: Readonly<Record<string, ReductionDef>> = {
   prod: { types: sumTypes, kernel: sumProd('prod') },
   max: { types: ownTypes('max'), kernel: extremum('max') },
   min: { types: ownTypes('min'), kernel: extremum('min') },
-  any: { types: () => [DTYPES.bool, DTYPES.bool], kernel: truth('any') },
-  all: { types: () => [DTYPES.bool, DTYPES.bool], kernel: truth('all') },
+  any: { types: truthTypes('any'), kernel: truth('any') },
+  all: { types: truthTypes('all'), kernel: truth('all') },
   mean: { types: meanTypes, kernel: meanDef },
   var: { types: varianceTypes, kernel: varianceDef('var') },
   std: { types: varianceTypes, kernel: varianceDef('std') },
@@ -553,7 +561,7 @@ function subset(op: 'sum' | 'min' | 'max' | 'dot') {
         arrays = flat.map((v) => (v.dtype === p ? v : temp(temps, v.astype(p, { stream: opts.stream }))));
         if (flat[0].size !== flat[1].size) throw rangeError('ERR_SHAPE_MISMATCH', 'subsetDot: arrays differ in size');
       } else if (op === 'sum') [acc, out] = reduction('sum').types(flat[0].dtype, opts.dtype);
-      else acc = out = flat[0].dtype;
+      else [acc, out] = reduction(op).types(flat[0].dtype, opts.dtype); // min/max: no dtype
       if ((op === 'min' || op === 'max') && idx.size === 0) {
         throw rangeError('ERR_EMPTY_REDUCTION', `zero-size array to reduction operation ${op} which has no identity`);
       }
@@ -574,19 +582,19 @@ const subsetDotImpl = subset('dot');
  * @example
  * gpuarray.subsetSum(idx, a).item();
  */
-export function subsetSum(indices: GPUArray, a: GPUArray, opts?: ReduceOptions): GPUArray {
+export function subsetSum(indices: GPUArray, a: GPUArray, opts?: DotOptions): GPUArray {
   return subsetSumImpl(indices, a, undefined, opts);
 }
 /** Min of `a.ravel()[indices]`. @example gpuarray.subsetMin(idx, a) */
-export function subsetMin(indices: GPUArray, a: GPUArray, opts?: ReduceOptions): GPUArray {
+export function subsetMin(indices: GPUArray, a: GPUArray, opts?: DotOptions): GPUArray {
   return subsetMinImpl(indices, a, undefined, opts);
 }
 /** Max of `a.ravel()[indices]`. @example gpuarray.subsetMax(idx, a) */
-export function subsetMax(indices: GPUArray, a: GPUArray, opts?: ReduceOptions): GPUArray {
+export function subsetMax(indices: GPUArray, a: GPUArray, opts?: DotOptions): GPUArray {
   return subsetMaxImpl(indices, a, undefined, opts);
 }
 /** Dot product over `indices` of `a.ravel()` and `b.ravel()`. @example gpuarray.subsetDot(idx, a, b) */
-export function subsetDot(indices: GPUArray, a: GPUArray, b: GPUArray, opts?: ReduceOptions): GPUArray {
+export function subsetDot(indices: GPUArray, a: GPUArray, b: GPUArray, opts?: DotOptions): GPUArray {
   return subsetDotImpl(indices, a, b, opts);
 }
 

@@ -163,14 +163,21 @@ test('broadcast outputs of generic kernels and random fills are refused before a
     const k = ElementwiseKernel.generic('T x', 'T z', 'z = x + 1', 'inc_bcast');
     const before = nc.memory().liveAllocations;
     const out = [err(() => k(a, one.broadcastTo([4]))), err(() => k(a, a.index('0:1').broadcastTo([4]))),
-      err(() => new random.Generator({ seed: 1 }).fillUniform(one.broadcastTo([4]))), err(() => g.subsetSum(idx, a, { where: a })), err(() => g.dot(a, a, { axis: 0 }))];
-    console.log(JSON.stringify({ out, leaked: nc.memory().liveAllocations - before }));
+      err(() => new random.Generator({ seed: 1 }).fillUniform(one.broadcastTo([4]))), err(() => g.subsetSum(idx, a, { where: a })), err(() => g.dot(a, a, { axis: 0 })),
+      err(() => g.any(a, { dtype: 'int32' })), err(() => a.all({ dtype: 'float32' })), err(() => g.subsetMin(idx, a, { dtype: 'float64' }))];
+    // any/all take dtype 'bool' (their result's); subsetSum and subsetDot take an accumulation dtype.
+    const taken = [err(() => g.any(a, { dtype: 'bool' }).dispose()), err(() => g.subsetSum(idx, a, { dtype: 'float64' }).dispose()),
+      err(() => g.subsetDot(idx, a, a, { dtype: 'float64' }).dispose())];
+    nc.driver.Context.synchronize();
+    console.log(JSON.stringify({ out, taken, leaked: nc.memory().liveAllocations - before }));
   `);
   expectClean(r);
-  const o = r.out as { out: unknown[]; leaked: number };
+  const o = r.out as { out: unknown[]; taken: unknown[]; leaked: number };
   expect(o.leaked).toBe(0);
+  expect(o.taken).toEqual([null, null, null]);
   expect(o.out.slice(0, 3)).toEqual([0, 1, 2].map(() => expect.objectContaining({ name: 'TypeError', code: 'ERR_READ_ONLY' })));
-  expect(o.out.slice(3)).toEqual(['subsetsum: unknown option "where"', 'dot: unknown option "axis"'].map((m) => expect.objectContaining({
+  expect(o.out.slice(3)).toEqual(['subsetsum: unknown option "where"', 'dot: unknown option "axis"', 'any returns bool and does not take another dtype',
+    'all returns bool and does not take another dtype', 'min does not take a dtype'].map((m) => expect.objectContaining({
     name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE', message: expect.stringContaining(m) })));
 });
 
