@@ -69,6 +69,10 @@ describe('CUDA arrays and textures without a GPU', () => {
       RangeError, 'ERR_OUT_OF_RANGE');
     expectCode(() => driver.memcpy2D({ src: new Float32Array(64), dst: new Float32Array(64), widthInBytes: 16, depth: 2 } as never),
       TypeError, 'ERR_INVALID_ARG_VALUE');
+    // Not a shape, not a GPUArray: typed errors, not a property read of undefined.
+    expectCode(() => driver.matrixToArray(new Float32Array(4), undefined as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => driver.arrayFromGPUArray(new Float32Array(4) as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => driver.gpuarrayToArray(null as never), TypeError, 'ERR_INVALID_ARG_TYPE');
   });
 
   test('host/device rows per slice default to the rows the copy reaches (y + height)', () => {

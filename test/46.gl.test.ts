@@ -89,6 +89,9 @@ describe('gl: loading and argument checks (no GPU, no GL needed)', () => {
     expectCode(() => gl.mapResources('x' as never), TypeError, 'ERR_INVALID_ARG_TYPE');
     expectCode(() => gl.mapResources([{}] as never), TypeError, 'ERR_INVALID_ARG_TYPE');
     expectCode(() => gl.createHeadlessContext(null as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => new gl.HeadlessContext(null as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => gl.unmapResources(0 as never), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => gl.unmapResources([{}] as never), TypeError, 'ERR_INVALID_ARG_TYPE');
     expect(gl.graphicsMapFlags).toEqual({ NONE: 0, READ_ONLY: 1, WRITE_DISCARD: 2 });
     expect(gl.graphicsRegisterFlags.SURFACE_LDST).toBe(4);
   });

@@ -564,6 +564,7 @@ export function matrixToArray(host: ArrayBufferView, shape: readonly number[], o
   o = checkedOptions(o, 'matrixToArray', TO_ARRAY_KEYS);
   const dt = ArrayBuffer.isView(host) ? dtypeOfArray(host) : undefined;
   if (!dt) throw typeError('ERR_INVALID_ARG_TYPE', `matrixToArray needs a TypedArray. Received ${describe(host)}`);
+  if (!Array.isArray(shape)) throw typeError('ERR_INVALID_ARG_TYPE', `matrixToArray: shape must be an array of sizes. Received ${describe(shape)}`);
   const n = shape.reduce((a, b) => a * checkSize(b, 'shape'), 1);
   if (n * dt.bytes !== host.byteLength) {
     throw rangeError('ERR_OUT_OF_RANGE', `shape [${shape.join(', ')}] holds ${n} elements; the array has ${host.byteLength / dt.bytes}`);
@@ -581,6 +582,11 @@ export function matrixToArray(host: ArrayBufferView, shape: readonly number[], o
  */
 export function arrayFromGPUArray(a: GPUArray, o: ToArrayOptions = {}): CudaArray {
   o = checkedOptions(o, 'arrayFromGPUArray', TO_ARRAY_KEYS);
+  // GPUArray is imported as a type only (no cycle): its shape and flags say what it is.
+  const like = a as Partial<GPUArray> | null;
+  if (typeof like !== 'object' || like === null || !Array.isArray(like.shape) || typeof like.flags !== 'object') {
+    throw typeError('ERR_INVALID_ARG_TYPE', `arrayFromGPUArray needs a GPUArray. Received ${describe(a)}`);
+  }
   if (!a.flags.cContiguous) throw typeError('ERR_INVALID_ARG_VALUE', 'arrayFromGPUArray needs a C-contiguous GPUArray');
   const arr = arrayFor(a.shape, a.dtype, o);
   memcpy3D({ src: a, dst: arr });

@@ -232,7 +232,8 @@ export class HeadlessContext {
   #strings: [string, string, string] | null = null;
 
   /** @internal Use gl.createHeadlessContext(). */
-  constructor(o: HeadlessContextOptions) {
+  constructor(o: HeadlessContextOptions = {}) {
+    if (typeof o !== 'object' || o === null) throw typeError('ERR_INVALID_ARG_TYPE', `Options must be an object. Received ${describe(o)}`);
     const [major, minor] = o.version ?? [3, 3];
     const pick = pickDevice(o);
     [this.handle_, this.platform] = native.glContextCreate(pick.index, checkSize(major, 'major', 9), checkSize(minor, 'minor', 9), true);

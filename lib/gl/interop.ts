@@ -286,6 +286,7 @@ export function mapResources(resources: readonly RegisteredObject[], stream?: St
  * gl.unmapResources([mv, mt], stream);
  */
 export function unmapResources(mappings: readonly RegisteredMapping[], stream?: Stream | null): void {
+  if (!Array.isArray(mappings)) throw typeError('ERR_INVALID_ARG_TYPE', `unmapResources takes an array. Received ${describe(mappings)}`);
   for (const m of mappings) {
     if (!(m instanceof RegisteredMapping)) throw typeError('ERR_INVALID_ARG_TYPE', `Not a mapping: ${describe(m)}`);
     if (!m.mapped) throw typeError('ERR_NOT_MAPPED', 'This mapping was unmapped');

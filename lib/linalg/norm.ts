@@ -51,7 +51,7 @@ export function norm(x: GPUArray, ord?: NormOrder | null, opts?: NormOptions): G
   const a = arrayArg(x, 'x');
   const o = checkedOptions(opts, 'norm', ['axis', 'keepdims', 'stream']);
   if (ord !== undefined && ord !== null && typeof ord !== 'number' && ord !== 'fro' && ord !== 'nuc') {
-    throw typeError('ERR_INVALID_ARG_VALUE', `norm: ord must be a number, 'fro', 'nuc' or undefined. Received ${String(ord)}`);
+    throw typeError('ERR_INVALID_ARG_VALUE', `norm: ord must be a number, 'fro', 'nuc' or undefined. Received ${describe(ord)}`);
   }
   const ax = o.axis;
   let axes: number[];
