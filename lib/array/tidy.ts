@@ -18,6 +18,7 @@ import { GPUArray, scopes } from './gpuarray';
  * const row = cuda.tidy(() => a.mul(2).index(0)); // a view; row.dispose() frees a*2
  */
 export function tidy<T>(fn: () => T): T {
+  if (typeof fn !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', `tidy(fn) takes a function. Received ${describe(fn)}`);
   scopes.push([]);
   let result: T;
   try {
