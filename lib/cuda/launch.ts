@@ -153,7 +153,7 @@ function dims(v: unknown, name: string, max: number[]): [number, number, number]
   const out: [number, number, number] = [1, 1, 1];
   v.forEach((x, i) => {
     if (typeof x !== 'number' || !Number.isInteger(x) || x < 1 || x > max[i]) {
-      throw rangeError('ERR_OUT_OF_RANGE', `${name}[${i}] must be an integer in [1, ${max[i]}]. Received ${String(x)}`);
+      throw rangeError('ERR_OUT_OF_RANGE', `${name}[${i}] must be an integer in [1, ${max[i]}]. Received ${describe(x)}`);
     }
     out[i] = x;
   });

@@ -3,7 +3,7 @@
  * combined with a user reduce expression in `a` and `b`, whole-array or along `axis`.
  */
 import { DTypeLike, dtype as toDType } from '../base/dtype';
-import { knownOptions, rangeError, typeError } from '../base/errors';
+import { describe, knownOptions, rangeError, typeError } from '../base/errors';
 import { Stream, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray } from '../array/gpuarray';
@@ -71,6 +71,9 @@ export const ReductionKernel = function (this: unknown, dtypeOut: DTypeLike, o: 
     throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: reduceExpr must be a C expression in a and b');
   }
   if (o.neutral === undefined) throw typeError('ERR_MISSING_ARGS', 'ReductionKernel: neutral is required');
+  if (!['string', 'number', 'bigint', 'boolean'].includes(typeof o.neutral)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `ReductionKernel: neutral must be a C expression or a number. Received ${describe(o.neutral)}`);
+  }
   if (o.mapExpr !== undefined && typeof o.mapExpr !== 'string') {
     throw typeError('ERR_INVALID_ARG_TYPE', 'ReductionKernel: mapExpr must be a string');
   }

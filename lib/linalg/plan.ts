@@ -11,7 +11,7 @@
  * dimensions must collapse to one stride per operand (0 for a broadcast operand).
  */
 import { DType, DTypeName } from '../base/dtype';
-import { rangeError, typeError } from '../base/errors';
+import { describe, rangeError, typeError } from '../base/errors';
 import { broadcastShapes, formatShape, sizeOf } from '../base/shape';
 import type { GemmShape } from '../cuda/cublas';
 
@@ -60,7 +60,7 @@ export function gemmType(dt: DType, what: string): GemmType {
 export function computeType(t: GemmType, precision: unknown, what: string): number {
   if (precision === undefined || precision === 'exact') return t.compute;
   if (precision === 'tf32') return t.tf32;
-  throw typeError('ERR_INVALID_ARG_VALUE', `${what}: precision must be 'exact' or 'tf32'. Received ${String(precision)}`);
+  throw typeError('ERR_INVALID_ARG_VALUE', `${what}: precision must be 'exact' or 'tf32'. Received ${describe(precision)}`);
 }
 
 /** The shapes of a matmul: batch dims (broadcast), M, N, K and the result's shape. */

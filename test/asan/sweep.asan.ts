@@ -89,3 +89,83 @@ test('a sweep of the public API with hostile arguments: typed errors only, the p
   expect(o.probes).toBeGreaterThan(10000);
   expect(o.works).toEqual([1, 2, 3]);
 });
+
+test('the same with hostile values for the option names the API knows, and for kernels and their launches', () => {
+  const r = runFake(String.raw`
+    (async () => {
+      const nc = require(process.env.NODECUDA_DIST);
+      const { gpuarray: g, cumath, random, linalg, fft, driver, SourceModule, ElementwiseKernel, ReductionKernel } = nc;
+      let a, m;
+      const fresh = () => { for (const x of [a, m]) if (x) x.dispose(); a = g.zeros([4], 'float32'); m = g.zeros([2, 3], 'float32'); };
+      fresh();
+      const disposed = g.zeros([4], 'float32');
+      disposed.dispose();
+      const hostile = [null, -1, NaN, 1.5, 'x', {}, [[1], 2], 5n, disposed, Object.create(null), [NaN], Infinity];
+      const keys = ['stream', 'out', 'axis', 'axes', 'dtype', 'keepdims', 'n', 'norm', 'seed', 'signal', 'ord', 'shape', 'device', 'offset',
+        'range', 'slice', 'size', 'ddof', 'side', 'sorter', 'stable', 'returnCounts', 'returnInverse', 'returnIndex', 'equalNan',
+        'precision', 'casting', 'd', 'k', 'step', 'endpoint', 'low', 'high', 'mean', 'std', 'scale'];
+      const show = (v) => { try { return String(v).slice(0, 16); } catch { return 'an object'; } };
+      const untyped = new Map(), pending = [];
+      let probes = 0;
+      const typed = (e) => e instanceof Error && typeof e.code === 'string';
+      const call = (what, f) => {
+        probes++;
+        try {
+          const out = f();
+          if (out && typeof out.then === 'function') pending.push(out.catch((e) => { if (!typed(e)) untyped.set(what, String(e)); }));
+        } catch (e) {
+          if (!typed(e)) untyped.set(what, (e && e.name) + ': ' + String(e && e.message).slice(0, 120));
+        }
+      };
+      for (const [ns, obj] of Object.entries({ gpuarray: g, cumath, random, linalg, fft })) {
+        for (const [k, f] of Object.entries(obj)) {
+          if (typeof f !== 'function' || /^[A-Z]/.test(k)) continue;
+          for (const key of keys) {
+            for (const v of hostile) {
+              fresh();
+              const o = { [key]: v };
+              call(ns + '.' + k + '(a, {' + key + ': ' + show(v) + '})', () => f(a, o));
+              call(ns + '.' + k + '(m, {' + key + ': ' + show(v) + '})', () => f(m, o));
+              call(ns + '.' + k + '(a, a, {' + key + ': ' + show(v) + '})', () => f(a, a, o));
+              call(ns + '.' + k + '([4], {' + key + ': ' + show(v) + '})', () => f([4], o));
+            }
+          }
+        }
+      }
+      fresh();
+      const mod = new SourceModule('__global__ void k(float *x, int n) { if (threadIdx.x < n) x[threadIdx.x] = 1; }');
+      const kern = mod.getFunction('k');
+      const ek = new ElementwiseKernel('float *x', 'x[i] = 1', 'ek');
+      const rk = new ReductionKernel('float32', { neutral: 0, reduceExpr: 'a + b', arguments: 'const float *x' });
+      for (const v of [...hostile, undefined, [Object.create(null)], [2 ** 40], [1, 1, 1, 1], () => 1]) {
+        const s = show(v);
+        for (const key of ['block', 'grid', 'shared', 'stream']) call('launch {' + key + ': ' + s + '}', () => kern(a, 4, { block: [4], [key]: v }));
+        call('launch(x, 4)', () => kern(v, 4, { block: [4] }));
+        call('launch(a, x)', () => kern(a, v, { block: [4] }));
+        call('launch(a, 4, x)', () => kern(a, 4, v));
+        for (const key of ['range', 'slice', 'stream']) call('ElementwiseKernel call {' + key + ': ' + s + '}', () => ek(a, { [key]: v }));
+        for (const key of ['axis', 'keepdims', 'out', 'stream']) call('ReductionKernel call {' + key + ': ' + s + '}', () => rk(a, { [key]: v }));
+        call('getFunction(x)', () => mod.getFunction(v));
+        call('getGlobal(x)', () => mod.getGlobal(v));
+        call('new SourceModule(x)', () => new SourceModule(v));
+        call('new ElementwiseKernel(x, op)', () => new ElementwiseKernel(v, 'x[i] = 1'));
+        call('new ReductionKernel(f32, { neutral: x })', () => new ReductionKernel('float32', { neutral: v, reduceExpr: 'a + b' }));
+        call('toGpu(x)', () => g.toGpu(v));
+        call('toGpu([1, 2], { shape: x })', () => g.toGpu([1, 2], { shape: v }));
+        call('a.reshape(x)', () => a.reshape(v));
+        call('a.index(x)', () => a.index(v));
+        call('a.set(x)', () => a.set(v));
+      }
+      await Promise.all(pending);
+      driver.Context.synchronize();
+      mod.dispose();
+      const back = g.toGpu(new Float32Array([1, 2, 3])).get();
+      console.log(JSON.stringify({ probes, untyped: [...untyped].map(([w, e]) => w + ' -> ' + e).slice(0, 30), works: Array.from(back) }));
+    })();
+  `, {}, 600000);
+  expectClean(r);
+  const o = r.out as { probes: number; untyped: string[]; works: number[] };
+  expect(o.untyped).toEqual([]);
+  expect(o.probes).toBeGreaterThan(100000);
+  expect(o.works).toEqual([1, 2, 3]);
+}, 660000);
