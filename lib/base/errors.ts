@@ -43,6 +43,7 @@ export class CudaError extends Error {
   declare freeBytes?: number;
   constructor(message: string, info: CudaErrorInfo) {
     super(message);
+    checkInfo(info, 'CudaError');
     this.name = 'CudaError';
     this.code = info.code;
     this.status = info.status;
@@ -80,6 +81,7 @@ export class CublasError extends Error {
   readonly call: string;
   constructor(message: string, info: CublasErrorInfo) {
     super(message);
+    checkInfo(info, 'CublasError');
     this.name = 'CublasError';
     this.code = info.code;
     this.status = info.status;
@@ -126,6 +128,7 @@ export class NvrtcError extends Error {
   declare options?: string[];
   constructor(message: string, info: NvrtcErrorInfo) {
     super(message);
+    checkInfo(info, 'NvrtcError');
     this.name = 'NvrtcError';
     this.code = info.code;
     this.status = info.status;
@@ -172,6 +175,7 @@ export class NcclError extends Error {
   readonly lastError: string;
   constructor(message: string, info: NcclErrorInfo) {
     super(message);
+    checkInfo(info, 'NcclError');
     this.name = 'NcclError';
     this.code = info.code;
     this.status = info.status;
@@ -195,10 +199,19 @@ export class CufftError extends Error {
   readonly call: string;
   constructor(message: string, info: { code: string; status: number; call: string }) {
     super(message);
+    checkInfo(info, 'CufftError');
     this.name = 'CufftError';
     this.code = info.code;
     this.status = info.status;
     this.call = info.call;
+  }
+}
+
+/** An error class's info argument: an object with a string code (else a TypeError saying so). */
+function checkInfo(info: unknown, what: string): void {
+  if (typeof info !== 'object' || info === null || typeof (info as { code?: unknown }).code !== 'string') {
+    throw typeError('ERR_INVALID_ARG_TYPE', `new ${what}(message, info): info must be an object with a string code, such as ` +
+      `{ code, status, call }. Received ${describe(info)}`);
   }
 }
 
