@@ -12,20 +12,7 @@ const { native } = require('../dist/cuda/native');
 const { gpuarray, random, driver } = cuda;
 
 const REPS = Number((process.argv.find((a) => a.startsWith('--reps=')) ?? '--reps=15').slice(7));
-let rec = null;
-for (const k of Object.keys(native)) {
-  const f = native[k];
-  if (typeof f !== 'function' || /^[A-Z]/.test(k)) continue; // classes stay as they are
-  native[k] = function (...a) {
-    if (!rec) return f.apply(this, a);
-    const t0 = process.hrtime.bigint();
-    try {
-      return f.apply(this, a);
-    } finally {
-      rec.push([k, t0, process.hrtime.bigint()]);
-    }
-  };
-}
+const trace = require('./native-trace')(native);
 const sync = () => driver.Context.synchronize();
 
 function probe(label, call, warm) {
@@ -34,11 +21,11 @@ function probe(label, call, warm) {
   const runs = [];
   for (let i = 0; i < REPS; i++) {
     sync();
-    rec = [];
+    trace.start();
     const t0 = process.hrtime.bigint();
     call();
-    runs.push({ total: Number(process.hrtime.bigint() - t0) / 1e3, rec, t0 });
-    rec = null;
+    const total = Number(process.hrtime.bigint() - t0) / 1e3;
+    runs.push({ total, rec: trace.stop(), t0 });
   }
   const t0 = process.hrtime.bigint();
   for (let i = 0; i < REPS; i++) call();

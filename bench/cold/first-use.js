@@ -10,36 +10,20 @@ const ms = (a, b) => Number(b - a) / 1e6;
 const sync = () => cuda.driver.Context.synchronize();
 const rows = [];
 // --trace: each step's native calls of 20 µs or more, and the rest (JavaScript) on stderr.
-const tracing = process.argv.includes('--trace');
-let rec = null;
-if (tracing) {
-  const { native } = require(`${process.env.NODECUDA_DIST || '../../dist'}/cuda/native`);
-  for (const k of Object.keys(native)) {
-    const f = native[k];
-    if (typeof f !== 'function' || /^[A-Z]/.test(k)) continue; // classes stay as they are
-    native[k] = function (...args) {
-      if (!rec) return f.apply(this, args);
-      const t = process.hrtime.bigint();
-      try {
-        return f.apply(this, args);
-      } finally {
-        rec.push([k, t, process.hrtime.bigint()]);
-      }
-    };
-  }
-}
+const trace = process.argv.includes('--trace')
+  ? require('../native-trace')(require(`${process.env.NODECUDA_DIST || '../../dist'}/cuda/native`).native) : null;
 function step(label, fn) {
   const a = process.hrtime.bigint();
-  if (tracing) rec = [];
+  trace?.start();
   const r = fn();
   sync();
   const total = ms(a, process.hrtime.bigint());
+  const rec = trace?.stop();
   rows.push([label, total]);
   if (rec) {
     const inNative = rec.reduce((s, [, x, y]) => s + ms(x, y), 0);
     const long = rec.filter(([, x, y]) => ms(x, y) >= 0.02).map(([k, x, y]) => `${k} ${ms(a, x).toFixed(2)}+${ms(x, y).toFixed(2)}`);
     process.stderr.write(`${label}: ${total.toFixed(2)} ms, ${rec.length} native calls ${inNative.toFixed(2)} ms: ${long.join(', ')}\n`);
-    rec = null;
   }
   return r;
 }

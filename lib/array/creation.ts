@@ -3,7 +3,7 @@
  */
 import { DTYPES, DType, DTypeLike, computeDType, dtype as toDType, float64 } from '../base/dtype';
 import { checkSize, checkedOptions, describe, rangeError, typeError } from '../base/errors';
-import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
+import { ABORT_KEYS, type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray, arrayArg, filled, fromHost } from './gpuarray';
 import { hostInput } from './host_input';
@@ -41,7 +41,7 @@ export interface PlaceOptions {
 // pin_memory...) is a TypeError, checked before anything is allocated.
 const PLACE_KEYS = ['stream', 'device'];
 const CREATE_KEYS = ['shape', 'dtype', 'stream', 'device'];
-const CREATE_ASYNC_KEYS = [...CREATE_KEYS, 'signal'];
+const CREATE_ASYNC_KEYS = [...CREATE_KEYS, ...ABORT_KEYS];
 const LINSPACE_KEYS = ['endpoint', 'dtype', 'stream', 'device'];
 
 /**

@@ -5,7 +5,7 @@
 import { inspect } from 'util';
 import { Complex, DTypeLike, DType, dtype as toDType } from '../base/dtype';
 import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
-import { type AbortOptions, abortable, throwIfAborted } from '../base/abort';
+import { ABORT_KEYS, type AbortOptions, abortable, throwIfAborted } from '../base/abort';
 import { Stream, currentContext, streamHandle } from '../cuda/driver';
 import { DEVICE_VIEW, DeviceAllocation, hostRange, useOn } from '../cuda/memory';
 import * as cu from '../cuda/door';
@@ -47,7 +47,7 @@ function currentContextId(): number {
 
 // Option names of the methods that take options here (the others' are checked where they are implemented).
 const STREAM_KEY = ['stream'];
-const TRANSFER_KEYS = ['stream', 'signal'];
+const TRANSFER_KEYS = ['stream', ...ABORT_KEYS];
 
 /** Options of getAsync() and setAsync(). */
 export interface TransferOptions extends AbortOptions {

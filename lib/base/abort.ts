@@ -29,6 +29,9 @@ export interface AbortOptions {
   signal?: AbortSignalLike;
 }
 
+/** @internal The option names of AbortOptions, for the option checks of calls that take only them. */
+export const ABORT_KEYS: readonly string[] = ['signal'];
+
 /** The rejection of an aborted call: name 'AbortError', code 'ABORT_ERR', cause the signal's reason. */
 export function abortError(signal: AbortSignalLike): Error {
   const e = new Error('The operation was aborted', { cause: signal.reason }) as Error & { code: string };

@@ -15,7 +15,7 @@ import { CudaError, NvrtcError, describe, knownOptions, typeError } from '../bas
 import { native } from './native';
 import { contextDevice, currentContext, onFirstContext } from './driver';
 import { debug, kernelNames } from '../base/debug';
-import { AbortSignalLike, abortable } from '../base/abort';
+import { ABORT_KEYS, AbortSignalLike, abortable } from '../base/abort';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const PACKAGE_VERSION: string = require('../../package.json').version;
@@ -260,12 +260,12 @@ function optionIncludeDirs(options: string[]): string[] {
 // (PyCUDA's keep, no_extern_c or cache_dir, a misspelt key) is a TypeError, not ignored. The sync
 // forms take a `signal` unlisted: CompileOptions has it, so one options object may serve both.
 const COMPILE_KEYS = ['arch', 'options', 'target', 'noExternC', 'includeDirs', 'nameExpressions', 'cacheDir'];
-const COMPILE_ASYNC_KEYS = [...COMPILE_KEYS, 'signal'];
-const SIGNAL = ['signal'];
+const COMPILE_ASYNC_KEYS = [...COMPILE_KEYS, ...ABORT_KEYS];
 
 /** @internal Refuses an option `what` does not read (an object's; prepare() refuses a non-object). */
 export function checkCompileOptions(opts: unknown, what: string, async: boolean): void {
-  if (typeof opts === 'object' && opts !== null) knownOptions(opts, what, async ? COMPILE_ASYNC_KEYS : COMPILE_KEYS, async ? [] : SIGNAL);
+  if (typeof opts !== 'object' || opts === null) return;
+  knownOptions(opts, what, async ? COMPILE_ASYNC_KEYS : COMPILE_KEYS, async ? [] : ABORT_KEYS);
 }
 
 function stringArray(v: unknown, name: string): string[] {

@@ -399,7 +399,7 @@ export function plan(o: Memcpy3DOptions, is3D: boolean, what = is3D ? 'memcpy3D'
   if (!is3D && (o.depth !== undefined || o.srcZ || o.dstZ || o.srcHeight !== undefined || o.dstHeight !== undefined)) {
     throw typeError('ERR_INVALID_ARG_VALUE', 'memcpy2D copies one slice: use memcpy3D for depth, z and slice heights');
   }
-  knownOptions(o, what, is3D ? COPY_3D_KEYS : COPY_2D_KEYS, ['srcZ', 'dstZ']);
+  knownOptions(o, what, is3D ? COPY_3D_KEYS : COPY_2D_KEYS, is3D ? [] : ['srcZ', 'dstZ']);
   const arr = o.src instanceof CudaArray ? o.src : o.dst instanceof CudaArray ? o.dst : null;
   const ext = arr ? arrayExtent(arr) : null;
   const hostWidth = (o.srcPitch ?? (DeviceAllocation.isDeviceAllocation(o.src) ? pitches.get(o.src) : undefined));

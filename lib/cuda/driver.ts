@@ -7,10 +7,7 @@ import { DEVICE_ATTRIBUTES, attributeNumber, camelName } from './attributes';
 import { checkSize, checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { native } from './native';
 import { deviceEpoch, runScoped, scopeDevice, setScopeDevice, syncDevice } from './scope';
-import { type AbortOptions, abortable } from '../base/abort';
-
-// The one option synchronizeAsync() reads: any other (a misspelt signal, torch's non_blocking) is a TypeError.
-const SIGNAL_KEY = ['signal'];
+import { ABORT_KEYS, type AbortOptions, abortable } from '../base/abort';
 
 /**
  * Whether a CUDA driver and at least one device are present. Never throws. It says nothing about
@@ -397,7 +394,7 @@ export class Context {
   }
   /** Resolves when all work in the current context is done (waits off the main thread). */
   static synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
-    const { signal } = checkedOptions(opts, 'Context.synchronizeAsync()', SIGNAL_KEY);
+    const { signal } = checkedOptions(opts, 'Context.synchronizeAsync()', ABORT_KEYS);
     syncDevice();
     return abortable(() => native.ctxSynchronizeAsync(), signal);
   }
@@ -459,7 +456,7 @@ export class Stream {
   }
   /** Resolves when all work queued so far is done, without blocking the event loop. */
   synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
-    const { signal } = checkedOptions(opts, 'Stream.synchronizeAsync()', SIGNAL_KEY);
+    const { signal } = checkedOptions(opts, 'Stream.synchronizeAsync()', ABORT_KEYS);
     return abortable(() => native.streamSynchronizeAsync(this.handle), signal);
   }
   /** True when all queued work is done. */
@@ -526,7 +523,7 @@ export class Event {
   }
   /** Resolves when the recorded work is done. */
   synchronizeAsync(opts: AbortOptions = {}): Promise<void> {
-    const { signal } = checkedOptions(opts, 'Event.synchronizeAsync()', SIGNAL_KEY);
+    const { signal } = checkedOptions(opts, 'Event.synchronizeAsync()', ABORT_KEYS);
     return abortable(() => native.eventSynchronizeAsync(this.handle), signal);
   }
   /** True when the recorded work is done. */

@@ -12,7 +12,7 @@ import { Stream, streamHandle } from './driver';
 import { native } from './native';
 import { syncDevice } from './scope';
 import { debug } from '../base/debug';
-import { type AbortOptions, abortable } from '../base/abort';
+import { ABORT_KEYS, type AbortOptions, abortable } from '../base/abort';
 
 /**
  * @internal Library-owned workspaces (reduction counters, scan status arrays): kept for the life
@@ -364,9 +364,6 @@ export function memcpyDtod(dst: DeviceLike,
   native.memcpyDtod(d.ptr, s.ptr, bytes, null, false);
 }
 
-// The one option the async copies read: any other (torch's non_blocking, a misspelt signal) is a TypeError.
-const SIGNAL_KEY = ['signal'];
-
 /**
  * Queues a host→device copy on `stream` and resolves when it is done. The source must not
  * change until then when it is page-locked; pageable sources are staged before this returns
@@ -379,7 +376,7 @@ export function memcpyHtodAsync(dst: DeviceLike, src: HostBufferLike,
   const d = deviceRange(dst, 'dst');
   const h = hostRange(src, 'src');
   checkFits(h.byteLength, d.bytes, 'memcpyHtodAsync: destination too small');
-  const { signal } = checkedOptions(opts, 'memcpyHtodAsync', SIGNAL_KEY);
+  const { signal } = checkedOptions(opts, 'memcpyHtodAsync', ABORT_KEYS);
   const sh = streamHandle(stream);
   useOn(dst, sh);
   syncDevice();
@@ -400,7 +397,7 @@ export function memcpyDtohAsync(dst: HostBufferLike, src: DeviceLike,
   const h = hostRange(dst, 'dst');
   const s = deviceRange(src, 'src');
   checkFits(h.byteLength, s.bytes, 'memcpyDtohAsync: source too small for the destination');
-  const { signal } = checkedOptions(opts, 'memcpyDtohAsync', SIGNAL_KEY);
+  const { signal } = checkedOptions(opts, 'memcpyDtohAsync', ABORT_KEYS);
   const sh = streamHandle(stream);
   useOn(src, sh);
   syncDevice();
@@ -417,7 +414,7 @@ export function memcpyDtodAsync(dst: DeviceLike,
   const d = deviceRange(dst, 'dst'), s = deviceRange(src, 'src');
   checkSize(bytes, 'bytes');
   checkFits(bytes, Math.min(d.bytes, s.bytes), 'memcpyDtodAsync');
-  const { signal } = checkedOptions(opts, 'memcpyDtodAsync', SIGNAL_KEY);
+  const { signal } = checkedOptions(opts, 'memcpyDtodAsync', ABORT_KEYS);
   const sh = streamHandle(stream);
   useOn(dst, sh);
   useOn(src, sh);

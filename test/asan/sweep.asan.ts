@@ -9,45 +9,52 @@ import { checkBuilt, expectClean, runFake } from './fake';
 
 beforeAll(checkBuilt);
 
+// Shared by both scripts: fresh operands, the hostile values, and call(), which counts a call and
+// notes an error without a string code (thrown or rejected); results other than the operands are disposed.
+const PRELUDE = String.raw`
+  const nc = require(process.env.NODECUDA_DIST);
+  const { gpuarray: g, cumath, random, linalg, fft, driver, compiler, gl, nccl, SourceModule, ElementwiseKernel, ReductionKernel } = nc;
+  // Fresh operands for each function (one may dispose what it is given).
+  let a, m;
+  const fresh = () => { for (const x of [a, m]) if (x) x.dispose(); a = g.zeros([4], 'float32'); m = g.zeros([2, 3], 'float32'); };
+  fresh();
+  const disposed = g.zeros([4], 'float32');
+  disposed.dispose();
+  const show = (v) => { try { return typeof v === 'symbol' ? 'a symbol' : String(v).slice(0, 16); } catch { return 'an object'; } };
+  const untyped = new Map(), pending = [];
+  let probes = 0, count = 0;
+  const typed = (e) => e instanceof Error && typeof e.code === 'string';
+  const note = (what, e) => { count++; untyped.set(what, (e && e.name) + ': ' + String(e && e.message).slice(0, 120)); };
+  const free = (x) => {
+    for (const y of Array.isArray(x) ? x : [x]) {
+      if (y && y !== a && y !== m && typeof y.dispose === 'function') try { y.dispose(); } catch { /* already */ }
+    }
+  };
+  const call = (what, f) => {
+    probes++;
+    try {
+      const out = f();
+      if (out && typeof out.then === 'function') pending.push(out.then(free, (e) => { if (!typed(e)) note(what + ' (rejected)', e); }));
+      else free(out);
+    } catch (e) {
+      if (!typed(e)) note(what, e);
+    }
+  };
+  // After the calls: the process still works (a round trip through device memory).
+  const report = async () => {
+    await Promise.all(pending);
+    driver.Context.synchronize();
+    const back = g.toGpu(new Float32Array([1, 2, 3])).get();
+    console.log(JSON.stringify({ probes, count, untyped: [...untyped].map(([w, e]) => w + ' -> ' + e).slice(0, 30), works: Array.from(back) }));
+  };
+`;
+
 test('a sweep of the public API with hostile arguments: typed errors only, the process works afterwards', () => {
-  const r = runFake(String.raw`
+  const r = runFake(PRELUDE + String.raw`
     (async () => {
-      const nc = require(process.env.NODECUDA_DIST);
-      const { gpuarray: g, cumath, random, linalg, fft, driver, compiler, gl, nccl } = nc;
-      // Fresh operands for each function (one may dispose what it is given).
-      let a, m;
-      const fresh = () => { for (const x of [a, m]) if (x) x.dispose(); a = g.zeros([4], 'float32'); m = g.zeros([2, 3], 'float32'); };
-      fresh();
-      const disposed = g.zeros([4], 'float32');
-      disposed.dispose();
       const hostile = [undefined, null, 0, -1, NaN, 1.5, 2 ** 53, 'x', '', {}, [], [[1], 2], Symbol('s'), 5n, () => 1, disposed,
         new Float32Array(2), { shape: [2] }, Object.create(null)];
-      const show = (v) => { try { return typeof v === 'symbol' ? 'a symbol' : String(v).slice(0, 16); } catch { return 'an object'; } };
-      const untyped = [], pending = [];
-      let probes = 0, count = 0;
-      const typed = (e) => e instanceof Error && typeof e.code === 'string';
-      const seen = new Set();
-      const note = (what, v, e) => {
-        count++;
-        if (!seen.has(what)) untyped.push(what + ' with ' + show(v) + ': ' + (e && e.name) + ': ' + String(e && e.message).slice(0, 120));
-        seen.add(what);
-      };
-      const free = (x) => {
-        if (x && typeof x.then === 'function') return;
-        for (const y of Array.isArray(x) ? x : [x]) if (y && typeof y.dispose === 'function') try { y.dispose(); } catch { /* already */ }
-      };
-      const probe = (what, f) => {
-        for (const v of hostile) {
-          probes++;
-          try {
-            const out = f(v);
-            if (out && typeof out.then === 'function') pending.push(out.then(free, (e) => { if (!typed(e)) note(what + ' (rejected)', v, e); }));
-            else free(out);
-          } catch (e) {
-            if (!typed(e)) note(what, v, e);
-          }
-        }
-      };
+      const probe = (what, f) => { for (const v of hostile) call(what + ' with ' + show(v), () => f(v)); };
       // Errors' own constructors, the @internal methods (trailing _) and whole-process calls are left out.
       const skip = new Set(['synchronize', 'gc', 'init', 'diagnose', 'formatDiagnosis', 'withDevice', 'autoinit']);
       const spaces = { gpuarray: g, cumath, random, linalg, fft, driver, compiler, gl, nccl, cuda: nc };
@@ -72,14 +79,10 @@ test('a sweep of the public API with hostile arguments: typed errors only, the p
       for (const k of Object.getOwnPropertyNames(proto)) {
         if (k === 'constructor' || k === 'dispose' || k.endsWith('_') || typeof Object.getOwnPropertyDescriptor(proto, k).value !== 'function') continue;
         fresh();
-        probe('a.' + k + '(x)', (v) => { const t = g.zeros([4], 'float32'); try { return t[k](v); } finally { if (t !== a) t.dispose(); } });
+        probe('a.' + k + '(x)', (v) => { const t = g.zeros([4], 'float32'); try { return t[k](v); } finally { t.dispose(); } });
         probe('a.' + k + '(a, x)', (v) => { const t = g.zeros([4], 'float32'); try { return t[k](a, v); } finally { t.dispose(); } });
       }
-      await Promise.all(pending);
-      driver.Context.synchronize();
-      // The process still works: a round trip through device memory.
-      const back = g.toGpu(new Float32Array([1, 2, 3])).get();
-      console.log(JSON.stringify({ probes, untyped, count, works: Array.from(back) }));
+      await report();
     })();
   `, {}, 300000);
   expectClean(r);
@@ -91,32 +94,12 @@ test('a sweep of the public API with hostile arguments: typed errors only, the p
 });
 
 test('the same with hostile values for the option names the API knows, and for kernels and their launches', () => {
-  const r = runFake(String.raw`
+  const r = runFake(PRELUDE + String.raw`
     (async () => {
-      const nc = require(process.env.NODECUDA_DIST);
-      const { gpuarray: g, cumath, random, linalg, fft, driver, SourceModule, ElementwiseKernel, ReductionKernel } = nc;
-      let a, m;
-      const fresh = () => { for (const x of [a, m]) if (x) x.dispose(); a = g.zeros([4], 'float32'); m = g.zeros([2, 3], 'float32'); };
-      fresh();
-      const disposed = g.zeros([4], 'float32');
-      disposed.dispose();
       const hostile = [null, -1, NaN, 1.5, 'x', {}, [[1], 2], 5n, disposed, Object.create(null), [NaN], Infinity];
       const keys = ['stream', 'out', 'axis', 'axes', 'dtype', 'keepdims', 'n', 'norm', 'seed', 'signal', 'ord', 'shape', 'device', 'offset',
         'range', 'slice', 'size', 'ddof', 'side', 'sorter', 'stable', 'returnCounts', 'returnInverse', 'returnIndex', 'equalNan',
         'precision', 'casting', 'd', 'k', 'step', 'endpoint', 'low', 'high', 'mean', 'std', 'scale'];
-      const show = (v) => { try { return String(v).slice(0, 16); } catch { return 'an object'; } };
-      const untyped = new Map(), pending = [];
-      let probes = 0;
-      const typed = (e) => e instanceof Error && typeof e.code === 'string';
-      const call = (what, f) => {
-        probes++;
-        try {
-          const out = f();
-          if (out && typeof out.then === 'function') pending.push(out.catch((e) => { if (!typed(e)) untyped.set(what, String(e)); }));
-        } catch (e) {
-          if (!typed(e)) untyped.set(what, (e && e.name) + ': ' + String(e && e.message).slice(0, 120));
-        }
-      };
       for (const [ns, obj] of Object.entries({ gpuarray: g, cumath, random, linalg, fft })) {
         for (const [k, f] of Object.entries(obj)) {
           if (typeof f !== 'function' || /^[A-Z]/.test(k)) continue;
@@ -156,11 +139,8 @@ test('the same with hostile values for the option names the API knows, and for k
         call('a.index(x)', () => a.index(v));
         call('a.set(x)', () => a.set(v));
       }
-      await Promise.all(pending);
-      driver.Context.synchronize();
       mod.dispose();
-      const back = g.toGpu(new Float32Array([1, 2, 3])).get();
-      console.log(JSON.stringify({ probes, untyped: [...untyped].map(([w, e]) => w + ' -> ' + e).slice(0, 30), works: Array.from(back) }));
+      await report();
     })();
   `, {}, 600000);
   expectClean(r);
