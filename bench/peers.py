@@ -217,11 +217,14 @@ class Torch:
         if op == "unique":
             x = t.randint(0, case["range"], (n,), device="cuda", dtype=t.int32, generator=g)
             return (lambda: t.unique(x)), None, t.cuda.empty_cache
+        if op == "topk":
+            x = t.rand(n, device="cuda", generator=g).view(case["rows"], n // case["rows"])
+            return (lambda: t.topk(x, case["k"])), None, t.cuda.empty_cache
         if op == "searchsorted":
             a = t.sort(t.rand(case["m"], device="cuda", generator=g)).values
             v = t.rand(n, device="cuda", generator=g)
             return (lambda: t.searchsorted(a, v)), None, t.cuda.empty_cache
-        x = t.rand(n, device="cuda", generator=g)
+        x = t.rand(n, device="cuda", generator=g).view(case.get("rows", 1), n // case.get("rows", 1))
         if op == "argsort":
             return (lambda: t.argsort(x, stable=True)), "torch.argsort(x, stable=True)", t.cuda.empty_cache
         return (lambda: t.sort(x)), "torch.sort(x): values and int64 indices (torch has no keys-only sort)", t.cuda.empty_cache
@@ -388,11 +391,13 @@ class Cupy:
         if op == "unique":
             x = rs.randint(0, case["range"], size=n, dtype=cp.int32)
             return (lambda: cp.unique(x)), None, self.free_pools
+        if op == "topk":
+            raise NotImplementedError("CuPy has no topk")
         if op == "searchsorted":
             a = cp.sort(rs.rand(case["m"], dtype=cp.float32))
             v = rs.rand(n, dtype=cp.float32)
             return (lambda: cp.searchsorted(a, v)), None, self.free_pools
-        x = rs.rand(n, dtype=cp.float32)
+        x = rs.rand(n, dtype=cp.float32).reshape(case.get("rows", 1), n // case.get("rows", 1))
         return (lambda: cp.argsort(x) if op == "argsort" else cp.sort(x)), None, self.free_pools
 
     def tiny(self, case):

@@ -24,6 +24,7 @@ import * as cumathNs from './array/cumath';
 import * as red from './array/reductions';
 import * as scans from './array/scan';
 import * as sorting from './array/sorting';
+import * as selection from './array/selection';
 import './array/devices'; // a.device, a.to(), a.copyTo(), device-following host transfers
 import * as randomNs from './random/random';
 import { GPUArray } from './array/gpuarray';
@@ -61,7 +62,8 @@ export type { ReductionKernelOptions, ReductionCallOptions, ReductionCallable } 
 export { InclusiveScanKernel, ExclusiveScanKernel, GenericScanKernel } from './kernels/scan';
 export type { ScanKernel, GenericScanOptions, GenericScanCallable } from './kernels/scan';
 export type { ScanOptions } from './array/scan';
-export type { SortOptions, ArgsortOptions, UniqueOptions, UniqueResult, SearchsortedOptions } from './array/sorting';
+export type { SortOptions, ArgsortOptions, UniqueOptions, UniqueResult } from './array/sorting';
+export type { SearchsortedOptions, TopkOptions, TopkResult, PartitionOptions } from './array/selection';
 export type { ReduceOptions, VarOptions, ArgOptions, DotOptions } from './array/reductions';
 export { GPUArray } from './array/gpuarray';
 export { tidy, keep } from './array/tidy';
@@ -152,7 +154,13 @@ export const gpuarray = Object.freeze({
   /** The sorted unique elements, optionally with first indices, inverse and counts. */
   unique: sorting.unique,
   /** Insertion points of values in a sorted 1-D array (binary search). */
-  searchsorted: sorting.searchsorted,
+  searchsorted: selection.searchsorted,
+  /** The k largest (or smallest) elements along `axis` and their int64 positions (torch.topk; costs a sort). */
+  topk: selection.topk,
+  /** A copy partitioned around each kth position along `axis` (NumPy; a stable sort, valid for every kth). */
+  partition: selection.partition,
+  /** The int64 indices that partition an array along `axis` (NumPy; argsort's, valid for every kth). */
+  argpartition: selection.argpartition,
   matmul: linalgNs.matmul,
   inner: linalgNs.inner,
   outer: linalgNs.outer,

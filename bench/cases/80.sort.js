@@ -6,8 +6,10 @@
 // counts the queries): higher is faster, the peer columns compare the same call time (peers.py
 // builds the same data: the unique rows pass their range). torch.sort returns values and int64
 // indices (it has no keys-only sort), so the sort row compares our keys-only sort with it, as its
-// note says; argsort is torch.argsort(stable=True). `npm run bench -- --filter=sort` runs these
-// five rows.
+// note says; argsort is torch.argsort(stable=True). topk (values and int64 indices, as torch.topk)
+// of 2^24 float32 keys as one row and as 16384 rows of 1024: ours sorts along the axis (docs/sorting.md),
+// torch's selects by radix digits; CuPy has no topk. The "along rows" rows sort 2^24 keys as 16384
+// rows of 1024 (a segmented sort). `npm run bench -- --filter=sort` runs these rows.
 
 const cuda = require('../..');
 const { gpuarray, random } = cuda;
@@ -37,6 +39,13 @@ const uniqueRow = (label, range) => row('unique', label, U, () => {
   return { x };
 }, ({ x }) => gpuarray.unique(x), { range });
 
+/** topk of Q uniform float32 keys as `rows` rows: values and indices (the indices freed at once). */
+const topkRow = (label, rows, k) => row('topk', label, Q, () => ({ x: keys(Q).reshape([rows, Q / rows]) }), ({ x }) => {
+  const r = gpuarray.topk(x, k);
+  r.indices.dispose();
+  return r.values;
+}, { rows, k });
+
 module.exports = [
   row('sort', 'sort f32 (keys only)', N, () => ({ x: keys(N) }), ({ x }) => gpuarray.sort(x)),
   row('argsort', 'argsort f32 (int64 indices)', N, () => ({ x: keys(N) }), ({ x }) => gpuarray.argsort(x)),
@@ -49,4 +58,10 @@ module.exports = [
     random.seed(81);
     return { a, v: random.rand([Q], 'float32') };
   }, ({ a, v }) => gpuarray.searchsorted(a, v), { m: M }),
+  row('sort', 'sort f32 along rows, 16384 × 1024', Q, () => ({ x: keys(Q).reshape([16384, 1024]) }), ({ x }) => gpuarray.sort(x),
+    { rows: 16384 }),
+  row('argsort', 'argsort f32 along rows, 16384 × 1024', Q, () => ({ x: keys(Q).reshape([16384, 1024]) }),
+    ({ x }) => gpuarray.argsort(x), { rows: 16384 }),
+  topkRow('topk k=100 of 2^24 f32', 1, 100),
+  topkRow('topk k=5 per row, 16384 rows of 1024 f32', 16384, 5),
 ];

@@ -21,7 +21,8 @@ import type { MatmulOptions } from '../linalg/matmul';
 import type { OpOptions, Operand } from './operators';
 import type { ArgOptions, DotOptions, ReduceOptions, VarOptions } from './reductions';
 import type { ScanOptions } from './scan';
-import type { ArgsortOptions, SearchsortedOptions, SortOptions } from './sorting';
+import type { ArgsortOptions, SortOptions } from './sorting';
+import type { PartitionOptions, SearchsortedOptions, TopkOptions, TopkResult } from './selection';
 
 const CREATE = Symbol('nodecuda.create');
 
@@ -518,6 +519,22 @@ export class GPUArray {
   searchsorted(v: GPUArray | number | bigint | boolean | Complex, opts?: SearchsortedOptions): GPUArray {
     return impl.searchsorted(this, v, opts);
   }
+  /**
+   * The `k` largest (or smallest) elements along `axis` and their int64 positions (gpuarray.topk).
+   * @example
+   * const { values, indices } = logits.topk(5);
+   */
+  topk(k: number, opts?: TopkOptions): TopkResult { return impl.topk(this, k, opts); }
+  /**
+   * Partitions this array in place along `axis` around each `kth` position (NumPy's
+   * ndarray.partition; gpuarray.partition) and returns it.
+   */
+  partition(kth: number | readonly number[], opts?: Omit<PartitionOptions, 'axis'> & { axis?: number }): this {
+    impl.partition(this, kth, opts);
+    return this;
+  }
+  /** The int64 indices that partition this array along `axis` (gpuarray.argpartition). */
+  argpartition(kth: number | readonly number[], opts?: PartitionOptions): GPUArray { return impl.argpartition(this, kth, opts); }
   /**
    * Matrix product with `b` (gpuarray.matmul: NumPy's `a @ b`, on cuBLAS; docs/linalg.md).
    * @example

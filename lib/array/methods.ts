@@ -13,7 +13,8 @@ import type { OpOptions } from './operators';
 import type { ArgOptions, DotOptions, ReduceOptions, VarOptions } from './reductions';
 import type { ScanOptions } from './scan';
 import type { MatmulOptions } from '../linalg/matmul';
-import type { ArgsortOptions, SearchsortedOptions, SortOptions } from './sorting';
+import type { ArgsortOptions, SortOptions } from './sorting';
+import type { PartitionOptions, SearchsortedOptions, TopkOptions, TopkResult } from './selection';
 import type { Complex } from '../base/dtype';
 import type { DType } from '../base/dtype';
 import type { Stream } from '../cuda/driver';
@@ -45,7 +46,11 @@ export interface ArrayMethodImpls {
   // sorting.ts
   sort(a: GPUArray, opts?: Omit<SortOptions, 'out'>): GPUArray;
   argsort(a: GPUArray, opts?: ArgsortOptions): GPUArray;
+  // selection.ts
   searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolean | Complex, opts?: SearchsortedOptions): GPUArray;
+  topk(a: GPUArray, k: number, opts?: TopkOptions): TopkResult;
+  partition(a: GPUArray, kth: number | readonly number[], opts?: PartitionOptions): GPUArray;
+  argpartition(a: GPUArray, kth: number | readonly number[], opts?: PartitionOptions): GPUArray;
   // linalg/index.ts
   matmul(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray;
 }
@@ -64,9 +69,13 @@ export const impl: ArrayMethodImpls = {
   all: notLoaded('all'), argmin: notLoaded('argmin'), argmax: notLoaded('argmax'), dot: notLoaded('dot'),
   cumsum: notLoaded('cumsum'), cumprod: notLoaded('cumprod'), matmul: notLoaded('matmul'),
   sort: notLoaded('sort'), argsort: notLoaded('argsort'), searchsorted: notLoaded('searchsorted'),
+  topk: notLoaded('topk'), partition: notLoaded('partition'), argpartition: notLoaded('argpartition'),
 };
 
-/** Registers implementations (called once by operators.ts, reductions.ts, scan.ts, sorting.ts and linalg/index.ts at load). @internal */
+/**
+ * Registers implementations (called once by operators.ts, reductions.ts, scan.ts, sorting.ts,
+ * selection.ts and linalg/index.ts at load). @internal
+ */
 export function registerArrayMethods(part: Partial<ArrayMethodImpls>): void {
   Object.assign(impl, part);
 }

@@ -1,25 +1,25 @@
 /**
- * sort, argsort, unique and searchsorted (NumPy semantics) on the radix sort engine
- * (engine/sort.ts), and their GPUArray methods. Every sort is stable. Order: NumPy's, with NaNs
- * last (all NaNs equal, so they keep their input order), -0.0 before +0.0, complex numbers by real
- * part then imaginary part (NaN larger than any number in each part). docs/sorting.md.
+ * sort, argsort and unique (NumPy semantics) on the radix sort engine (engine/sort.ts), and their
+ * GPUArray methods (searchsorted, topk and partition: selection.ts). Every sort is stable. Order:
+ * NumPy's, with NaNs last (all NaNs equal, so they keep their input order), -0.0 before +0.0,
+ * complex numbers by real part then imaginary part (NaN larger than any number in each part).
+ * docs/sorting.md.
  */
-import { Complex, DType, DTYPES } from '../base/dtype';
+import { DType, DTYPES } from '../base/dtype';
 import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { normalizeAxis } from '../base/shape';
-import { promoteTypes } from '../base/promote';
 import { Stream, streamHandle } from '../cuda/driver';
 import { GPUArray, filled, wrapDeviceMemory } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { assign } from './operators';
 import { checkDevices } from './devices';
 import { checkWritable } from './overlap';
-import { full, zeros } from './creation';
+import { zeros } from './creation';
 import * as cu from '../cuda/door';
 import { DeviceAllocation, isOom } from '../cuda/memory';
 import { envFlag } from '../base/env';
 import {
-  MAX_SORT_SIZE, SortRun, SortStage, runSort, searchSorted, uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCount, uniqueCounts,
+  MAX_SORT_SIZE, SortRun, SortStage, runSort, uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCount, uniqueCounts,
   uniqueHistogram, uniqueInverse, uniqueMinMax, uniqueResults,
 } from '../engine/sort';
 
@@ -75,20 +75,11 @@ export interface UniqueResult {
   counts?: GPUArray;
 }
 
-/** Options of gpuarray.searchsorted. */
-export interface SearchsortedOptions {
-  /** 'left' (default): the first index i with a[i] >= v; 'right': the first with a[i] > v. */
-  side?: 'left' | 'right';
-  /** int64 indices that sort `a` (argsort's result), when `a` itself is not sorted. */
-  sorter?: GPUArray;
-  /** Stream to run on (default: the legacy default stream). */
-  stream?: Stream | null;
-}
+/** @internal An operand made ready to sort (prepare). */
+export interface Prepared { src: GPUArray; len: number; perm: number[] | null; shape: number[]; temps: GPUArray[] }
 
-interface Prepared { src: GPUArray; len: number; perm: number[] | null; shape: number[]; temps: GPUArray[] }
-
-/** The array with the sorted axis last and contiguous, its row length and the permutation back. */
-function prepare(what: string, a: GPUArray, axisOpt: number | null | undefined, stream: Stream | null | undefined): Prepared {
+/** @internal The array with the sorted axis last and contiguous, its row length and the permutation back. */
+export function prepare(what: string, a: GPUArray, axisOpt: number | null | undefined, stream: Stream | null | undefined): Prepared {
   const temps: GPUArray[] = [];
   if (axisOpt === null) {
     let src = a.flags.cContiguous ? a : (temps.push(a.copy({ stream })), temps[temps.length - 1]);
@@ -127,7 +118,8 @@ function sortOptions<T extends SortOptions>(what: string, opts: T | undefined, k
   return o;
 }
 
-function checkSize(what: string, n: number): void {
+/** @internal */
+export function checkSize(what: string, n: number): void {
   if (n > MAX_SORT_SIZE) throw rangeError('ERR_OUT_OF_RANGE', `${what}: at most 2^32 - 1 elements are supported. Received ${n}`);
 }
 
@@ -136,8 +128,8 @@ function isKeysOnly(p: Prepared): boolean {
   return stagesFor(p.src.dtype, p.src.size / p.len).length === 1 && p.src.dtype.kind !== 'c';
 }
 
-/** Sorts `p.src` into fresh contiguous arrays: values (dtype of a) and/or int64 indices (`range`: SortRun's). */
-function sorted(p: Prepared, values: boolean, indices: boolean, stream: Stream | null | undefined,
+/** @internal Sorts `p.src` into fresh contiguous arrays: values (dtype of a) and/or int64 indices (`range`: SortRun's). */
+export function sorted(p: Prepared, values: boolean, indices: boolean, stream: Stream | null | undefined,
   valuesInto?: GPUArray, indicesInto?: GPUArray, range?: SortRun['range']): { values?: GPUArray; indices?: GPUArray } {
   const { src, len } = p;
   const dt = src.dtype;
@@ -183,7 +175,8 @@ function placed(p: Prepared, r: GPUArray, out: GPUArray | undefined, stream: Str
   }
 }
 
-function arrayIn(what: string, a: unknown): GPUArray {
+/** @internal */
+export function arrayIn(what: string, a: unknown): GPUArray {
   if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: expected a GPUArray. Received ${describe(a)}`);
   return a.check();
 }
@@ -527,70 +520,6 @@ export function unique(a: GPUArray, opts?: UniqueOptions): GPUArray | UniqueResu
   }
 }
 
-/** A scalar `v` searched in an array of `dt`: its dtype (NumPy 2: a Python scalar takes the array's kind). */
-function scalarDType(v: unknown, dt: DType): DType {
-  if (typeof v === 'boolean') return dt.kind === 'b' ? dt : DTYPES.bool;
-  if (typeof v === 'bigint') return dt.kind === 'i' || dt.kind === 'u' ? dt : DTYPES.int64;
-  if (typeof v === 'number') {
-    if (dt.kind === 'f' || dt.kind === 'c') return dt;
-    if (!Number.isInteger(v) || dt.kind === 'b') return DTYPES.float64;
-    const x = BigInt(v); // exact bounds: 2^64 - 1 and 2^63 - 1 are not doubles
-    const bits = BigInt(dt.bytes * 8);
-    const [lo, hi] = dt.kind === 'u' ? [0n, (1n << bits) - 1n] : [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n];
-    if (x >= lo && x <= hi) return dt;
-    return x >= -(1n << 63n) && x < 1n << 63n ? DTYPES.int64 : DTYPES.float64; // past int64: compared as the double it is
-  }
-  if (typeof v === 'object' && v !== null && 're' in v) return dt.kind === 'c' ? dt : DTYPES.complex128;
-  throw typeError('ERR_INVALID_ARG_TYPE', `searchsorted: v must be a GPUArray or a scalar. Received ${describe(v)}`);
-}
-
-/**
- * Where to insert `v` into the sorted 1-D `a` to keep it sorted (NumPy `searchsorted`): int64
- * indices of `v`'s shape. side 'left': first i with a[i] >= v; 'right': first i with a[i] > v.
- * NaNs order last. With `sorter` (int64 indices that sort `a`) `a` need not be sorted.
- * @example
- * gpuarray.searchsorted(gpuarray.toGpu([1, 2, 2, 3]), gpuarray.toGpu([2, 5]), { side: 'right' }); // [3, 4]
- */
-export function searchsorted(a: GPUArray, v: GPUArray | number | bigint | boolean | Complex, opts?: SearchsortedOptions): GPUArray {
-  const o = checkedOptions(opts, 'searchsorted', ['side', 'sorter', 'stream']);
-  // The options first, each read once: a getter that disposes `a` or `v` is then caught by their checks.
-  const { sorter, stream } = o;
-  const side = o.side ?? 'left';
-  a = arrayIn('searchsorted', a);
-  if (side !== 'left' && side !== 'right') {
-    throw typeError('ERR_INVALID_ARG_VALUE', `searchsorted: side must be 'left' or 'right'. Received ${describe(side)}`);
-  }
-  if (a.ndim !== 1) throw rangeError('ERR_INVALID_ARG_VALUE', `searchsorted: a must be 1-D. Received shape (${a.shape.join(',')})`);
-  if (sorter !== undefined) {
-    if (!(sorter instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `searchsorted: sorter must be a GPUArray. Received ${describe(sorter)}`);
-    sorter.check();
-    if (sorter.dtype !== DTYPES.int64) throw typeError('ERR_INVALID_DTYPE', `searchsorted: sorter must be int64. Received ${sorter.dtype.name}`);
-    if (sorter.ndim !== 1 || sorter.size !== a.size) {
-      throw rangeError('ERR_SHAPE_MISMATCH', `searchsorted: sorter must have shape (${a.size}). Received (${sorter.shape.join(',')})`);
-    }
-  }
-  const temps: GPUArray[] = [];
-  try {
-    let va: GPUArray;
-    if (v instanceof GPUArray) va = v.check();
-    else temps.push((va = full([], v, scalarDType(v, a.dtype), { stream })));
-    checkDevices('searchsorted', [a, va, sorter]);
-    const out = GPUArray.allocate(va.shape, DTYPES.int64, stream);
-    temps.push(out); // until it is filled: disposed if the search throws
-    if (va.size === 0) return temps.pop()!;
-    const common = promoteTypes(a.dtype, va.dtype);
-    const ac = a.flags.cContiguous ? a : (temps.push(a.copy({ stream })), temps[temps.length - 1]);
-    const vc = va.flags.cContiguous ? va : (temps.push(va.copy({ stream })), temps[temps.length - 1]);
-    const sc = !sorter || sorter.flags.cContiguous ? sorter : (temps.push(sorter.copy({ stream })), temps[temps.length - 1]);
-    searchSorted(a.dtype, va.dtype, common, ac.address, a.size, sc?.address ?? 0n, vc.address, out.address, va.size,
-      side === 'right', stream);
-    temps.splice(temps.indexOf(out), 1);
-    return out;
-  } finally {
-    for (const t of temps) t.dispose();
-  }
-}
-
 /** GPUArray.sort: sorts in place along `axis` (NumPy's ndarray.sort) and returns the array. */
 function sortInPlace(a: GPUArray, opts?: Omit<SortOptions, 'out'>): GPUArray {
   const o = sortOptions('GPUArray.sort()', opts, SORT_OPTIONS.filter((k) => k !== 'out'));
@@ -600,4 +529,4 @@ function sortInPlace(a: GPUArray, opts?: Omit<SortOptions, 'out'>): GPUArray {
   return sort(a, { ...o, out: a });
 }
 
-registerArrayMethods({ sort: sortInPlace, argsort, searchsorted: (a, v, opts) => searchsorted(a, v, opts) });
+registerArrayMethods({ sort: sortInPlace, argsort });

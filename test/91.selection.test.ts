@@ -1,0 +1,192 @@
+/**
+ * topk, partition and argpartition (lib/array/selection.ts) on a real GPU against a CPU reference:
+ * every dtype (NaN/±Inf/-0, extremes, duplicates), k = 0 … the axis' length, largest and smallest,
+ * axis 0/1/-1/null of 2-D and 3-D arrays, transposed, stepped and broadcast inputs, empty axes, the
+ * methods, a stream; partition's defining property checked for each kth. Argument errors raised
+ * before any GPU work are checked at the end (those that need an array run on the GPU too).
+ */
+import * as cuda from '../lib';
+import { GPUArray, gpuarray, slice } from '../lib';
+import type { DTypeName } from '../lib';
+import { describeGpu, expectCode } from './helpers';
+import { DTYPE_NAMES, V, download, softly, upload, viewOf } from './reference';
+import { argsortRef, argsortRows, cmp, expectIndices, expectValues, values } from './sort-reference';
+
+const strides = (shape: number[]): number[] => shape.map((_, i) => shape.slice(i + 1).reduce((p, q) => p * q, 1));
+
+/**
+ * torch.topk as nodecuda documents it, for C-order values `xs` of `shape`: along `axis` (null:
+ * flattened) the k smallest in stable order, or the k largest in reverse stable order (NaN largest).
+ */
+function topkRef(xs: V[], shape: number[], axis: number | null, k: number, largest: boolean): {
+  values: V[]; indices: number[]; shape: number[];
+} {
+  if (axis === null) return topkRef(xs, [xs.length], 0, k, largest);
+  const ax = axis < 0 ? axis + shape.length : axis;
+  const perm = shape.map((_, i) => i).filter((i) => i !== ax).concat([ax]);
+  const moved = viewOf(xs, perm.map((i) => shape[i]), perm.map((i) => strides(shape)[i]));
+  const len = shape[ax];
+  const rows = len === 0 ? 0 : moved.length / len;
+  const vals: V[] = [];
+  const idx: number[] = [];
+  for (let r = 0; r < rows; r++) {
+    const row = moved.slice(r * len, r * len + len);
+    const order = argsortRef(row);
+    const sel = largest ? order.slice(len - k).reverse() : order.slice(0, k);
+    for (const i of sel) {
+      vals.push(row[i]);
+      idx.push(i);
+    }
+  }
+  const outShape = shape.slice();
+  outShape[ax] = k;
+  const pshape = perm.map((i) => outShape[i]);
+  const pstr = strides(pshape);
+  const back = <T>(v: T[]): T[] => viewOf(v, outShape, shape.map((_, i) => pstr[perm.indexOf(i)]));
+  return { values: back(vals), indices: back(idx), shape: outShape };
+}
+
+function checkTopk(a: GPUArray, xs: V[], axis: number | null, k: number, largest: boolean, label: string, stream?: cuda.Stream): void {
+  const want = topkRef(xs, [...a.shape], axis, k, largest);
+  const r = gpuarray.topk(a, k, axis === -1 ? { largest, stream } : { axis, largest, stream });
+  stream?.synchronize();
+  expect([...r.values.shape]).toEqual(want.shape);
+  expect([...r.indices.shape]).toEqual(want.shape);
+  expect(r.values.dtype).toBe(a.dtype);
+  expect(r.values.flags.cContiguous && r.indices.flags.cContiguous).toBe(true);
+  expectValues(download(r.values), want.values, `${label} values`);
+  expectIndices(r.indices, want.indices, `${label} indices`);
+}
+
+/** NumPy's partition property along the last axis of C-order rows of `len`: p[kth] is the sorted one, ≤ before, ≥ after. */
+function expectPartitioned(p: V[], xs: V[], len: number, kths: number[], label: string): void {
+  for (let r = 0; r * len < p.length; r++) {
+    const row = p.slice(r * len, r * len + len);
+    const sortedRow = argsortRef(xs.slice(r * len, r * len + len)).map((i) => xs[r * len + i]);
+    for (const k0 of kths) {
+      const k = k0 < 0 ? k0 + len : k0;
+      if (cmp(row[k], sortedRow[k]) !== 0) throw new Error(`${label}: row ${r} kth ${k0} holds the wrong value`);
+      if (row.some((v, i) => (i < k ? cmp(v, row[k]) > 0 : i > k ? cmp(v, row[k]) < 0 : false))) {
+        throw new Error(`${label}: row ${r} is not partitioned around ${k0}`);
+      }
+    }
+  }
+}
+
+describeGpu('selection', () => {
+  test.each(DTYPE_NAMES)('topk %s, 1-D: n = 1, 31, 1000, 4097; k = 0, 1, 5, n; largest and smallest; duplicates', (d) => {
+    const check = softly();
+    for (const n of [1, 31, 1000, 4097]) {
+      for (const distinct of [0, 4]) {
+        check(() => cuda.tidy(() => {
+          const xs = values(d, n, n + 3 + distinct, distinct);
+          const a = upload(d, xs);
+          for (const k of [...new Set([0, 1, Math.min(5, n), n])]) {
+            for (const largest of [true, false]) checkTopk(a, xs, -1, k, largest, `${d} n=${n} k=${k} largest=${largest} distinct=${distinct}`);
+          }
+        }));
+      }
+    }
+    check.done();
+  });
+
+  test.each(['float32', 'int64', 'complex64', 'bool', 'float16'] as DTypeName[])('topk %s along axis 0, 1, -1 and null of 2-D and 3-D arrays', (d) => {
+    const check = softly();
+    for (const shape of [[7, 33], [3, 5, 17], [1, 300], [300, 1]]) {
+      const xs = values(d, shape.reduce((p, q) => p * q, 1), shape[0] + shape.length, d === 'bool' ? 0 : 6);
+      for (const axis of [...shape.map((_, i) => i), -1, null]) {
+        const len = axis === null ? xs.length : shape[axis < 0 ? axis + shape.length : axis];
+        for (const k of [...new Set([1, Math.min(3, len), len])]) {
+          for (const largest of [true, false]) {
+            check(() => cuda.tidy(() => checkTopk(upload(d, xs, shape), xs, axis, k, largest, `${d} ${shape} axis ${axis} k ${k} ${largest}`)));
+          }
+        }
+      }
+    }
+    check.done();
+  });
+
+  test('topk of transposed, stepped and broadcast inputs; empty axes; the method; a stream; NaN ranks largest', () => cuda.tidy(() => {
+    const xs = values('float64', 40 * 50, 5, 0);
+    const a = upload('float64', xs, [40, 50]);
+    checkTopk(a.T, viewOf(xs, [50, 40], [1, 50]), -1, 7, true, 'transposed');
+    checkTopk(a.index(slice(null, null, 3), slice(1, null, 2)), viewOf(xs, [14, 25], [150, 2], 1), 0, 4, false, 'stepped');
+    checkTopk(upload('int32', [5, 1, 3]).broadcastTo([4, 3]), Array(12).fill(0).map((_, i) => [5, 1, 3][i % 3]), -1, 2, true, 'broadcast');
+    const e = gpuarray.topk(gpuarray.zeros([3, 0], 'int32'), 0);
+    expect([[...e.values.shape], [...e.indices.shape], e.indices.dtype.name]).toEqual([[3, 0], [3, 0], 'int64']);
+    expect([...gpuarray.topk(gpuarray.zeros([0, 5], 'float32'), 2).values.shape]).toEqual([0, 2]);
+    expect([...gpuarray.topk(gpuarray.zeros([4, 6], 'float32'), 0, { axis: 0 }).indices.shape]).toEqual([0, 6]);
+    const f = upload('float32', [1, NaN, 3, -Infinity, 3, 2]);
+    const m = f.topk(3);
+    expectValues(download(m.values), [NaN, 3, 3], 'NaN largest');
+    expectIndices(m.indices, [1, 4, 2], 'NaN largest, equal values in reverse index order');
+    const s = f.topk(2, { largest: false, sorted: false });
+    expectValues(download(s.values), [-Infinity, 1], 'smallest');
+    const stream = new cuda.driver.Stream();
+    try {
+      const big = values('float32', (1 << 20) + 3, 9, 0);
+      checkTopk(upload('float32', big), big, null, 100, true, 'stream 2^20+3', stream);
+    } finally {
+      stream.synchronize();
+      stream.dispose();
+    }
+  }));
+
+  test.each(['float32', 'int16', 'uint64', 'complex128', 'bfloat16'] as DTypeName[])('partition / argpartition %s: the kth elements in place, the rest on their side', (d) => {
+    cuda.tidy(() => {
+      const shape = [6, 45];
+      const xs = values(d, 270, 17, 8);
+      const a = upload(d, xs, shape);
+      for (const kth of [0, 44, -1, [3, 20, -5]] as Array<number | number[]>) {
+        const kths = Array.isArray(kth) ? kth : [kth];
+        const p = gpuarray.partition(a, kth);
+        expect([...p.shape]).toEqual(shape);
+        expectPartitioned(download(p), xs, 45, kths, `${d} partition ${kth}`);
+        const idx = gpuarray.argpartition(a, kth);
+        expect(idx.dtype.name).toBe('int64');
+        const ii = [...(idx.get() as BigInt64Array)].map(Number);
+        expectPartitioned(ii.map((i, j) => xs[j - (j % 45) + i]), xs, 45, kths, `${d} argpartition ${kth}`);
+      }
+      // axis 0 and null; the methods (partition in place)
+      const cols = viewOf(xs, [45, 6], [1, 45]);
+      const p0 = gpuarray.partition(a, 2, { axis: 0 });
+      expectPartitioned(viewOf(download(p0), [45, 6], [1, 45]), cols, 6, [2], `${d} axis 0`);
+      expectPartitioned(download(gpuarray.partition(a, 100, { axis: null })), xs, 270, [100], `${d} axis null`);
+      expectIndices(a.argpartition(3), argsortRows(xs, 45), `${d} argpartition method (a stable sort)`);
+      const c = upload(d, xs, shape);
+      expect(c.partition([1, 2])).toBe(c);
+      expectPartitioned(download(c), xs, 45, [1, 2], `${d} in place`);
+    });
+  });
+
+  test('argument errors that need an array', () => cuda.tidy(() => {
+    const a = upload('float32', [3, 1, 2, 5], [2, 2]);
+    expectCode(() => gpuarray.topk(a, 3), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => gpuarray.topk(a, -1), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => gpuarray.topk(a, 1.5), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => gpuarray.topk(a, 1n as unknown as number), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => gpuarray.topk(a, 1, { largest: 1 as unknown as boolean }), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => gpuarray.topk(a, 1, { dim: 0 } as never), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expectCode(() => gpuarray.topk(a, 1, { axis: 2 }), RangeError, 'ERR_AXIS_OUT_OF_RANGE');
+    expectCode(() => gpuarray.topk(gpuarray.zeros([], 'float32'), 1), RangeError, 'ERR_AXIS_OUT_OF_RANGE');
+    expect(gpuarray.topk(gpuarray.zeros([], 'float32'), 1, { axis: null }).values.shape).toEqual([1]);
+    expectCode(() => gpuarray.partition(a, 2), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => gpuarray.partition(a, -3), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => gpuarray.partition(a, [0, 1.5]), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => gpuarray.partition(a, '1' as unknown as number), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => gpuarray.argpartition(a, 0, { kind: 'quicksort' as 'introselect' }), TypeError, 'ERR_INVALID_ARG_VALUE');
+    expectCode(() => a.partition(0, { axis: null } as never), TypeError, 'ERR_INVALID_ARG_VALUE');
+    const d = upload('float32', [1]);
+    d.dispose();
+    expectCode(() => gpuarray.topk(d, 1), TypeError, 'ERR_USE_AFTER_DISPOSE');
+  }));
+});
+
+describe('selection argument errors (no GPU needed)', () => {
+  test('non-arrays and unknown options are typed errors', () => {
+    expectCode(() => gpuarray.topk(5 as unknown as GPUArray, 1), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => gpuarray.partition([1, 2] as unknown as GPUArray, 0), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => gpuarray.argpartition(null as unknown as GPUArray, 0), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => gpuarray.topk(null as unknown as GPUArray, 1, { descending: true } as never), TypeError, 'ERR_INVALID_ARG_VALUE');
+  });
+});
