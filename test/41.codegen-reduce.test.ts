@@ -5,7 +5,7 @@
  */
 import { DTYPES, DType } from '../lib';
 import { compileBoth, expectEntries, startAll } from './helpers';
-import { builtinSpec } from '../lib/array/reductions';
+import { builtinSpec } from '../lib/array/reduction_specs';
 import { PREAMBLE } from '../lib/engine/templates/preamble';
 import { REDUCE_PREAMBLE, ReduceSpec, ReduceVariant, reduceKernel } from '../lib/engine/templates/reduction';
 

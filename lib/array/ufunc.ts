@@ -4,7 +4,7 @@
  * and result dtypes follow from the promoted operand dtype (`types`) and its C statement per
  * compute dtype (`body`). `resolve()` turns a row and the operand types into a plan, and
  * operators.ts `elementwise()` runs every plan on the elementwise engine (engine/elementwise.ts,
- * template engine/templates/elementwise.ts). Reductions are declared the same way in reductions.ts.
+ * template engine/templates/elementwise.ts). Reductions are declared the same way in reduction_specs.ts.
  */
 import { DTYPES, DType, own } from '../base/dtype';
 import { describe, typeError } from '../base/errors';
