@@ -3,7 +3,7 @@
  * free helpers communicator.ts uses to check arguments, build errors and poll NCCL with timers.
  */
 import { GPUArray } from '../array/gpuarray';
-import { NcclError, checkedOptions, describe, rangeError, typeError } from '../base/errors';
+import { NcclError, checkedOptions, describe, knownOptions, rangeError, typeError } from '../base/errors';
 import type { DTypeName } from '../base/dtype';
 import type { Stream } from '../cuda/driver';
 import { version } from './library';
@@ -131,6 +131,33 @@ export function checkTimeout(v: unknown, name: string, dflt: number): number {
   return v;
 }
 
+/**
+ * @internal The arguments of `new Communicator`, checked before NCCL is opened: the rank in
+ * [0, nranks), the 128-byte unique id, the option names and values; the timeout (default 60 s)
+ * and the `blocking` option.
+ */
+export function communicatorArgs(nranks: unknown, uniqueId: unknown, rank: unknown, options: CommunicatorOptions):
+  { timeoutMs: number; blocking: boolean | undefined } {
+  if (typeof nranks !== 'number' || !Number.isInteger(nranks) || nranks < 1) {
+    throw rangeError('ERR_OUT_OF_RANGE', `The "nranks" argument must be a positive integer. Received ${describe(nranks)}`);
+  }
+  checkRank(rank, 'rank', nranks);
+  if (!(uniqueId instanceof Uint8Array) || uniqueId.byteLength !== 128) {
+    throw typeError('ERR_INVALID_ARG_TYPE',
+      `The "uniqueId" argument must be the 128-byte Uint8Array from nccl.getUniqueId(). Received ${describe(uniqueId)}`);
+  }
+  if (typeof options !== 'object' || options === null) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "options" argument must be an object. Received ${describe(options)}`);
+  }
+  knownOptions(options, 'nccl.Communicator', ['device', 'timeoutMs', 'blocking'], ['cgaClusterSize']);
+  const timeoutMs = checkTimeout(options.timeoutMs, 'timeoutMs', 60_000);
+  const blocking = options.blocking;
+  if (blocking !== undefined && typeof blocking !== 'boolean') {
+    throw typeError('ERR_INVALID_ARG_TYPE', `The "blocking" option must be a boolean. Received ${describe(blocking)}`);
+  }
+  return { timeoutMs, blocking };
+}
+
 /** @internal A rank in [0, nranks): RangeError otherwise. */
 export function checkRank(v: unknown, name: string, nranks: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= nranks) {
@@ -158,6 +185,30 @@ export function ncclBuffer(a: unknown, name: string, op?: ReduceOp): [number, nu
     throw typeError('ERR_NCCL_NONCONTIGUOUS', `The "${name}" array must be C-contiguous for NCCL: pass a.copy()`);
   }
   return [t[0], a.size * t[1]];
+}
+
+/** @internal RangeError ERR_NCCL_DEVICE_MISMATCH unless array `a` is on `device` (the rank's). */
+export function checkDevice(a: GPUArray, name: string, device: number): void {
+  const dev = (a as unknown as { device?: unknown }).device;
+  if (typeof dev === 'number' && dev !== device) {
+    throw rangeError('ERR_NCCL_DEVICE_MISMATCH', `The "${name}" array is on device ${dev}; this rank's communicator is on device ${device}`);
+  }
+}
+
+/**
+ * @internal The array an allReduce, reduce or broadcast writes: `x` (in place) when `out` is
+ * undefined, else `out`, checked: as many NCCL elements of NCCL type `type` as `x`, on `device`,
+ * and not overlapping `x` other than at its address.
+ */
+export function sameOut(out: GPUArray | undefined, x: GPUArray, count: number, type: number, call: string, device: number): GPUArray {
+  if (out === undefined) return x;
+  const [t, n] = ncclBuffer(out, 'out');
+  if (t !== type || n !== count) {
+    throw rangeError('ERR_NCCL_SIZE_MISMATCH', `"out" (${out.size} × ${out.dtype.name}) must match "x" (${x.size} × ${x.dtype.name})`);
+  }
+  checkDevice(out, 'out', device);
+  checkPlacement(x, out, out.ptr === x.ptr, call);
+  return out;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * NCCL communicators and collectives on GPUArrays: the Communicator class, nccl.group() and
- * initAll (the option types, argument checks and timer polling are in args.ts).
+ * NCCL communicators and collectives on GPUArrays: the Communicator class and initAll (the option
+ * types, argument checks and timer polling are in args.ts; nccl.group() and its state in group.ts).
  * Initialisation is non-blocking (ncclConfig.blocking = 0, polled with timers, aborted after
  * timeoutMs); once initialised, the communicator is split (non-blocking too) into a blocking one of
  * the same ranks that runs the collectives on the calling thread: a non-blocking communicator
@@ -17,29 +17,23 @@
  * is needed (older ones keep one group job per thread, which the ranks' splits would share).
  */
 import { GPUArray } from '../array/gpuarray';
-import { NcclError, checkedOptions, describe, knownOptions, rangeError, typeError } from '../base/errors';
+import { NcclError, checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { native } from '../cuda/native';
 import { runPinned } from '../cuda/scope';
 import {
-  NCCL_ERROR_INFO, OPS, checkPlacement, checkRank, checkTimeout, collectiveOptions, ncclBuffer, opOf, pollUntil, sharedBlockingUnsupported,
+  NCCL_ERROR_INFO, OPS, checkDevice, checkPlacement, checkRank, checkTimeout, collectiveOptions, communicatorArgs, ncclBuffer, opOf,
+  pollUntil, sameOut, sharedBlockingUnsupported,
 } from './args';
 import type { CollectiveOptions, CommunicatorOptions, ReduceOptions, RootOptions } from './args';
+import { group, groupState } from './group';
 import { requireNccl } from './library';
 
 const IN_PROGRESS = 7;
 
-let groupDepth = 0;
-/**
- * The calls of the current group: at the outermost groupEnd each one's launch is waited for, or,
- * when the group end fails, its communicator fails with that error.
- */
-let groupCalls: Array<{ comm: Communicator; launched: () => void }> = [];
 /** >0 inside an Async form's issue: NCCL's launch is awaited with timers there, not on the thread. */
 let deferWait = 0;
-/** Whether the calls of the current group went to blocking communicators (null: none yet). */
-let groupBlocking: boolean | null = null;
 /** Live communicators of this thread by unique id: several ranks of one communicator on one thread. */
 const byId = new Map<string, Set<Communicator>>();
 
@@ -76,23 +70,7 @@ export class Communicator {
   readonly #streams = new Set<NativeAddon.StreamHandle | null>();
 
   constructor(nranks: number, uniqueId: Uint8Array, rank: number, options: CommunicatorOptions = {}) {
-    if (typeof nranks !== 'number' || !Number.isInteger(nranks) || nranks < 1) {
-      throw rangeError('ERR_OUT_OF_RANGE', `The "nranks" argument must be a positive integer. Received ${describe(nranks)}`);
-    }
-    checkRank(rank, 'rank', nranks);
-    if (!(uniqueId instanceof Uint8Array) || uniqueId.byteLength !== 128) {
-      throw typeError('ERR_INVALID_ARG_TYPE',
-        `The "uniqueId" argument must be the 128-byte Uint8Array from nccl.getUniqueId(). Received ${describe(uniqueId)}`);
-    }
-    if (typeof options !== 'object' || options === null) {
-      throw typeError('ERR_INVALID_ARG_TYPE', `The "options" argument must be an object. Received ${describe(options)}`);
-    }
-    knownOptions(options, 'nccl.Communicator', ['device', 'timeoutMs', 'blocking'], ['cgaClusterSize']);
-    const timeoutMs = checkTimeout(options.timeoutMs, 'timeoutMs', 60_000);
-    const blocking = options.blocking;
-    if (blocking !== undefined && typeof blocking !== 'boolean') {
-      throw typeError('ERR_INVALID_ARG_TYPE', `The "blocking" option must be a boolean. Received ${describe(blocking)}`);
-    }
+    const { timeoutMs, blocking } = communicatorArgs(nranks, uniqueId, rank, options);
     requireNccl();
     const device = options.device ?? native.currentDevice();
     if (typeof device !== 'number' || !Number.isInteger(device) || device < 0) {
@@ -214,7 +192,7 @@ export class Communicator {
       throw new NcclError(`${call}: the communicator is still initialising; await comm.ready, ` +
         'or use the Async form, which waits without blocking', NCCL_ERROR_INFO('NCCL_IN_PROGRESS', call));
     }
-    if (!this.#idle(call) && groupDepth === 0) {
+    if (!this.#idle(call) && groupState.depth === 0) {
       throw new NcclError(`${call}: the communicator is still initialising or busy with an earlier call; await comm.ready, ` +
         'or use the Async form, which waits without blocking', NCCL_ERROR_INFO('NCCL_IN_PROGRESS', call));
     }
@@ -224,17 +202,17 @@ export class Communicator {
   #run(kind: number, call: string, send: GPUArray, recv: GPUArray, count: number, type: number, op: number, peer: number,
     stream: NativeAddon.StreamHandle | null): void {
     const h = this.#ready(call);
-    if (groupDepth === 0 && this.#split && this.#shared()) {
+    if (groupState.depth === 0 && this.#split && this.#shared()) {
       throw typeError('ERR_NCCL_GROUP_REQUIRED', `${call}: this thread holds several ranks of a blocking communicator; ` +
         'call them inside nccl.group() (a rank\'s call would wait for a peer this thread can only call afterwards), ' +
         'or make them with blocking: false');
     }
-    if (groupDepth > 0) {
-      if (groupBlocking !== null && groupBlocking !== this.#split) {
+    if (groupState.depth > 0) {
+      if (groupState.blocking !== null && groupState.blocking !== this.#split) {
         throw typeError('ERR_NCCL_GROUP_MIXED', `${call}: one nccl.group() cannot hold calls to blocking and non-blocking ` +
           'communicators (NCCL runs a group one way); make them alike with the "blocking" option');
       }
-      groupBlocking = this.#split;
+      groupState.blocking = this.#split;
     }
     useOn(send, stream);
     useOn(recv, stream);
@@ -248,8 +226,8 @@ export class Communicator {
       if (this.#split && e instanceof NcclError) this.#fail(e);
       throw e;
     }
-    if (groupDepth > 0) {
-      groupCalls.push({ comm: this, launched: () => this.#launched(call) });
+    if (groupState.depth > 0) {
+      groupState.calls.push({ comm: this, launched: () => this.#launched(call) });
     } else if (st === IN_PROGRESS && deferWait === 0) this.#launched(call);
   }
 
@@ -267,24 +245,6 @@ export class Communicator {
     this.#idle(call);
   }
 
-  #checkDevice(a: GPUArray, name: string): void {
-    const dev = (a as unknown as { device?: unknown }).device;
-    if (typeof dev === 'number' && dev !== this.device) {
-      throw rangeError('ERR_NCCL_DEVICE_MISMATCH', `The "${name}" array is on device ${dev}; this rank's communicator is on device ${this.device}`);
-    }
-  }
-
-  #same(out: GPUArray | undefined, x: GPUArray, name: string, count: number, type: number, call: string): GPUArray {
-    if (out === undefined) return x;
-    const [t, n] = ncclBuffer(out, 'out');
-    if (t !== type || n !== count) {
-      throw rangeError('ERR_NCCL_SIZE_MISMATCH', `"out" (${out.size} × ${out.dtype.name}) must match "${name}" (${x.size} × ${x.dtype.name})`);
-    }
-    this.#checkDevice(out, 'out');
-    checkPlacement(x, out, out.ptr === x.ptr, call);
-    return out;
-  }
-
   /**
    * Every rank's `x` reduced with `op`, on every rank: in place, or into `out`.
    * @example
@@ -294,8 +254,8 @@ export class Communicator {
     opts = collectiveOptions(opts, 'allReduce');
     const op = opOf(opts.op);
     const [type, count] = ncclBuffer(x, 'x', op);
-    this.#checkDevice(x, 'x');
-    const out = this.#same(opts.out, x, 'x', count, type, 'allReduce');
+    checkDevice(x, 'x', this.device);
+    const out = sameOut(opts.out, x, count, type, 'allReduce', this.device);
     this.#run(0, 'ncclAllReduce', x, out, count, type, OPS[op], 0, streamHandle(opts.stream));
     return out;
   }
@@ -306,8 +266,8 @@ export class Communicator {
     const op = opOf(opts.op);
     const root = checkRank(opts.root ?? 0, 'root', this.nranks);
     const [type, count] = ncclBuffer(x, 'x', op);
-    this.#checkDevice(x, 'x');
-    const out = this.#same(opts.out, x, 'x', count, type, 'reduce');
+    checkDevice(x, 'x', this.device);
+    const out = sameOut(opts.out, x, count, type, 'reduce', this.device);
     this.#run(1, 'ncclReduce', x, out, count, type, OPS[op], root, streamHandle(opts.stream));
     return out;
   }
@@ -317,8 +277,8 @@ export class Communicator {
     opts = collectiveOptions(opts, 'broadcast');
     const root = checkRank(opts.root ?? 0, 'root', this.nranks);
     const [type, count] = ncclBuffer(x, 'x');
-    this.#checkDevice(x, 'x');
-    const out = this.#same(opts.out, x, 'x', count, type, 'broadcast');
+    checkDevice(x, 'x', this.device);
+    const out = sameOut(opts.out, x, count, type, 'broadcast', this.device);
     this.#run(2, 'ncclBroadcast', x, out, count, type, 0, root, streamHandle(opts.stream));
     return out;
   }
@@ -330,7 +290,7 @@ export class Communicator {
   allGather(x: GPUArray, opts: Omit<ReduceOptions, 'op'> = {}): GPUArray {
     opts = collectiveOptions(opts, 'allGather');
     const [type, count] = ncclBuffer(x, 'x');
-    this.#checkDevice(x, 'x');
+    checkDevice(x, 'x', this.device);
     const stream = streamHandle(opts.stream);
     const out = opts.out ?? runPinned(this.device, () => GPUArray.allocate([this.nranks, ...x.shape], x.dtype, opts.stream));
     const [t, n] = ncclBuffer(out, 'out');
@@ -338,7 +298,7 @@ export class Communicator {
       throw rangeError('ERR_NCCL_SIZE_MISMATCH', `"out" must hold nranks × x.size = ${this.nranks * x.size} ${x.dtype.name} ` +
         `elements. Received ${out.size} × ${out.dtype.name}`);
     }
-    this.#checkDevice(out, 'out');
+    checkDevice(out, 'out', this.device);
     checkPlacement(x, out, x.ptr === out.ptr + BigInt(this.rank * x.nbytes), 'allGather');
     this.#run(3, 'ncclAllGather', x, out, count, type, 0, 0, stream);
     return out;
@@ -352,7 +312,7 @@ export class Communicator {
     opts = collectiveOptions(opts, 'reduceScatter');
     const op = opOf(opts.op);
     const [type, count] = ncclBuffer(x, 'x', op);
-    this.#checkDevice(x, 'x');
+    checkDevice(x, 'x', this.device);
     if (x.size % this.nranks !== 0) {
       throw rangeError('ERR_NCCL_SIZE_MISMATCH', `x.size (${x.size}) must be a multiple of nranks (${this.nranks})`);
     }
@@ -362,7 +322,7 @@ export class Communicator {
       throw rangeError('ERR_NCCL_SIZE_MISMATCH', `"out" must hold x.size / nranks = ${x.size / this.nranks} ${x.dtype.name} ` +
         `elements. Received ${out.size} × ${out.dtype.name}`);
     }
-    this.#checkDevice(out, 'out');
+    checkDevice(out, 'out', this.device);
     checkPlacement(x, out, out.ptr === x.ptr + BigInt(this.rank * out.nbytes), 'reduceScatter');
     this.#run(4, 'ncclReduceScatter', x, out, n, type, OPS[op], 0, streamHandle(opts.stream));
     return out;
@@ -373,7 +333,7 @@ export class Communicator {
     opts = collectiveOptions(opts, 'send');
     const p = checkRank(peer, 'peer', this.nranks);
     const [type, count] = ncclBuffer(x, 'x');
-    this.#checkDevice(x, 'x');
+    checkDevice(x, 'x', this.device);
     this.#run(5, 'ncclSend', x, x, count, type, 0, p, streamHandle(opts.stream));
     return x;
   }
@@ -383,7 +343,7 @@ export class Communicator {
     opts = collectiveOptions(opts, 'recv');
     const p = checkRank(peer, 'peer', this.nranks);
     const [type, count] = ncclBuffer(x, 'x');
-    this.#checkDevice(x, 'x');
+    checkDevice(x, 'x', this.device);
     this.#run(6, 'ncclRecv', x, x, count, type, 0, p, streamHandle(opts.stream));
     return x;
   }
@@ -521,53 +481,6 @@ export class Communicator {
   [Symbol.dispose](): void { this.dispose(); }
   /** disposeAsync(), for `await using`. */
   [Symbol.asyncDispose](): Promise<void> { return this.disposeAsync(); }
-}
-
-/**
- * Runs `fn` between ncclGroupStart and ncclGroupEnd: the calls it makes are launched together
- * (needed for send/recv pairs on one rank, and for one thread driving several GPUs). `fn` must be
- * synchronous; use the synchronous collectives inside, then `comm.synchronizeAsync()`.
- * @example
- * nccl.group(() => { comm.send(a, peer); comm.recv(b, peer); });
- */
-export function group<T>(fn: () => T): T {
-  if (typeof fn !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', `The "fn" argument must be a function. Received ${describe(fn)}`);
-  requireNccl();
-  native.ncclGroup(true);
-  groupDepth++;
-  let result: T;
-  let calls: typeof groupCalls = [];
-  let endError: unknown;
-  try {
-    result = fn();
-  } finally {
-    groupDepth--;
-    if (groupDepth === 0) {
-      [calls, groupCalls] = [groupCalls, []];
-      groupBlocking = null;
-    }
-    try {
-      native.ncclGroup(false);
-    } catch (e) {
-      // A failed group end fails the communicators whose calls it held (a blocking communicator
-      // does not record the failure itself); thrown below unless fn's own error is on its way.
-      if (e instanceof NcclError) for (const c of new Set(calls.map((x) => x.comm))) c.failedGroup(e);
-      endError = e;
-    }
-  }
-  if (endError !== undefined) throw endError;
-  // The group is launched by NCCL's thread when groupEnd answers ncclInProgress: wait for every
-  // communicator it used (a failure or timeout is thrown after all were waited for).
-  let first: unknown;
-  for (const c of calls) {
-    try { c.launched(); } catch (e) { first ??= e; }
-  }
-  if (first !== undefined) throw first;
-  if (result instanceof Promise) {
-    throw typeError('ERR_INVALID_RETURN_VALUE',
-      'nccl.group(fn): fn must be synchronous (NCCL groups are per thread and per call sequence)');
-  }
-  return result;
 }
 
 /**

@@ -10,7 +10,8 @@
  * comm.dispose();
  */
 import { getUniqueId, isAvailable, version } from './library';
-import { Communicator, group, initAll, initAllAsync } from './communicator';
+import { Communicator, initAll, initAllAsync } from './communicator';
+import { group } from './group';
 
 /**
  * NCCL collectives across GPUs in threads, processes and hosts (docs/multigpu.md).
