@@ -142,6 +142,24 @@ const hasNccl = nccl.isAvailable();
     expect(releases).toEqual([false]);
   });
 
+  test('timeoutMs must be a positive number in every form, the synchronous ones included (RangeError before the arrays are read)', async () => {
+    const c = new nccl.Communicator(1, anId(), 0, { device: 0 });
+    state = 0;
+    await c.ready;
+    const x = undefined as never; // never reached: the options are checked first
+    for (const t of [0, -1, NaN, '100', null, 5n]) {
+      const o = { timeoutMs: t } as never;
+      for (const call of [() => c.allReduce(x, o), () => c.reduce(x, o), () => c.broadcast(x, o), () => c.allGather(x, o),
+        () => c.reduceScatter(x, o), () => c.send(x, 0, o), () => c.recv(x, 0, o)]) {
+        expect(expectCode(call, RangeError, 'ERR_OUT_OF_RANGE').message).toMatch(/^The "timeoutMs" option must be a positive number of milliseconds/);
+      }
+      await expect(c.allGatherAsync(x, o)).rejects.toMatchObject({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE' });
+      await expect(c.synchronizeAsync(o)).rejects.toMatchObject({ name: 'RangeError', code: 'ERR_OUT_OF_RANGE' });
+    }
+    expect(c.usable).toBe(true);
+    c.dispose();
+  });
+
   test('Async forms hand every option of the collective to it, and wait for the stream with stream and timeoutMs only', async () => {
     const done = jest.spyOn(native, 'ncclStreamDoneAsync').mockResolvedValue(undefined);
     const c = new nccl.Communicator(1, anId(), 0, { device: 0 });

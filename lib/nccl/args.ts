@@ -28,7 +28,17 @@ const NCCL_TYPES: Partial<Record<DTypeName, [type: number, perElement: number]>>
 export interface CollectiveOptions {
   /** The CUDA stream (default: the legacy default stream). Work queued by nodecuda before the call runs first. */
   stream?: Stream | null;
-  /** Async forms: abort the communicator and reject with NCCL_TIMEOUT after this many milliseconds. */
+  /**
+   * A positive number of milliseconds (anything else: RangeError ERR_OUT_OF_RANGE). Async forms
+   * (and synchronizeAsync, disposeAsync): abort the communicator and reject with NCCL_TIMEOUT when
+   * the communicator stays busy, or the work is not done, for this long (default: no limit).
+   * Synchronous forms on a non-blocking communicator (`blocking: false`, initAll's default): the
+   * longest the call (or, inside nccl.group(), the group's end) waits on the calling thread for
+   * NCCL to launch it when NCCL answers ncclInProgress, then aborts with NCCL_TIMEOUT (default:
+   * the communicator's timeoutMs). A synchronous call on a blocking communicator only checks the
+   * value: NCCL blocks in the call itself, without a time limit. A synchronous call never waits
+   * for a busy communicator: it throws NCCL_IN_PROGRESS.
+   */
   timeoutMs?: number;
 }
 /** Options of allReduce and reduceScatter (allGather's without `op`): the operator and an out-of-place result. */
@@ -48,7 +58,11 @@ export interface RootOptions extends ReduceOptions {
 export interface CommunicatorOptions {
   /** CUDA device of this rank (default: the calling thread's current device). */
   device?: number;
-  /** Initialisation must finish within this time, or the communicator is aborted and `ready` rejects (NCCL_TIMEOUT). Default 60000. */
+  /**
+   * Initialisation must finish within this time, or the communicator is aborted and `ready`
+   * rejects (NCCL_TIMEOUT). Default 60000. Also the default of a synchronous call's wait for
+   * NCCL's launch on a non-blocking communicator (CollectiveOptions.timeoutMs).
+   */
   timeoutMs?: number;
   /**
    * true (the default for one rank per thread): collectives run on a blocking NCCL communicator
@@ -57,7 +71,8 @@ export interface CommunicatorOptions {
    * thread until the peers make the same call, without a time limit, as with torch.distributed.
    * false (the default when this thread holds several ranks of the communicator, as initAll makes):
    * every call is non-blocking; NCCL launches each from a thread of its own (50-250 µs more per
-   * call), and a synchronous call waits for that launch at most timeoutMs.
+   * call), and a synchronous call waits on the thread for that launch at most its own `timeoutMs`
+   * option, else the communicator's (then NCCL_TIMEOUT, the communicator aborted).
    * Every rank must pass the same value. Communicators of both kinds cannot be mixed in one
    * nccl.group() (ERR_NCCL_GROUP_MIXED).
    */
@@ -78,9 +93,15 @@ const OPTION_KEYS: Readonly<Record<string, readonly string[]>> = {
   disposeAsync: ['timeoutMs'],
 };
 
-/** @internal `opts` of Communicator.`method` (or its Async form): null is {}, an unknown key a TypeError ERR_INVALID_ARG_VALUE. */
-export function collectiveOptions<T extends object>(opts: T | null | undefined, method: string): T {
-  return checkedOptions(opts, `Communicator.${method}()`, OPTION_KEYS[method] ?? OPTION_KEYS[method.replace(/Async$/, '')]);
+/**
+ * @internal `opts` of Communicator.`method` (or its Async form): null is {}, an unknown key a
+ * TypeError ERR_INVALID_ARG_VALUE, a `timeoutMs` that is not a positive number a RangeError
+ * ERR_OUT_OF_RANGE (synchronous forms included, before anything reaches NCCL).
+ */
+export function collectiveOptions<T extends { timeoutMs?: number }>(opts: T | null | undefined, method: string): T {
+  const o = checkedOptions(opts, `Communicator.${method}()`, OPTION_KEYS[method] ?? OPTION_KEYS[method.replace(/Async$/, '')]);
+  checkTimeout(o.timeoutMs, 'timeoutMs', 0);
+  return o;
 }
 
 /** @internal The fields of an NcclError raised here (no NCCL status: -1). */

@@ -9,8 +9,8 @@
  * main thread (an event waited for by the async queue's thread).
  * With `{ blocking: false }` the calls stay non-blocking: a synchronous call that NCCL answers with
  * ncclInProgress (its thread is still launching the work, e.g. setting up connections on first
- * use) waits for the launch on the thread, as a blocking communicator would: until then a stream
- * sync would miss the work.
+ * use) waits for the launch on the thread, as a blocking communicator would (until then a stream
+ * sync would miss the work), at most the call's timeoutMs, else the communicator's.
  * Several ranks of one communicator on one thread (initAll) stay non-blocking unless `blocking:
  * true` is asked for: a blocking rank's first call would wait for a peer that the same thread can
  * only call afterwards. Asked for, their calls must go through nccl.group(), and NCCL 2.27 or newer
@@ -199,8 +199,10 @@ export class Communicator {
     return this.#handle!;
   }
 
+  /** Issues collective `kind`; `timeoutMs` (the call's option) bounds the wait for NCCL's launch (#launched). */
   #run(kind: number, call: string, send: GPUArray, recv: GPUArray, count: number, type: number, op: number, peer: number,
-    stream: NativeAddon.StreamHandle | null): void {
+    stream: NativeAddon.StreamHandle | null, timeoutMs: number | undefined): void {
+    const waitMs = timeoutMs ?? this.#waitMs;
     const h = this.#ready(call);
     if (groupState.depth === 0 && this.#split && this.#shared()) {
       throw typeError('ERR_NCCL_GROUP_REQUIRED', `${call}: this thread holds several ranks of a blocking communicator; ` +
@@ -227,20 +229,20 @@ export class Communicator {
       throw e;
     }
     if (groupState.depth > 0) {
-      groupState.calls.push({ comm: this, launched: () => this.#launched(call) });
-    } else if (st === IN_PROGRESS && deferWait === 0) this.#launched(call);
+      groupState.calls.push({ comm: this, launched: () => this.#launched(call, waitMs) });
+    } else if (st === IN_PROGRESS && deferWait === 0) this.#launched(call, waitMs);
   }
 
   /**
    * Waits on this thread until NCCL has put the calls made so far on their streams (a
    * non-blocking communicator answers ncclInProgress while its thread sets up connections or
    * launches a group; a stream sync before that would miss the work). Throws the failure, or
-   * NCCL_TIMEOUT after the communicator's timeoutMs (then aborted).
+   * NCCL_TIMEOUT after `waitMs` (the call's timeoutMs, else the communicator's; then aborted).
    */
-  #launched(call: string): void {
+  #launched(call: string, waitMs: number): void {
     if (!this.#handle) return;
-    if (native.ncclCommWait(this.#handle, this.#waitMs) === IN_PROGRESS) {
-      throw this.#timedOut(call, `NCCL did not launch the work within ${this.#waitMs} ms (do the other ranks make the same call?)`);
+    if (native.ncclCommWait(this.#handle, waitMs) === IN_PROGRESS) {
+      throw this.#timedOut(call, `NCCL did not launch the work within ${waitMs} ms (do the other ranks make the same call?)`);
     }
     this.#idle(call);
   }
@@ -256,7 +258,7 @@ export class Communicator {
     const [type, count] = ncclBuffer(x, 'x', op);
     checkDevice(x, 'x', this.device);
     const out = sameOut(opts.out, x, count, type, 'allReduce', this.device);
-    this.#run(0, 'ncclAllReduce', x, out, count, type, OPS[op], 0, streamHandle(opts.stream));
+    this.#run(0, 'ncclAllReduce', x, out, count, type, OPS[op], 0, streamHandle(opts.stream), opts.timeoutMs);
     return out;
   }
 
@@ -268,7 +270,7 @@ export class Communicator {
     const [type, count] = ncclBuffer(x, 'x', op);
     checkDevice(x, 'x', this.device);
     const out = sameOut(opts.out, x, count, type, 'reduce', this.device);
-    this.#run(1, 'ncclReduce', x, out, count, type, OPS[op], root, streamHandle(opts.stream));
+    this.#run(1, 'ncclReduce', x, out, count, type, OPS[op], root, streamHandle(opts.stream), opts.timeoutMs);
     return out;
   }
 
@@ -279,7 +281,7 @@ export class Communicator {
     const [type, count] = ncclBuffer(x, 'x');
     checkDevice(x, 'x', this.device);
     const out = sameOut(opts.out, x, count, type, 'broadcast', this.device);
-    this.#run(2, 'ncclBroadcast', x, out, count, type, 0, root, streamHandle(opts.stream));
+    this.#run(2, 'ncclBroadcast', x, out, count, type, 0, root, streamHandle(opts.stream), opts.timeoutMs);
     return out;
   }
 
@@ -300,7 +302,7 @@ export class Communicator {
     }
     checkDevice(out, 'out', this.device);
     checkPlacement(x, out, x.ptr === out.ptr + BigInt(this.rank * x.nbytes), 'allGather');
-    this.#run(3, 'ncclAllGather', x, out, count, type, 0, 0, stream);
+    this.#run(3, 'ncclAllGather', x, out, count, type, 0, 0, stream, opts.timeoutMs);
     return out;
   }
 
@@ -324,7 +326,7 @@ export class Communicator {
     }
     checkDevice(out, 'out', this.device);
     checkPlacement(x, out, out.ptr === x.ptr + BigInt(this.rank * out.nbytes), 'reduceScatter');
-    this.#run(4, 'ncclReduceScatter', x, out, n, type, OPS[op], 0, streamHandle(opts.stream));
+    this.#run(4, 'ncclReduceScatter', x, out, n, type, OPS[op], 0, streamHandle(opts.stream), opts.timeoutMs);
     return out;
   }
 
@@ -334,7 +336,7 @@ export class Communicator {
     const p = checkRank(peer, 'peer', this.nranks);
     const [type, count] = ncclBuffer(x, 'x');
     checkDevice(x, 'x', this.device);
-    this.#run(5, 'ncclSend', x, x, count, type, 0, p, streamHandle(opts.stream));
+    this.#run(5, 'ncclSend', x, x, count, type, 0, p, streamHandle(opts.stream), opts.timeoutMs);
     return x;
   }
 
@@ -344,7 +346,7 @@ export class Communicator {
     const p = checkRank(peer, 'peer', this.nranks);
     const [type, count] = ncclBuffer(x, 'x');
     checkDevice(x, 'x', this.device);
-    this.#run(6, 'ncclRecv', x, x, count, type, 0, p, streamHandle(opts.stream));
+    this.#run(6, 'ncclRecv', x, x, count, type, 0, p, streamHandle(opts.stream), opts.timeoutMs);
     return x;
   }
 
