@@ -415,6 +415,21 @@ describeGpu('random: reproducibility, splits, overlap', () => {
     const y = new random.Generator({ seed: 3 }).skipAhead(1).normal([1000], { dtype: 'float32' });
     expect(bits(x)).toEqual(bits(y));
   });
+
+  test('fill forms read { device }: the array\'s own device fills as without it; a bad one is refused, the state unmoved', () => {
+    const a = gpuarray.empty([1000], 'float32'), b = gpuarray.empty([1000], 'float32');
+    new random.Generator({ seed: 5 }).fillUniform(a, { device: 0 });
+    new random.Generator({ seed: 5 }).fillUniform(b);
+    expect(bits(a)).toEqual(bits(b));
+    new random.Generator({ seed: 5 }).fillNormal(a, { device: new driver.Device(0) });
+    new random.Generator({ seed: 5 }).fillNormal(b);
+    expect(bits(a)).toEqual(bits(b));
+    const g = new random.Generator({ seed: 5 }); // another device: test/asan/devices (two devices on the driver double)
+    expectCode(() => g.fillExponential(a, { device: driver.Device.count() }), RangeError, 'ERR_OUT_OF_RANGE');
+    expectCode(() => g.fillLogNormal(a, 0, 1, { device: 'cuda:0' as never }), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expectCode(() => g.fillIntegers(gpuarray.empty([4], 'int32'), 0, 9, { device: -1 }), RangeError, 'ERR_OUT_OF_RANGE');
+    expect(g.state.offset).toBe(0);
+  });
 });
 
 describeGpu('random: integer fill forms on views', () => {

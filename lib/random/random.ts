@@ -12,7 +12,7 @@ import { envNumber } from '../base/env';
 import { randomBytes } from 'crypto';
 import { DTYPES, DType, DTypeLike, dtype as toDType } from '../base/dtype';
 import { describe, knownOptions, rangeError, typeError } from '../base/errors';
-import { Stream, currentContext, multiprocessorCount, streamHandle } from '../cuda/driver';
+import { Stream, currentContext, deviceArg, multiprocessorCount, streamHandle } from '../cuda/driver';
 import { useOn } from '../cuda/memory';
 import { GPUArray } from '../array/gpuarray';
 import { generatedKernel } from '../cuda/modules';
@@ -23,7 +23,7 @@ import { checkWritable } from '../array/overlap';
 import { normalizeShape } from '../base/shape';
 import { CurandSequence, fillFromSequence } from './curand_sequence';
 import { Distribution, RANDOM_CHUNK, dtypesOf, elementsPerThread, randomKernel, wordsPerElement } from '../engine/templates/philox';
-import { DeviceId, checkDevices, onDevice } from '../array/devices';
+import { DeviceId, checkDevices, deviceMismatch, onDevice } from '../array/devices';
 
 /**
  * The bit generator of a random.Generator: 'philox' (Philox4x32-10, our kernels, every
@@ -63,7 +63,10 @@ export interface DrawOptions {
   stream?: Stream | null;
   /**
    * Device of a new array (ordinal or driver.Device; default: the current device). The fill forms
-   * run on the current device and refuse an array of another (ERR_DEVICE_MISMATCH).
+   * run on the current device and refuse an array of another (ERR_DEVICE_MISMATCH); given to a
+   * fill form, it must be the array's device (else TypeError ERR_DEVICE_MISMATCH), and the fill
+   * runs there. A device that does not exist is a RangeError ERR_OUT_OF_RANGE, a value that is not
+   * an ordinal or driver.Device a TypeError ERR_INVALID_ARG_TYPE (as for the array-making forms).
    */
   device?: DeviceId;
 }
@@ -321,6 +324,22 @@ export class Generator {
     return a;
   }
 
+  /**
+   * A fill form: `a` filled with `dist` on `o.device` when given (checked as the array-making
+   * forms check it; TypeError ERR_DEVICE_MISMATCH unless `a` lives there), else where the caller is.
+   */
+  #fillOn(dist: Distribution, a: GPUArray, p: Params, o: DrawOptions, what: string): GPUArray {
+    if (o.device === undefined || !(a instanceof GPUArray)) return this.#fill(dist, a, p, o.stream); // #fill refuses a non-array
+    const device = deviceArg(o.device);
+    const own = a.check().device;
+    if (own !== device) {
+      const e = deviceMismatch(what, own, device);
+      e.message = `${what}: the "device" option is device ${device}; the array lives on device ${own} (pass its own device, or fill a.to(${device}))`;
+      throw e;
+    }
+    return onDevice(device, () => this.#fill(dist, a, p, o.stream));
+  }
+
   /** Throws for the distributions only Philox has (before any GPU work). */
   #philoxOnly(dist: Distribution): void {
     if (this.#alg !== 'philox' && (dist === 'integers' || dist === 'poisson')) {
@@ -360,7 +379,7 @@ export class Generator {
    */
   fillUniform(a: GPUArray, options?: { low?: number; high?: number } & DrawOptions): GPUArray {
     const o = opts(options, 'Generator.fillUniform()', ['low', 'high', ...DRAW]);
-    return this.#fill('uniform', a, uniformParams(o), o.stream);
+    return this.#fillOn('uniform', a, uniformParams(o), o, 'Generator.fillUniform()');
   }
 
   /**
@@ -380,7 +399,7 @@ export class Generator {
    */
   fillNormal(a: GPUArray, options?: { mean?: number; std?: number } & DrawOptions): GPUArray {
     const o = opts(options, 'Generator.fillNormal()', ['mean', 'std', ...DRAW]);
-    return this.#fill('normal', a, normalParams(o), o.stream);
+    return this.#fillOn('normal', a, normalParams(o), o, 'Generator.fillNormal()');
   }
 
   /**
@@ -399,7 +418,8 @@ export class Generator {
    * g.fillLogNormal(a, 0, 0.5);
    */
   fillLogNormal(a: GPUArray, mean = 0, std = 1, options?: DrawOptions): GPUArray {
-    return this.#fill('lognormal', a, normalParams({ mean, std }), opts(options, 'Generator.fillLogNormal()', DRAW).stream);
+    const p = normalParams({ mean, std });
+    return this.#fillOn('lognormal', a, p, opts(options, 'Generator.fillLogNormal()', DRAW), 'Generator.fillLogNormal()');
   }
 
   /**
@@ -419,7 +439,7 @@ export class Generator {
    */
   fillExponential(a: GPUArray, options?: { scale?: number } & DrawOptions): GPUArray {
     const o = opts(options, 'Generator.fillExponential()', ['scale', ...DRAW]);
-    return this.#fill('exponential', a, expParams(o), o.stream);
+    return this.#fillOn('exponential', a, expParams(o), o, 'Generator.fillExponential()');
   }
 
   /**
@@ -441,7 +461,8 @@ export class Generator {
    */
   fillPoisson(a: GPUArray, lambda: number, options?: DrawOptions): GPUArray {
     this.#philoxOnly('poisson');
-    return this.#fill('poisson', a, poissonParams(lambda), opts(options, 'Generator.fillPoisson()', DRAW).stream);
+    const p = poissonParams(lambda);
+    return this.#fillOn('poisson', a, p, opts(options, 'Generator.fillPoisson()', DRAW), 'Generator.fillPoisson()');
   }
 
   /**
@@ -466,7 +487,8 @@ export class Generator {
     this.#philoxOnly('integers');
     if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `Expected a GPUArray. Received ${describe(a)}`);
     const d = dtypeFor('integers', a.dtype, DTYPES.int64);
-    return this.#fill('integers', a, integerParams(d, low, high), opts(options, 'Generator.fillIntegers()', DRAW).stream);
+    const p = integerParams(d, low, high);
+    return this.#fillOn('integers', a, p, opts(options, 'Generator.fillIntegers()', DRAW), 'Generator.fillIntegers()');
   }
 }
 

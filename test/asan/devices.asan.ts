@@ -105,3 +105,38 @@ test('one device (the default double): the API paths and refusals', () => {
   expectClean(r);
   expect(r.out).toMatchObject({ to: true, scoped: 0, peer: true, range: Array(4).fill('ERR_OUT_OF_RANGE'), ok: true });
 });
+
+test('random fill forms read { device }: another device than the array\'s is refused; the array\'s own runs there', () => {
+  const r = runFake(PRELUDE + `
+    const { random } = nc;
+    const g = new random.Generator({ seed: 1 }), cur = new random.Generator({ seed: 1, algorithm: 'xorwow' });
+    const a0 = gpuarray.zeros([64], 'float32'), a1 = gpuarray.zeros([64], 'float32', { device: 1 });
+    const i1 = gpuarray.zeros([64], 'int32', { device: 1 });
+    const code = (f) => { const e = err(f); return e && e.slice(0, 2); };
+    const fills = (a, i, o) => [() => g.fillUniform(a, o), () => g.fillNormal(a, o), () => g.fillLogNormal(a, 0, 1, o),
+      () => g.fillExponential(a, o), () => g.fillPoisson(i, 2, o), () => g.fillIntegers(i, 0, 9, o), () => cur.fillNormal(a, o)];
+    out.other = fills(a1, i1, { device: 0 }).map(code);          // the array on device 1, the option device 0
+    out.message = err(() => g.fillUniform(a1, { device: 0 }))[2];
+    out.offset = g.state.offset;                                  // refused before the state moved
+    out.own = fills(a1, i1, { device: 1 }).map(code);             // device 1's array filled on device 1 from device 0
+    out.ownDevice = fills(a1, i1, { device: new driver.Device(1) }).map(code);
+    out.current = fills(a0, a0.astype('int32'), { device: 0 }).map(code);
+    out.withoutOption = code(() => g.fillUniform(a1));             // as before: the current device's fill refuses it
+    out.bad = [2, -1, 1.5, '1', null].map((d) => code(() => g.fillUniform(a1, { device: d })));
+    out.draws = [2, '1'].map((d) => code(() => g.uniform(4, { device: d })));   // the array-making forms' errors
+    out.after = driver.getDevice();
+    console.log(JSON.stringify(out));
+  `, { FAKECUDA_DEVICES: '2' });
+  expectClean(r);
+  const mismatch = (a: number, b: number) => ['ERR_DEVICE_MISMATCH', [a, b]];
+  expect(r.out).toEqual({
+    other: Array(7).fill(mismatch(1, 0)),
+    message: 'Generator.fillUniform(): the "device" option is device 0; the array lives on device 1 (pass its own device, or fill a.to(0))',
+    offset: 0, own: Array(7).fill(null), ownDevice: Array(7).fill(null), current: Array(7).fill(null),
+    withoutOption: mismatch(1, 0),
+    bad: [['ERR_OUT_OF_RANGE', null], ['ERR_OUT_OF_RANGE', null], ['ERR_OUT_OF_RANGE', null], ['ERR_INVALID_ARG_TYPE', null],
+      ['ERR_INVALID_ARG_TYPE', null]],
+    draws: [['ERR_OUT_OF_RANGE', null], ['ERR_INVALID_ARG_TYPE', null]],
+    after: 0,
+  });
+});
