@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { CublasError, DTYPES, linalg } from '../lib';
 import {
-  GEMM_TYPES, GemmParams, MatmulShape, OP_C, OP_N, OP_T, OperandLayout, OperandPlan, batchStride, computeType, gemmParams,
+  GEMM_TYPES, GemmParams, MatmulShape, OP_C, OP_N, OP_T, OperandLayout, OperandPlan, batchStride, checkPrecision, computeType, gemmParams,
   gemmType, matmulShape, matrixLayout, operandPlan,
 } from '../lib/linalg/plan';
 import { native } from '../lib/cuda/native';
@@ -62,6 +62,14 @@ describe('dtypes and compute types', () => {
     expect(computeType(gemmType(DTYPES.float16, 'm'), undefined, 'm')).toBe(68);
     expect(computeType(gemmType(DTYPES.float64, 'm'), 'tf32', 'm')).toBe(70);
     expectCode(() => computeType(gemmType(DTYPES.float32, 'm'), 'fast', 'm'), TypeError, 'ERR_INVALID_ARG_VALUE');
+  });
+
+  test('checkPrecision (matmul\'s, and dot\'s and inner\'s on every path): exact, tf32 or undefined; anything else a TypeError', () => {
+    for (const p of [undefined, 'exact', 'tf32'] as const) expect(checkPrecision(p, 'dot')).toBe(p);
+    for (const p of ['fast', 'TF32', '', null, 1, true, {}, Symbol('tf32')]) {
+      expect(expectCode(() => checkPrecision(p, 'dot'), TypeError, 'ERR_INVALID_ARG_VALUE').message)
+        .toMatch(/^dot: precision must be 'exact' or 'tf32'\. Received /);
+    }
   });
 
   // The values are cuBLAS's ABI: checked against the toolkit's headers where they are installed.

@@ -26,7 +26,10 @@ export interface MatmulOptions {
   stream?: Stream | null;
   /**
    * float32/complex64 only: 'exact' (default, like NumPy: float32 products accumulated in float32,
-   * no TF32) or 'tf32' (tensor cores with TF32 inputs: faster, about 10 mantissa bits).
+   * no TF32) or 'tf32' (tensor cores with TF32 inputs: faster, about 10 mantissa bits). 'tf32' is
+   * a permission, not a demand: other dtypes ignore it, and the 1-D·1-D products of dot and inner
+   * (a dot reduction) and their products with a 0-d operand (an elementwise multiply) are always
+   * computed exactly. Any other value is a TypeError ERR_INVALID_ARG_VALUE, on every path.
    */
   precision?: Precision;
 }

@@ -56,11 +56,15 @@ export function gemmType(dt: DType, what: string): GemmType {
   return t;
 }
 
-/** The compute type for `precision` (undefined: exact). TypeError for other values. */
-export function computeType(t: GemmType, precision: unknown, what: string): number {
-  if (precision === undefined || precision === 'exact') return t.compute;
-  if (precision === 'tf32') return t.tf32;
+/** The `precision` option: 'exact', 'tf32' or undefined (exact); TypeError ERR_INVALID_ARG_VALUE for other values. */
+export function checkPrecision(precision: unknown, what: string): Precision | undefined {
+  if (precision === undefined || precision === 'exact' || precision === 'tf32') return precision;
   throw typeError('ERR_INVALID_ARG_VALUE', `${what}: precision must be 'exact' or 'tf32'. Received ${describe(precision)}`);
+}
+
+/** The compute type for `precision` (undefined: exact). TypeError for other values (checkPrecision). */
+export function computeType(t: GemmType, precision: unknown, what: string): number {
+  return checkPrecision(precision, what) === 'tf32' ? t.tf32 : t.compute;
 }
 
 /** The shapes of a matmul: batch dims (broadcast), M, N, K and the result's shape. */

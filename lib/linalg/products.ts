@@ -11,6 +11,7 @@ import { GPUArray, arrayArg, filled } from '../array/gpuarray';
 import { apply, assign } from '../array/operators';
 import * as red from '../array/reductions';
 import { MATMUL_KEYS, MatmulOptions, checkOutCast, product } from './matmul';
+import { checkPrecision } from './plan';
 
 /** A C-ordered array with `x`'s content: `x`, or a copy on `stream` (kept in `temps`). */
 function cOrder(x: GPUArray, stream: Stream | null | undefined, temps: GPUArray[]): GPUArray {
@@ -64,10 +65,11 @@ function scaled(x: GPUArray, y: GPUArray, o: MatmulOptions): GPUArray {
 
 /**
  * NumPy's dot: 1-D·1-D is the inner product (the `gpuarray.dot` reduction: every dtype, NumPy's
- * sum dtypes), 2-D·2-D the matrix product, N-D·1-D sums over the last axes, N-D·M-D over the last
- * axis of `a` and the second-to-last of `b` (result shape a.shape[:-1] + b.shape[:-2] +
- * b.shape[-1:]); a 0-d operand multiplies. Matrix cases run on cuBLAS with matmul's dtypes and
- * errors. (`gpuarray.dot` keeps PyCUDA's meaning: sum(a * b) over arrays of one shape.)
+ * sum dtypes, exact whatever `precision` says), 2-D·2-D the matrix product, N-D·1-D sums over the
+ * last axes, N-D·M-D over the last axis of `a` and the second-to-last of `b` (result shape
+ * a.shape[:-1] + b.shape[:-2] + b.shape[-1:]); a 0-d operand multiplies. Matrix cases run on
+ * cuBLAS with matmul's dtypes and errors. (`gpuarray.dot` keeps PyCUDA's meaning: sum(a * b)
+ * over arrays of one shape.)
  * @example
  * linalg.dot(a, b);            // (M, K)·(K, N) → (M, N)
  * linalg.dot(v, w).item();     // 1-D: a number
@@ -75,6 +77,7 @@ function scaled(x: GPUArray, y: GPUArray, o: MatmulOptions): GPUArray {
 export function dot(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray {
   const x = arrayArg(a, 'a'), y = arrayArg(b, 'b');
   const o = checkedOptions(opts, 'dot', MATMUL_KEYS);
+  checkPrecision(o.precision, 'dot'); // on every path: the 1-D and 0-d ones below compute exactly whatever it says
   if (x.ndim === 0 || y.ndim === 0) return scaled(x, y, o);
   if (x.ndim === 1 && y.ndim === 1) return red.dot(x, y, { out: o.out, stream: o.stream });
   // With a 1-D a or a 1-D/2-D b, matmul's broadcasting gives dot's result.
@@ -107,6 +110,7 @@ export function dot(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray {
 export function inner(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray {
   const x = arrayArg(a, 'a'), y = arrayArg(b, 'b');
   const o = checkedOptions(opts, 'inner', MATMUL_KEYS);
+  checkPrecision(o.precision, 'inner'); // as in dot
   if (x.ndim === 0 || y.ndim === 0) return scaled(x, y, o);
   if (x.ndim === 1 && y.ndim === 1) return red.dot(x, y, { out: o.out, stream: o.stream });
   const k = x.shape[x.ndim - 1];

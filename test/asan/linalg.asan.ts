@@ -105,3 +105,31 @@ test('matmul plans memoized by layout: a repeated product plans once, fails as t
   expect(o.leaked).toBe(0);
   expect(o.size4).toBe(16);
 });
+
+test('dot and inner check precision on every path; their 1-D·1-D and 0-d products take either value and run no GEMM', () => {
+  const r = runFake(`
+    const nc = require(process.env.NODECUDA_DIST);
+    const { gpuarray, linalg } = nc;
+    const err = (f) => { try { f(); return null; } catch (e) { return { name: e.name, code: e.code, message: e.message }; } };
+    const v = gpuarray.zeros([5], 'int32'), w = gpuarray.zeros([5], 'int32'), s = gpuarray.zeros([], 'int32');
+    const m = gpuarray.zeros([4, 5], 'float32'), n = gpuarray.zeros([5, 3], 'float32');
+    const out = {};
+    out.bad = [() => linalg.dot(v, w, { precision: 'fast' }), () => linalg.inner(v, w, { precision: 'TF32' }),
+      () => linalg.dot(s, v, { precision: null }), () => linalg.inner(v, s, { precision: 1 }),
+      () => linalg.dot(m, n, { precision: 'fast' }), () => gpuarray.matmul(m, n, { precision: 'fast' })].map(err);
+    // Exact on these paths whatever precision says (an integer dot reduction and an elementwise multiply: no cuBLAS here).
+    out.taken = [];
+    for (const precision of [undefined, 'exact', 'tf32']) {
+      for (const f of [() => linalg.dot(v, w, { precision }), () => linalg.inner(v, w, { precision }), () => linalg.dot(s, v, { precision })]) {
+        const e = err(() => { out.taken.push([...f().shape]); });
+        if (e) out.taken.push(e);
+      }
+    }
+    console.log(JSON.stringify(out));
+  `);
+  expectClean(r);
+  const what = ['dot', 'inner', 'dot', 'inner', 'dot', 'matmul'], received = ['a string ("fast")', 'a string ("TF32")', 'null', 'a number (1)', 'a string ("fast")', 'a string ("fast")'];
+  expect(r.out.bad).toEqual(what.map((w, i) => ({ name: 'TypeError', code: 'ERR_INVALID_ARG_VALUE',
+    message: `${w}: precision must be 'exact' or 'tf32'. Received ${received[i]}` })));
+  expect(r.out.taken).toEqual(Array(3).fill([[], [], [5]]).flat());
+});
