@@ -118,10 +118,12 @@ for (const dt of ['int32', 'int64', 'uint8']) {
 }
 for (const dt of ['float32', 'int32', 'int64', 'float64']) {
   const a = ga.zeros([N], dt);
-  const m = ga.zeros([64, 64], dt);
-  attempt(() => ga.sort(a)); // keys only
-  attempt(() => ga.argsort(a)); // with payload
+  const long = ga.zeros([8192], dt); // past the short-row sort (rows of at most 4096): the radix sort
+  const m = ga.zeros([8192, 2], dt);
+  attempt(() => ga.sort(long)); // keys only
+  attempt(() => ga.argsort(long)); // with payload
   attempt(() => ga.sort(m, { axis: 0 })); // segmented: the row stage, the gather
+  attempt(() => ga.sort(ga.zeros([64, 64], dt))); // the short-row sort (templates/sort_rows.ts)
   attempt(() => ga.searchsorted(a, a));
   attempt(() => ga.unique(a, { returnCounts: true })); // stops at the count read back (0 on the double)
   // 2^16 elements and more of a 4- or 8-byte integer: the sort's prep also finds the range (its own

@@ -1,10 +1,15 @@
 /**
- * topk, partition and argpartition (lib/array/selection.ts) on a real GPU against a CPU reference:
+ * topk, partition and argpartition (lib/array/selection.ts), and the short-row sort behind them and
+ * behind sort/argsort of rows up to 4096 long (templates/sort_rows.ts), on a real GPU against a CPU
+ * reference: row lengths at each padding boundary, in place and overlapping outputs, the radix
+ * sort's segmented form with the short-row sort off (a child process);
  * every dtype (NaN/±Inf/-0, extremes, duplicates), k = 0 … the axis' length, largest and smallest,
  * axis 0/1/-1/null of 2-D and 3-D arrays, transposed, stepped and broadcast inputs, empty axes, the
  * methods, a stream; partition's defining property checked for each kth. Argument errors raised
  * before any GPU work are checked at the end (those that need an array run on the GPU too).
  */
+import { spawnSync } from 'child_process';
+import * as path from 'path';
 import * as cuda from '../lib';
 import { GPUArray, gpuarray, slice } from '../lib';
 import type { DTypeName } from '../lib';
@@ -74,6 +79,55 @@ function expectPartitioned(p: V[], xs: V[], len: number, kths: number[], label: 
 }
 
 describeGpu('selection', () => {
+  test.each(['bool', 'uint8', 'int16', 'float16', 'bfloat16', 'int32', 'float32', 'int64', 'uint64', 'float64'] as DTypeName[])(
+    'short-row sort %s: rows of 1 … 4097 (each side of every padding size), sort, argsort and topk', (d) => {
+      const check = softly();
+      for (const len of [1, 2, 31, 32, 33, 255, 256, 257, 1023, 1025, 2048, 2049, 4096, 4097]) {
+        const rows = len <= 64 ? 300 : 3;
+        check(() => cuda.tidy(() => {
+          const xs = values(d, rows * len, len + 41, len % 2 ? 0 : 7);
+          const a = upload(d, xs, [rows, len]);
+          const idx = argsortRows(xs, len);
+          expectValues(download(gpuarray.sort(a)), idx.map((k, j) => xs[j - (j % len) + k]), `${d} len ${len} sort`);
+          expectIndices(gpuarray.argsort(a), idx, `${d} len ${len} argsort`);
+          for (const largest of [true, false]) checkTopk(a, xs, -1, Math.min(3, len), largest, `${d} len ${len} topk ${largest}`);
+        }));
+      }
+      check.done();
+    });
+
+  test('short rows in place, into an output overlapping the input (the radix sort takes it), and many rows', () => cuda.tidy(() => {
+    const xs = values('float32', 50 * 300, 31, 0);
+    const want = argsortRows(xs, 300).map((k, j) => xs[j - (j % 300) + k]);
+    const a = upload('float32', xs, [50, 300]);
+    expect(gpuarray.sort(a, { out: a })).toBe(a);
+    expectValues(download(a), want, 'in place');
+    const big = upload('float32', [...xs, 0]);
+    const dst = big.index(slice(1, null)).reshape([50, 300]);
+    gpuarray.sort(big.index(slice(0, xs.length)).reshape([50, 300]), { out: dst });
+    expectValues(download(dst), want, 'out shifted by one');
+    const many = values('int32', 100003 * 5, 32, 3);
+    expectIndices(gpuarray.argsort(upload('int32', many, [100003, 5])), argsortRows(many, 5), '100003 rows of 5');
+  }));
+
+  test('the radix sort\'s segmented form (NODECUDA_SORT_ROWS_MAX=0, in a child process)', () => {
+    const script = `const { gpuarray } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist'))});
+      const { ROW_SORT_MAX } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist', 'engine', 'templates', 'sort_rows'))});
+      const x = new Float32Array(7 * 33).map((_, i) => ((i * 7919) % 101) - 50);
+      const a = gpuarray.toGpu(x).reshape([7, 33]);
+      const out = { max: ROW_SORT_MAX, s: [...gpuarray.sort(a).get()], i0: [...gpuarray.argsort(a, { axis: 0 }).get()].map(Number),
+        t: [...gpuarray.topk(a, 4).indices.get()].map(Number) };
+      console.log(JSON.stringify(out));`;
+    const r = spawnSync(process.execPath, ['-e', script], { env: { ...process.env, NODECUDA_SORT_ROWS_MAX: '0' }, encoding: 'utf8', timeout: 120000 });
+    if (r.status !== 0) throw new Error(`the child exited ${r.status ?? r.signal}: ${r.stderr}`);
+    const got = JSON.parse(r.stdout.trim().split('\n').pop()!) as { max: number; s: number[]; i0: number[]; t: number[] };
+    const xs = Array.from({ length: 7 * 33 }, (_, i) => ((i * 7919) % 101) - 50);
+    expect(got.max).toBe(0);
+    expect(got.s).toEqual(argsortRows(xs, 33).map((k, j) => xs[j - (j % 33) + k]));
+    expect(got.i0).toEqual(viewOf(argsortRows(viewOf(xs, [33, 7], [1, 33]), 7), [7, 33], [1, 7]));
+    expect(got.t).toEqual(topkRef(xs, [7, 33], -1, 4, true).indices);
+  });
+
   test.each(DTYPE_NAMES)('topk %s, 1-D: n = 1, 31, 1000, 4097; k = 0, 1, 5, n; largest and smallest; duplicates', (d) => {
     const check = softly();
     for (const n of [1, 31, 1000, 4097]) {

@@ -1,9 +1,10 @@
 /**
  * Searching and selecting on sorted order (NumPy/torch semantics): searchsorted (a binary search in
  * a sorted 1-D array), topk (torch's k largest or smallest along an axis, with their indices) and
- * partition/argpartition (NumPy), with their GPUArray methods. topk and partition run the full
- * radix sort of sorting.ts along the axis (a sorted row is a valid partition for every kth), so
- * they cost a sort, not a selection: docs/sorting.md.
+ * partition/argpartition (NumPy), with their GPUArray methods. topk and partition sort along the
+ * axis (a sorted row is a valid partition for every kth), so they cost a sort, not a selection:
+ * rows of up to 4096 elements in one kernel that writes only topk's k ranks (templates/sort_rows.ts),
+ * longer ones with the radix sort of sorting.ts (docs/sorting.md).
  */
 import { Complex, DType, DTYPES } from '../base/dtype';
 import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
@@ -15,7 +16,8 @@ import { GPUArray } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { checkDevices } from './devices';
 import { full } from './creation';
-import { searchSorted } from '../engine/sort';
+import { runRowSort, searchSorted } from '../engine/sort';
+import { rowSortable } from '../engine/templates/sort_rows';
 import { argsort, arrayIn, checkSize, prepare, sort, sorted } from './sorting';
 
 /** Options of gpuarray.searchsorted. */
@@ -168,25 +170,43 @@ export function topk(a: GPUArray, k: number, opts?: TopkOptions): TopkResult {
   }
   const p = prepare('topk', a, axis, stream);
   try {
-    const r = sorted(p, true, true, stream);
-    try {
-      // Sorted ascending along the last axis: the first k, or the last k backwards.
-      const sel = largest ? slice(p.len - 1, k === p.len ? null : p.len - 1 - k, -1) : slice(0, k);
-      const perm = p.perm;
-      const pick = (x: GPUArray): GPUArray => {
-        const v = x.index(ellipsis, sel);
-        return (perm ? v.transpose(perm.map((_, i) => perm.indexOf(i))) : v).copy({ stream });
-      };
-      const values = pick(r.values!);
+    let sel: { values: GPUArray; indices: GPUArray }; // [..., k], the axis last
+    let owners: GPUArray[];
+    if (rowSortable(a.dtype, p.len)) {
+      // Short rows: one kernel writes each row's first k ranks (or last k, backwards).
+      const rowShape = [...p.src.shape.slice(0, -1), k];
+      owners = [];
       try {
-        return { values, indices: pick(r.indices!) };
+        owners.push(GPUArray.allocate(rowShape, a.dtype, stream), GPUArray.allocate(rowShape, DTYPES.int64, stream));
+        runRowSort({
+          input: p.src.address, dt: a.dtype, rows: p.src.size / p.len, len: p.len, outLen: k, reverse: largest,
+          valuesOut: owners[0].address, indicesOut: owners[1].address, stream, uses: [p.src, ...owners],
+        });
+      } catch (e) {
+        for (const o of owners) o.dispose();
+        throw e;
+      }
+      sel = { values: owners[0], indices: owners[1] };
+      if (!p.perm) return sel;
+    } else {
+      // Sorted ascending along the last axis: the first k, or the last k backwards.
+      const all = sorted(p, true, true, stream);
+      owners = [all.values!, all.indices!];
+      const s = largest ? slice(p.len - 1, k === p.len ? null : p.len - 1 - k, -1) : slice(0, k);
+      sel = { values: all.values!.index(ellipsis, s), indices: all.indices!.index(ellipsis, s) };
+    }
+    try {
+      const perm = p.perm;
+      const pick = (x: GPUArray): GPUArray => (perm ? x.transpose(perm.map((_, i) => perm.indexOf(i))) : x).copy({ stream });
+      const values = pick(sel.values);
+      try {
+        return { values, indices: pick(sel.indices) };
       } catch (e) {
         values.dispose();
         throw e;
       }
     } finally {
-      r.values!.dispose(); // stream-ordered: after the copies
-      r.indices!.dispose();
+      for (const o of owners) o.dispose(); // stream-ordered: after the copies
     }
   } finally {
     for (const t of p.temps) t.dispose();

@@ -17,9 +17,10 @@ import { checkWritable } from './overlap';
 import { zeros } from './creation';
 import * as cu from '../cuda/door';
 import { DeviceAllocation, isOom } from '../cuda/memory';
+import { rowSortable } from '../engine/templates/sort_rows';
 import { envFlag } from '../base/env';
 import {
-  MAX_SORT_SIZE, SortRun, SortStage, runSort, uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCount, uniqueCounts,
+  MAX_SORT_SIZE, SortRun, SortStage, runRowSort, runSort, uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCount, uniqueCounts,
   uniqueHistogram, uniqueInverse, uniqueMinMax, uniqueResults,
 } from '../engine/sort';
 
@@ -142,6 +143,18 @@ export function sorted(p: Prepared, values: boolean, indices: boolean, stream: S
   try {
     vals = values ? valuesInto ?? GPUArray.allocate(src.shape, dt, stream) : undefined;
     idx = indices ? indicesInto ?? GPUArray.allocate(src.shape, DTYPES.int64, stream) : undefined;
+    // One block a row reads its rows before it writes them: the values may overwrite the input
+    // itself (in place), but no output may meet the input elsewhere (another block's rows).
+    const end = src.address + BigInt(n * dt.bytes);
+    const meets = (o: GPUArray | undefined, bytes: number, same: boolean): boolean => o !== undefined &&
+      !(same && o.address === src.address) && o.address < end && src.address < o.address + BigInt(bytes);
+    if (!range && rowSortable(dt, len) && !meets(vals, n * dt.bytes, true) && !meets(idx, n * 8, false)) {
+      runRowSort({
+        input: src.address, dt, rows, len, outLen: len, reverse: false, valuesOut: vals?.address, indicesOut: idx?.address, stream,
+        uses: [src, vals, idx],
+      });
+      return { values: vals, indices: idx };
+    }
     runSort({
       input: src.address, dt, n, len, stages, stream, uses: [src, vals, idx],
       keysOut: keysOnly ? vals!.address : undefined,

@@ -27,6 +27,7 @@ import {
   uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel, uniqueInverseKernel, uniqueMinMaxSpec, uniqueResultKernel,
 } from './templates/unique';
 import { ReduceSpec } from './templates/reduction';
+import { rowSortKernel, rowSortLog2, rowSortThreads } from './templates/sort_rows';
 
 /** Most elements one sort handles (uint32 payloads and 32-bit look-back counts). */
 export const MAX_SORT_SIZE = 2 ** 32 - 1;
@@ -220,6 +221,30 @@ export function runSort(run: SortRun): void {
 /** Launches a grid-stride helper kernel over `n` items with packed parameters (P already filled). */
 function launchLoop(fn: NativeAddon.FunctionHandle, n: number, stream: Stream | null | undefined): void {
   P.launch(fn, streamHandle(stream), gridFor(n), 1, 1, 256, 1, 1, 0, true);
+}
+
+/** A short-row sort (templates/sort_rows.ts): `rows` contiguous rows of `len` elements of `dt`. @internal */
+export interface RowSortRun {
+  input: bigint; dt: DType; rows: number; len: number;
+  /** Ranks kept per row (the output's row length: len for a sort, k for topk). */
+  outLen: number;
+  /** Ranks counted from the row's end (topk's largest first). */
+  reverse: boolean;
+  valuesOut?: bigint; indicesOut?: bigint;
+  stream?: Stream | null; uses: readonly unknown[];
+}
+
+/** Sorts each row in one block, one kernel (rowSortable(dt, len) must hold). @internal */
+export function runRowSort(r: RowSortRun): void {
+  if (r.rows === 0 || r.len === 0 || r.outLen === 0) return;
+  const fn = sortKernel(`rows:${r.dt.name}`, () => rowSortKernel(r.dt));
+  const sh = usedOn(r.stream, r.uses);
+  const log2N = rowSortLog2(r.len);
+  const threads = rowSortThreads(r.dt);
+  const blocks = Math.ceil((r.rows * 2 ** log2N) / (threads * 8));
+  P.reset().ptr(r.input).ptr(r.valuesOut ?? 0n).ptr(r.indicesOut ?? 0n).u32(r.rows).u32(r.len).u32(r.outLen)
+    .i32(r.reverse ? 1 : 0).u32(log2N);
+  P.launch(fn, sh, blocks, 1, 1, threads, 1, 1, 0, true);
 }
 
 /** unique's chunking (templates/unique.ts): `grid` blocks of `chunk` elements each, a multiple of a round. @internal */

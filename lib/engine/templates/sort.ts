@@ -22,6 +22,7 @@ import { DType, DTYPES } from '../../base/dtype';
 import { envFlag, envNumber } from '../../base/env';
 import { KeyKind, MAX_PASSES, keyBytes, tag, transforms, uintC } from './sort_keys';
 import { passKernel } from './sort_pass';
+import { rowSortKernel } from './sort_rows';
 import {
   RANGE_COUNTED, uniqueBinsCountKernel, uniqueBinsResultKernel, uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel,
   uniqueInverseKernel, uniqueResultKernel,
@@ -474,7 +475,7 @@ export function stageKinds(dt: DType): KeyKind[] {
 export function sortKernelsFor(dt: DType): Array<{ source: string; name: string }> {
   const ks = stageKinds(dt).filter((k) => k !== 'row').map((k) => prepKernel(dt, k));
   if ((dt.kind === 'i' || dt.kind === 'u') && dt.bytes >= 4) ks.push(prepKernel(dt, 'value', true));  // unique's
-  if (dt.kind !== 'c') ks.push(finishKeysKernel(dt), passKernel(dt, keyBytes(dt, 'value'), false));
+  if (dt.kind !== 'c') ks.push(finishKeysKernel(dt), passKernel(dt, keyBytes(dt, 'value'), false), rowSortKernel(dt));
   for (const kb of new Set(stageKinds(dt).map((k) => keyBytes(dt, k)))) ks.push(passKernel(dt, kb, true));
   ks.push(finishPayloadKernel(dt), searchKernel(dt, dt, dt));
   for (const equalNan of [true, false]) ks.push(uniqueCountKernel(dt, equalNan), uniqueResultKernel(dt, equalNan));
