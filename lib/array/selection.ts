@@ -109,7 +109,9 @@ export interface TopkOptions {
 
 /** What gpuarray.topk returns: the selected values and their int64 positions along the axis. */
 export interface TopkResult {
+  /** The selected values (the input's dtype), largest first (smallest first with `largest: false`). */
   values: GPUArray;
+  /** Their int64 positions along the axis. */
   indices: GPUArray;
 }
 
