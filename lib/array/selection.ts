@@ -179,7 +179,8 @@ export function topk(a: GPUArray, k: number, opts?: TopkOptions): TopkResult {
       const rowShape = [...p.src.shape.slice(0, -1), k];
       owners = [];
       try {
-        owners.push(GPUArray.allocate(rowShape, a.dtype, stream), GPUArray.allocate(rowShape, DTYPES.int64, stream));
+        owners.push(GPUArray.allocate(rowShape, a.dtype, stream)); // one at a time: a failed second frees the first
+        owners.push(GPUArray.allocate(rowShape, DTYPES.int64, stream));
         runRowSort({
           input: p.src.address, dt: a.dtype, rows: p.src.size / p.len, len: p.len, outLen: k, reverse: largest,
           valuesOut: owners[0].address, indicesOut: owners[1].address, stream, uses: [p.src, ...owners],
