@@ -133,3 +133,47 @@ test('unique of a 4-byte integer array whose sort buffers do not fit: the range 
   expectClean(r);
   expect(r.out).toEqual({ small: [2], smallReads: [1, 0], big: [2], bigReads: [1, 1], leaked: 0 });
 });
+
+// topk, sort and partition with their device allocations refused from each one on (the short-row
+// kernel and the radix sort, the axis moved or not): CUDA_ERROR_OUT_OF_MEMORY or a result, and
+// nothing left allocated once the results are disposed.
+test('topk, sort and partition free what they allocated when an allocation fails', () => {
+  const r = runFake(`
+    const cuda = require(process.env.NODECUDA_DIST);
+    const { gpuarray } = cuda;
+    const { native } = require(process.env.NODECUDA_DIST + '/cuda/native');
+    const real = native.memAlloc;
+    const calls = [
+      () => gpuarray.topk(x1, 3), () => gpuarray.topk(x1, 3, { axis: 0 }), () => gpuarray.topk(x2, 3), () => gpuarray.topk(x2, 3, { axis: null }),
+      () => gpuarray.sort(x1, { axis: 0 }), () => gpuarray.argpartition(x2, 1, { axis: 0 }),
+    ];
+    let x1, x2;
+    const out = { refused: [], leaked: [], ok: 0 };
+    global.gc();
+    const before = cuda.memory().liveAllocations;
+    x1 = gpuarray.zeros([6, 100], 'float32');   // short rows
+    x2 = gpuarray.zeros([3, 5000], 'float32');  // the radix sort
+    for (const f of calls) { const r = f(); for (const v of Object.values(r.values ? r : { r })) v.dispose(); } // kernels, workspaces made
+    const base = cuda.memory().liveAllocations;
+    calls.forEach((f, c) => {
+      for (let refuse = 0; ; refuse++) {
+        let n = 0, hit = false;
+        native.memAlloc = function (...a) { // refuses the refuse-th allocation and every later one (a retry too)
+          if (n++ >= refuse) { hit = true; throw new cuda.CudaError('out of memory', { code: 'CUDA_ERROR_OUT_OF_MEMORY', status: 2, call: 'cuMemAllocAsync' }); }
+          return real.apply(this, a);
+        };
+        let r;
+        try { r = f(); } catch (e) { if (e.code !== 'CUDA_ERROR_OUT_OF_MEMORY') out.refused.push(c + ': ' + e.code + ' ' + e.message); }
+        native.memAlloc = real;
+        if (r) { out.ok++; for (const v of Object.values(r.values ? r : { r })) v.dispose(); }
+        const live = cuda.memory().liveAllocations - base;
+        if (live !== 0) out.leaked.push([c, refuse, live]);
+        if (!hit) break;
+      }
+    });
+    x1.dispose(); x2.dispose();
+    console.log(JSON.stringify({ ...out, before: before >= 0 }));
+  `);
+  expectClean(r);
+  expect(r.out).toEqual({ refused: [], leaked: [], ok: 6, before: true }); // ok: each call once, when nothing is refused
+});
