@@ -37,10 +37,13 @@ export interface FakeRun {
  * child node with the fake driver and the sanitized addon; the last stdout line starting with
  * '{' is parsed as JSON. `env` adds FAKECUDA_* knobs.
  */
-export function runFake(script: string, env: Record<string, string> = {}, timeout = 120000): FakeRun {
+export function runFake(script: string, env: Record<string, string> = {}, timeout = 170000): FakeRun {
   const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], {
     encoding: 'utf8',
+    // Under jest.asan.config.js's 180 s a test. SIGKILL: a child under the ASan runtime that got
+    // SIGTERM inside NVRTC was seen spinning in its signal handler, and spawnSync waits for it.
     timeout,
+    killSignal: 'SIGKILL',
     env: {
       ...process.env,
       NODECUDA_DIST: DIST,
