@@ -82,21 +82,26 @@ describeGpu('selection', () => {
   test.each(['bool', 'uint8', 'int16', 'float16', 'bfloat16', 'int32', 'float32', 'int64', 'uint64', 'float64'] as DTypeName[])(
     'short-row sort %s: rows of 1 … 4097 (each side of every padding size), sort, argsort and topk', (d) => {
       const check = softly();
-      for (const len of [1, 2, 31, 32, 33, 255, 256, 257, 1023, 1025, 2048, 2049, 4096, 4097]) {
-        const rows = len <= 64 ? 300 : 3;
+      const block = d.endsWith('64') ? 2048 : 4096; // positions a block holds
+      for (const [len, distinct] of [1, 2, 7, 9, 31, 32, 33, 100, 128, 255, 256, 257, 1023, 1025, 2048, 2049, 4096, 4097]
+        .flatMap((l) => [[l, 0], [l, 7]])) {
+        // Two full blocks and a partial one (at least 3 rows), or 300 short rows.
+        const n2 = 2 ** Math.max(3, Math.ceil(Math.log2(len)));
+        const rows = len <= 64 ? 300 : Math.max(3, 2 * Math.floor(block / n2) + 1);
         check(() => cuda.tidy(() => {
-          const xs = values(d, rows * len, len + 41, len % 2 ? 0 : 7);
+          const xs = values(d, rows * len, len + 41 + distinct, distinct);
           const a = upload(d, xs, [rows, len]);
           const idx = argsortRows(xs, len);
-          expectValues(download(gpuarray.sort(a)), idx.map((k, j) => xs[j - (j % len) + k]), `${d} len ${len} sort`);
-          expectIndices(gpuarray.argsort(a), idx, `${d} len ${len} argsort`);
-          for (const largest of [true, false]) checkTopk(a, xs, -1, Math.min(3, len), largest, `${d} len ${len} topk ${largest}`);
+          const label = `${d} len ${len} × ${rows} distinct ${distinct}`;
+          expectValues(download(gpuarray.sort(a)), idx.map((k, j) => xs[j - (j % len) + k]), `${label} sort`);
+          expectIndices(gpuarray.argsort(a), idx, `${label} argsort`);
+          for (const largest of [true, false]) checkTopk(a, xs, -1, Math.min(3, len), largest, `${label} topk ${largest}`);
         }));
       }
       check.done();
     });
 
-  test('short rows in place, into an output overlapping the input (the radix sort takes it), and many rows', () => cuda.tidy(() => {
+  test('short rows in place (the kernel writes over its input), into an output overlapping the input, many rows; NaN bits', () => cuda.tidy(() => {
     const xs = values('float32', 50 * 300, 31, 0);
     const want = argsortRows(xs, 300).map((k, j) => xs[j - (j % 300) + k]);
     const a = upload('float32', xs, [50, 300]);
@@ -104,8 +109,27 @@ describeGpu('selection', () => {
     expectValues(download(a), want, 'in place');
     const big = upload('float32', [...xs, 0]);
     const dst = big.index(slice(1, null)).reshape([50, 300]);
-    gpuarray.sort(big.index(slice(0, xs.length)).reshape([50, 300]), { out: dst });
+    gpuarray.sort(big.index(slice(0, xs.length)).reshape([50, 300]), { out: dst }); // through a new array
     expectValues(download(dst), want, 'out shifted by one');
+    // 1-D: in place, shifted by one (the radix sort takes it), partition in place.
+    const ys = values('float64', 300, 33, 0);
+    const ywant = argsortRef(ys).map((i) => ys[i]);
+    const y = upload('float64', ys);
+    expect(gpuarray.sort(y, { out: y })).toBe(y);
+    expectValues(download(y), ywant, '1-D in place');
+    const ybig = upload('float64', [...ys, 0]);
+    gpuarray.sort(ybig.index(slice(0, 300)), { out: ybig.index(slice(1, null)) });
+    expectValues(download(ybig.index(slice(1, null))), ywant, '1-D out shifted by one');
+    const yp = upload('float64', ys);
+    expect(yp.partition(150)).toBe(yp);
+    expectPartitioned(download(yp), ys, 300, [150], '1-D partition in place');
+    // NaN bits: kept by a sort into a new array and by topk (gathered by column); in place, one quiet NaN.
+    const bits = new Uint32Array([0x3f800000, 0xffc00000, 0x7fc00001, 0x40000000, 0x7f800001, 0xbf800000]);
+    const fa = gpuarray.toGpu(new Float32Array(bits.buffer)).reshape([2, 3]);
+    const u32 = (x: GPUArray): number[] => [...new Uint32Array((x.get() as Float32Array).buffer)];
+    expect(u32(gpuarray.sort(fa))).toEqual([0x3f800000, 0xffc00000, 0x7fc00001, 0xbf800000, 0x40000000, 0x7f800001]);
+    expect(u32(gpuarray.topk(fa, 2).values)).toEqual([0x7fc00001, 0xffc00000, 0x7f800001, 0x40000000]); // equal NaNs: reverse index order
+    expect(u32(fa.sort())).toEqual([0x3f800000, 0x7fffffff, 0x7fffffff, 0xbf800000, 0x40000000, 0x7fffffff]);
     const many = values('int32', 100003 * 5, 32, 3);
     expectIndices(gpuarray.argsort(upload('int32', many, [100003, 5])), argsortRows(many, 5), '100003 rows of 5');
   }));

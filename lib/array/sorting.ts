@@ -222,7 +222,8 @@ export function sort(a: GPUArray, opts?: SortOptions): GPUArray {
   try {
     if (a.size === 0) return out ?? GPUArray.allocate(shape, a.dtype, stream);
     // Straight into `out` when it is contiguous, needs no transposition and is not read by the gather.
-    const direct = out && !p.perm && out.flags.cContiguous && (out.alloc !== p.src.alloc || isKeysOnly(p));
+    const direct = out && !p.perm && out.flags.cContiguous &&
+      (out.alloc !== p.src.alloc || isKeysOnly(p) || (rowSortable(a.dtype, p.len) && out.address === p.src.address));
     const r = sorted(p, true, false, stream, direct ? out!.reshape(p.src.shape) : undefined).values!;
     if (direct) return out!;
     return placed(p, r, out, stream);

@@ -243,7 +243,7 @@ export function runRowSort(r: RowSortRun): void {
   const threads = rowSortThreads(r.dt);
   const blocks = Math.ceil((r.rows * 2 ** log2N) / (threads * 8));
   P.reset().ptr(r.input).ptr(r.valuesOut ?? 0n).ptr(r.indicesOut ?? 0n).u32(r.rows).u32(r.len).u32(r.outLen)
-    .i32(r.reverse ? 1 : 0).u32(log2N);
+    .i32(r.reverse ? 1 : 0).u32(log2N).i32(r.valuesOut !== undefined && r.valuesOut !== r.input ? 1 : 0);
   P.launch(fn, sh, blocks, 1, 1, threads, 1, 1, 0, true);
 }
 

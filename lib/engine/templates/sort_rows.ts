@@ -3,15 +3,16 @@
  * along) sorted each inside one block, in one kernel, instead of the LSD radix sort's passes over
  * the whole array (templates/sort.ts, whose segmented form adds a stage keyed by the row).
  *
- * Each row is padded to N = 2^s elements (32 ≤ N ≤ 4096, a runtime parameter) and sorted by a
+ * Each row is padded to N = 2^s elements (8 ≤ N ≤ 4096, a runtime parameter) and sorted by a
  * bitonic network over (key, column) pairs: the key is the radix sort's order-preserving transform
  * (sort_keys.ts: NaNs last and equal, -0.0 before +0.0), the column breaks ties, so the order is
  * total and the result is exactly the stable sort's; padding sorts last (all-ones key, a column
  * past the row). A thread holds 8 consecutive positions in registers: network steps between
  * positions less than 8 apart run in registers, up to 256 apart with warp shuffles, farther through
  * shared memory (skewed: conflict-free). A block holds 4096 positions (2048 for 8-byte keys), so
- * 4096 / N rows. Outputs: the values (the keys transformed back, as the radix sort's keys-only
- * result: NaN payloads are not kept), the int64 columns, or both; `outLen` < len keeps the first
+ * 4096 / N rows. Outputs: the values (gathered from the input by column, so NaN bits are kept;
+ * in place, where the input is being overwritten, the keys transformed back, as the radix sort's
+ * keys-only result: one quiet NaN), the int64 columns, or both; `outLen` < len keeps the first
  * `outLen` ranks of each row and `reverse` counts ranks from the end (topk's largest).
  */
 import { DType } from '../../base/dtype';
@@ -21,7 +22,7 @@ import { tag, transforms, uintC } from './sort_keys';
 /** Longest row the short-row sort takes (tuning: NODECUDA_SORT_ROWS_MAX; 0 disables it). */
 export const ROW_SORT_MAX = envNumber('NODECUDA_SORT_ROWS_MAX', 4096, { min: 0, max: 4096 });
 /** Shortest padded row. */
-const MIN_N = 32;
+const MIN_N = 8;
 const ITEMS = 8;
 
 /** Threads of the short-row kernel for `dt`: 512 (4096 positions) or 256 for 8-byte keys (shared memory). */
@@ -40,7 +41,7 @@ export function rowSortLog2(len: number): number {
 }
 
 /**
- * The short-row kernel for `dt`: (src, vals | 0, idxs | 0, rows, len, outLen, reverse, log2N),
+ * The short-row kernel for `dt`: (src, vals | 0, idxs | 0, rows, len, outLen, reverse, log2N, gather),
  * grid ceil(rows × N / (threads × 8)), `rowSortThreads(dt)` threads.
  */
 export function rowSortKernel(dt: DType): { source: string; name: string } {
@@ -71,13 +72,14 @@ template <int J> __device__ __forceinline__ void nc_reg(K (&k)[${ITEMS}], unsign
 }
 }  // namespace ${name}_ns
 
-extern "C" __global__ void __launch_bounds__(${T}) ${name}(const ${U}* __restrict__ src, ${U}* __restrict__ vals,
-    long long* __restrict__ idxs, unsigned rows, unsigned len, unsigned outLen, int reverse, unsigned log2N) {
+// vals may be src itself (in place: each thread writes the positions it read, after reading them).
+extern "C" __global__ void __launch_bounds__(${T}) ${name}(const ${U}* src, ${U}* vals,
+    long long* __restrict__ idxs, unsigned rows, unsigned len, unsigned outLen, int reverse, unsigned log2N, int gather) {
   using namespace ${name}_ns;
   __shared__ K sk[${P + P / 8}];
   __shared__ unsigned si[${P + P / 8}];
   const unsigned N = 1u << log2N, t = threadIdx.x, lane = t & 31;
-  const unsigned c0 = (t * ${ITEMS}) & (N - 1);  // N >= 32 > 8: a thread's positions share a row
+  const unsigned c0 = (t * ${ITEMS}) & (N - 1);  // N >= 8: a thread's positions share a row
   const unsigned long long row = ((unsigned long long)blockIdx.x * ${P} + t * ${ITEMS}) >> log2N;
   const bool live = row < rows;
   K k[${ITEMS}];
@@ -129,7 +131,7 @@ extern "C" __global__ void __launch_bounds__(${T}) ${name}(const ${U}* __restric
     const unsigned o = reverse ? len - 1 - c : c;
     if (o >= outLen) continue;
     const unsigned long long at = row * outLen + o;
-    if (vals) vals[at] = nc_untf((${U})k[e]);
+    if (vals) vals[at] = gather ? src[row * len + id[e]] : nc_untf((${U})k[e]);
     if (idxs) idxs[at] = id[e];
   }
 }
