@@ -176,6 +176,8 @@ export class Generator {
   /** xorwow/mrg32k3a: the cuRAND states (null until the first draw or after setState) and their stream. */
   #seq: CurandSequence | null = null;
   #seqStream: Stream | null | undefined = null;
+  /** The context (id and generation) the states live in: a draw in another makes them again there. */
+  #seqCtx = '';
 
   constructor(options: GeneratorOptions = {}) {
     const o = opts(options, 'random.Generator', ['seed', 'algorithm']);
@@ -317,7 +319,18 @@ export class Generator {
     if (this.#offset + a.size > Number.MAX_SAFE_INTEGER) {
       throw rangeError('ERR_OUT_OF_RANGE', `The ${this.#alg} stream position would pass 2^53 values`);
     }
-    this.#seq ??= new CurandSequence(this.#alg, this.#seed, stream);
+    // The states live on one device: a draw on another (withDevice, { device }) makes them again
+    // there, seeded and skipped to the same position, instead of launching on the other's memory.
+    const ctx = currentContext();
+    const here = `${ctx.id}:${ctx.generation}`;
+    if (this.#seq && this.#seqCtx !== here) {
+      this.#seq.dispose(this.#seqStream);
+      this.#seq = null;
+    }
+    if (!this.#seq) {
+      this.#seq = new CurandSequence(this.#alg, this.#seed, stream);
+      this.#seqCtx = here;
+    }
     this.#seqStream = stream;
     fillFromSequence(this.#seq, this.#offset, dist as 'uniform' | 'normal' | 'lognormal' | 'exponential', a, p.a, p.b, stream);
     this.#offset = this.#seq.position;

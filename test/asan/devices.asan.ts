@@ -140,3 +140,34 @@ test('random fill forms read { device }: another device than the array\'s is ref
     after: 0,
   });
 });
+
+// A cuRAND generator's states (xorwow, mrg32k3a) live on the device of the draw that made them: a
+// draw on another device makes them again there (seeded, skipped to the same position) instead of
+// launching its kernels on the first device's memory (a fault without peer access).
+test('cuRAND states are made again on the device a draw runs on', () => {
+  const r = runFake(PRELUDE + `
+    const { random } = nc;
+    const { native } = require(process.env.NODECUDA_DIST + '/cuda/native');
+    const made = [];
+    const alloc = native.memAlloc;
+    native.memAlloc = function (bytes, ...rest) {
+      if (bytes >= 1 << 20) made.push(driver.getDevice()); // the states (256 × 256 of them); the arrays here are smaller
+      return alloc.call(this, bytes, ...rest);
+    };
+    for (const algorithm of ['xorwow', 'mrg32k3a']) {
+      const g = new random.Generator({ seed: 5, algorithm });
+      made.length = 0;
+      const a0 = gpuarray.zeros([64], 'float32'), a1 = gpuarray.zeros([64], 'float32', { device: 1 });
+      g.fillUniform(a0);
+      withDevice(1, () => g.fillUniform(a1));
+      g.fillNormal(a1, { device: 1 });
+      g.fillUniform(a0);
+      g.fillUniform(a0);
+      out[algorithm] = { made: made.slice(), offset: g.state.offset };
+      g.dispose();
+    }
+    console.log(JSON.stringify(out));
+  `, { FAKECUDA_DEVICES: '2' });
+  expectClean(r);
+  expect(r.out).toEqual({ xorwow: { made: [0, 1, 0], offset: 320 }, mrg32k3a: { made: [0, 1, 0], offset: 320 } });
+});
