@@ -122,6 +122,7 @@ for (const dt of ['float32', 'int32', 'int64', 'float64']) {
   const m = ga.zeros([8192, 2], dt);
   attempt(() => ga.sort(long)); // keys only
   attempt(() => ga.argsort(long)); // with payload
+  attempt(() => ga.topk(long, 5)); // topk's selection (engine/select.ts), its slots sorted by the short-row sort
   attempt(() => ga.sort(m, { axis: 0 })); // segmented: the row stage, the gather
   attempt(() => ga.sort(ga.zeros([64, 64], dt))); // the short-row sort (templates/sort_rows.ts)
   attempt(() => ga.searchsorted(a, a));

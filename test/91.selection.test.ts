@@ -5,7 +5,9 @@
  * sort's segmented form with the short-row sort off (a child process);
  * every dtype (NaN/±Inf/-0, extremes, duplicates), k = 0 … the axis' length, largest and smallest,
  * axis 0/1/-1/null of 2-D and 3-D arrays, transposed, stepped and broadcast inputs, empty axes, the
- * methods, a stream; partition's defining property checked for each kth. Argument errors raised
+ * methods, a stream; topk of long rows by radix selection (several blocks a row or one, k past the
+ * short-row sort, ties at the k-th, every value equal, NaN bits); partition's defining property
+ * checked for each kth. Argument errors raised
  * before any GPU work are checked at the end (those that need an array run on the GPU too).
  */
 import { spawnSync } from 'child_process';
@@ -183,6 +185,58 @@ describeGpu('selection', () => {
     }
     check.done();
   });
+
+  // Rows past the short-row sort with k at most a quarter of the row: the radix selection
+  // (engine/select.ts). Several blocks a row (a single long row; three rows of 70000), one block a
+  // row (many rows), k past the short-row sort of the selected slots (the radix sort sorts them).
+  test.each(DTYPE_NAMES.filter((d) => !d.startsWith('complex')))('topk %s by selection: long rows, k = 1 … len/4, ties at the k-th, NaN', (d) => {
+    const check = softly();
+    const cases: Array<[number, number, number[]]> = [[1, 5000, [1, 7, 100, 1250]], [2, 40000, [1, 33, 4097]],
+      [40, 4100, [5, 1025]], [1, 2 ** 17 + 3, [50]]];
+    for (const [rows, len, ks] of cases) {
+      for (const distinct of [0, 5]) {
+        if (rows * len > 100000 && distinct) continue;
+        check(() => cuda.tidy(() => {
+          const xs = values(d, rows * len, rows + len + distinct, distinct);
+          const a = upload(d, xs, [rows, len]);
+          for (const k of ks) {
+            for (const largest of [true, false]) checkTopk(a, xs, -1, k, largest, `${d} ${rows}×${len} k=${k} largest=${largest} distinct=${distinct}`);
+          }
+        }));
+      }
+    }
+    check.done();
+  });
+
+  test('topk by selection: every value equal, along axis 0 and null, on a stream; NaN bits kept; big k on many rows', () => cuda.tidy(() => {
+    const same = gpuarray.full([6000], 7, 'int16');
+    const t = gpuarray.topk(same, 10);
+    expectIndices(t.indices, Array.from({ length: 10 }, (_, i) => 5999 - i), 'equal, largest');
+    expect(download(t.values)).toEqual(Array(10).fill(7));
+    expectIndices(gpuarray.topk(same, 10, { largest: false }).indices, Array.from({ length: 10 }, (_, i) => i), 'equal, smallest');
+    const xs = values('float64', 5000 * 3, 41, 0);
+    const stream = new cuda.driver.Stream();
+    try {
+      checkTopk(upload('float64', xs, [5000, 3]), xs, 0, 20, true, 'axis 0', stream);
+      checkTopk(upload('float64', xs, [100, 150]), xs, null, 300, false, 'axis null', stream);
+    } finally {
+      stream.synchronize();
+      stream.dispose();
+    }
+    const bits = new Uint32Array(5000).fill(0x3f800000);
+    bits[10] = 0x7fc00001;
+    bits[4000] = 0xffc00002;
+    bits[20] = 0x7f800001;
+    bits[30] = 0x7f800000;
+    const r = gpuarray.topk(gpuarray.toGpu(new Float32Array(bits.buffer)), 5);
+    const got = [...new Uint32Array((r.values.get() as Float32Array).buffer)];
+    expect(got).toEqual([0xffc00002, 0x7f800001, 0x7fc00001, 0x7f800000, 0x3f800000]);
+    expectIndices(r.indices, [4000, 20, 10, 30, 4999], 'NaN bits');
+    const many = values('uint8', 16 * 9000, 42, 0);
+    checkTopk(upload('uint8', many, [16, 9000]), many, -1, 2100, true, '16 rows of 9000, k = 2100');
+    const wide = values('float32', 8 * 20000, 43, 0);
+    checkTopk(upload('float32', wide, [8, 20000]), wide, -1, 4500, false, '8 rows of 20000, k = 4500 (the slots radix-sorted by row)');
+  }));
 
   test('topk of transposed, stepped and broadcast inputs; empty axes; the method; a stream; NaN ranks largest', () => cuda.tidy(() => {
     const xs = values('float64', 40 * 50, 5, 0);

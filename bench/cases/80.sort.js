@@ -7,8 +7,9 @@
 // builds the same data: the unique rows pass their range). torch.sort returns values and int64
 // indices (it has no keys-only sort), so the sort row compares our keys-only sort with it, as its
 // note says; argsort is torch.argsort(stable=True). topk (values and int64 indices, as torch.topk)
-// of 2^24 float32 keys as one row and as 16384 rows of 1024: ours sorts along the axis (docs/sorting.md),
-// torch's selects by radix digits; CuPy has no topk. The "along rows" rows sort 2^24 keys as 16384
+// of 2^24 float32 keys as one row, 256 rows of 65536 and 16384 rows of 1024: ours selects by radix
+// digits in the long rows and sorts the short ones in one kernel (docs/sorting.md), torch's selects
+// by radix digits; CuPy has no topk. The "along rows" rows sort 2^24 keys as 16384
 // rows of 1024 (a segmented sort). `npm run bench -- --filter=sort` runs these rows.
 
 const cuda = require('../..');
@@ -63,5 +64,6 @@ module.exports = [
   row('argsort', 'argsort f32 along rows, 16384 × 1024', Q, () => ({ x: keys(Q).reshape([16384, 1024]) }),
     ({ x }) => gpuarray.argsort(x), { rows: 16384 }),
   topkRow('topk k=100 of 2^24 f32', 1, 100),
+  topkRow('topk k=100 per row, 256 rows of 65536 f32', 256, 100),
   topkRow('topk k=5 per row, 16384 rows of 1024 f32', 16384, 5),
 ];

@@ -1,10 +1,11 @@
 /**
  * Searching and selecting on sorted order (NumPy/torch semantics): searchsorted (a binary search in
  * a sorted 1-D array), topk (torch's k largest or smallest along an axis, with their indices) and
- * partition/argpartition (NumPy), with their GPUArray methods. topk and partition sort along the
- * axis (a sorted row is a valid partition for every kth), so they cost a sort, not a selection:
- * rows of up to 4096 elements in one kernel that writes only topk's k ranks (templates/sort_rows.ts),
- * longer ones with the radix sort of sorting.ts (docs/sorting.md).
+ * partition/argpartition (NumPy), with their GPUArray methods. partition sorts along the axis (a
+ * sorted row is a valid partition for every kth). topk: rows of up to 4096 elements in one kernel
+ * that writes only the k ranks (templates/sort_rows.ts); longer rows with k at most a quarter of
+ * the row by a radix selection of the k, then a sort of those alone (engine/select.ts); the rest
+ * with the radix sort of sorting.ts (docs/sorting.md).
  */
 import { Complex, DType, DTYPES } from '../base/dtype';
 import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
@@ -18,6 +19,7 @@ import { checkDevices } from './devices';
 import { full } from './creation';
 import { runRowSort, searchSorted } from '../engine/sort';
 import { rowSortable } from '../engine/templates/sort_rows';
+import { runSelect, selectable } from '../engine/select';
 import { argsort, arrayIn, checkSize, prepare, sort, sorted } from './sorting';
 
 /** Options of gpuarray.searchsorted. */
@@ -143,7 +145,8 @@ function axisLength(what: string, a: GPUArray, axis: number | null | undefined):
  * default the last axis, null: the flattened array), largest first (smallest first), and their
  * int64 positions along the axis. NaN counts as larger than every number (as in torch.topk and in
  * sort's order, where NaNs come last); among equal values the smallest come in index order and the
- * largest in reverse index order. Costs a sort of `a` along the axis (docs/sorting.md).
+ * largest in reverse index order. Costs a sort along the axis, or for a small k of a long axis a
+ * selection (docs/sorting.md).
  * @example
  * const { values, indices } = gpuarray.topk(scores, 5); // each row's 5 best, best first
  */
@@ -174,17 +177,21 @@ export function topk(a: GPUArray, k: number, opts?: TopkOptions): TopkResult {
   try {
     let sel: { values: GPUArray; indices: GPUArray }; // [..., k], the axis last
     let owners: GPUArray[];
-    if (rowSortable(a.dtype, p.len)) {
-      // Short rows: one kernel writes each row's first k ranks (or last k, backwards).
+    const short = rowSortable(a.dtype, p.len);
+    if (short || selectable(a.dtype, p.len, k)) {
+      // Short rows: one kernel writes each row's first k ranks (or last k, backwards). Long rows
+      // and a small k: a radix selection of the k, then a sort of those alone.
       const rowShape = [...p.src.shape.slice(0, -1), k];
       owners = [];
       try {
         owners.push(GPUArray.allocate(rowShape, a.dtype, stream)); // one at a time: a failed second frees the first
         owners.push(GPUArray.allocate(rowShape, DTYPES.int64, stream));
-        runRowSort({
-          input: p.src.address, dt: a.dtype, rows: p.src.size / p.len, len: p.len, outLen: k, reverse: largest,
+        const run = {
+          input: p.src.address, dt: a.dtype, rows: p.src.size / p.len, len: p.len,
           valuesOut: owners[0].address, indicesOut: owners[1].address, stream, uses: [p.src, ...owners],
-        });
+        };
+        if (short) runRowSort({ ...run, outLen: k, reverse: largest });
+        else runSelect({ ...run, k, largest });
       } catch (e) {
         for (const o of owners) o.dispose();
         throw e;
