@@ -40,9 +40,13 @@ export interface SelectRun {
 const P = new ArgPacker(256);
 const UINTS: Record<number, DType> = { 1: DTYPES.uint8, 2: DTYPES.uint16, 4: DTYPES.uint32, 8: DTYPES.uint64 };
 
-/** Blocks a row and the elements each takes (a multiple of SELECT_TILE): about 8 blocks an SM in all, at least 4 tiles a block. */
+/**
+ * Blocks a row and the elements each takes (a multiple of SELECT_TILE): at least 4 tiles a block,
+ * and at most the 8 blocks an SM holds in all when rows are few (one wave: a second, partial one
+ * would cost as much as the first).
+ */
 function chunking(rows: number, len: number): { B: number; chunk: number } {
-  const want = Math.max(1, Math.min(Math.ceil(len / (4 * SELECT_TILE)), Math.ceil((multiprocessorCount() * 8) / rows)));
+  const want = Math.max(1, Math.min(Math.ceil(len / (4 * SELECT_TILE)), Math.floor((multiprocessorCount() * 8) / rows)));
   const chunk = Math.ceil(len / want / SELECT_TILE) * SELECT_TILE;
   return { B: Math.ceil(len / chunk), chunk };
 }
@@ -64,7 +68,7 @@ export function runSelect(r: SelectRun): void {
   const allocs: DeviceAllocation[] = [];
   try {
     // One at a time: a failed allocation frees those before it.
-    const ws = new DeviceAllocation(stateBytes + grid * 8, stream);
+    const ws = new DeviceAllocation(stateBytes + grid * 64, stream); // + two counts a warp
     allocs.push(ws);
     allocs.push(new DeviceAllocation(n * kb, stream)); // the slots' keys
     allocs.push(new DeviceAllocation(n * 4, stream)); // their columns

@@ -123,9 +123,11 @@ ${LOAD}
 
 /**
  * The compaction kernel: (in, len, B, chunk, flip, k, state, counts, keys, cols, write), grid
- * rows × B, 256 threads. Without `write` it stores each block's number of keys below the k-th and
- * equal to it in counts[2 × block]; with it, the selected keys (as flipped) and their columns
- * into the row's k slots of `keys` and `cols`.
+ * rows × B, 256 threads; each warp takes an eighth of its block's chunk, in column order. Without
+ * `write` it stores each warp's number of keys below the k-th and equal to it in counts[2 × warp];
+ * with it, the selected keys (as flipped) and their columns into the row's k slots of `keys` and
+ * `cols`, each warp on its own (ballots, no block barrier in the loop) from the ranks the counts
+ * before it give; a block or warp with nothing to write returns at once.
  */
 export function selectCompactKernel(dt: DType): { source: string; name: string } {
   const name = `nc_select_compact_${tag(dt)}`;
@@ -135,30 +137,35 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(${ARGS}, unsigned int*
   using namespace ${name}_ns;
 ${ROW}
   const K kth = (K)prefix;
-  const unsigned int lane = t & 31, w = t >> 5;
-  __shared__ unsigned int s_a[8], s_b[8];
+  const unsigned int lane = t & 31, w = t >> 5, gw = blockIdx.x * 8u + w;
+  const unsigned long long sub = chunk / 8u, wbegin = min(end, begin + w * sub), wend = min(end, wbegin + sub);
   if (!write) {
     unsigned int lt = 0, eq = 0;
-    for (unsigned long long i0 = begin; i0 < end; i0 += ${SELECT_TILE}u) {
-${LOAD}
+    for (unsigned long long i0 = wbegin; i0 < wend; i0 += 128u) {
+      K key[4];
 #pragma unroll
-      for (int j = 0; j < 4; j++) { lt += valid[j] && key[j] < kth; eq += valid[j] && key[j] == kth; }
+      for (int j = 0; j < 4; j++) key[j] = i0 + j * 32u + lane < wend ? (K)(nc_tf(in[i0 + j * 32u + lane]) ^ (K)flip) : (K)~(K)0;
+#pragma unroll
+      for (int j = 0; j < 4; j++) { lt += key[j] < kth; eq += key[j] == kth && i0 + j * 32u + lane < wend; }
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) { lt += __shfl_xor_sync(0xffffffffu, lt, o); eq += __shfl_xor_sync(0xffffffffu, eq, o); }
-    if (lane == 0) { s_a[w] = lt; s_b[w] = eq; }
-    __syncthreads();
-    if (t == 0) {
-      for (int v = 1; v < 8; v++) { lt += s_a[v]; eq += s_b[v]; }
-      counts[2u * blockIdx.x] = lt;
-      counts[2u * blockIdx.x + 1] = eq;
-    }
+    if (lane == 0) { counts[2u * gw] = lt; counts[2u * gw + 1] = eq; }
     return;
   }
-  // This block's first ranks: the counts of the row's blocks before it.
+  // Nothing to write in this block: done (the test is the same for all its threads).
+  {
+    const unsigned int* bc = counts + 16u * blockIdx.x;
+    unsigned int any = 0;
+    for (int v = 0; v < 16; v++) any |= bc[v];
+    if (!any) return;
+  }
+  // This warp's first ranks: the counts of the row's warps before it (the blocks before this one
+  // summed by the whole block, then this block's warps before this warp).
+  __shared__ unsigned int s_a[8], s_b[8];
   unsigned int ltBase = 0, eqBase = 0;
-  const unsigned int* rc = counts + 2u * (blockIdx.x - b);
-  for (unsigned int v = t; v < b; v += 256u) { ltBase += rc[2u * v]; eqBase += rc[2u * v + 1]; }
+  const unsigned int* rc = counts + 16u * (blockIdx.x - b);
+  for (unsigned int v = t; v < 8u * b; v += 256u) { ltBase += rc[2u * v]; eqBase += rc[2u * v + 1]; }
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) {
     ltBase += __shfl_xor_sync(0xffffffffu, ltBase, o);
@@ -169,34 +176,31 @@ ${LOAD}
   ltBase = 0;
   eqBase = 0;
   for (int v = 0; v < 8; v++) { ltBase += s_a[v]; eqBase += s_b[v]; }
-  __syncthreads();
+  const unsigned int* wc = counts + 16u * blockIdx.x;
+  for (unsigned int v = 0; v < w; v++) { ltBase += wc[2u * v]; eqBase += wc[2u * v + 1]; }
+  if (wc[2u * w] == 0 && wc[2u * w + 1] == 0) return;
   const unsigned int below = st[2], take = k - below, eqAll = st[3];
   const bool largest = flip != 0;
   const unsigned int skip = largest ? eqAll - take : 0;  // equal keys (in column order) passed over
   K* const keys = reinterpret_cast<K*>(keys_) + (unsigned long long)row * k;
   unsigned int* const rcols = cols + (unsigned long long)row * k;
   const unsigned int lower = (1u << lane) - 1u;
-  for (unsigned long long i0 = begin; i0 < end; i0 += ${SELECT_TILE}u) {
-${LOAD}
+  for (unsigned long long i0 = wbegin; i0 < wend; i0 += 128u) {
+    K key[4];
+#pragma unroll
+    for (int j = 0; j < 4; j++) key[j] = i0 + j * 32u + lane < wend ? (K)(nc_tf(in[i0 + j * 32u + lane]) ^ (K)flip) : (K)~(K)0;
     bool any = false;
 #pragma unroll
-    for (int j = 0; j < 4; j++) any |= valid[j] && key[j] <= kth;
-    if (!__syncthreads_or(any)) continue;
+    for (int j = 0; j < 4; j++) any |= key[j] <= kth && i0 + j * 32u + lane < wend;
+    if (!__any_sync(0xffffffffu, any)) continue;
 #pragma unroll
-    for (int j = 0; j < 4; j++) {  // 256 consecutive elements a step, in column order
-      const bool lt = valid[j] && key[j] < kth, eq = valid[j] && key[j] == kth;
+    for (int j = 0; j < 4; j++) {  // 32 consecutive elements a step
+      const unsigned int i = (unsigned int)(i0 + j * 32u + lane);
+      const bool lt = key[j] < kth, eq = key[j] == kth && i < wend;
       const unsigned int bl = __ballot_sync(0xffffffffu, lt), be = __ballot_sync(0xffffffffu, eq);
-      if (lane == 0) { s_a[w] = __popc(bl); s_b[w] = __popc(be); }
-      __syncthreads();
-      unsigned int rl = ltBase + __popc(bl & lower), re = eqBase + __popc(be & lower);
-      for (unsigned int v = 0; v < 8; v++) {
-        const unsigned int a = s_a[v], e = s_b[v];
-        if (v < w) { rl += a; re += e; }
-        ltBase += a;
-        eqBase += e;
-      }
-      __syncthreads();
-      const unsigned int i = (unsigned int)(i0 + j * 256u + t);
+      const unsigned int rl = ltBase + __popc(bl & lower), re = eqBase + __popc(be & lower);
+      ltBase += __popc(bl);
+      eqBase += __popc(be);
       if (lt) {
         const unsigned int at = largest ? below - 1u - rl : rl;
         keys[at] = key[j];
