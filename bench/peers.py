@@ -220,6 +220,8 @@ class Torch:
         if op == "topk":
             x = t.rand(n, device="cuda", generator=g).view(case["rows"], n // case["rows"])
             return (lambda: t.topk(x, case["k"])), None, t.cuda.empty_cache
+        if op == "partition":
+            raise NotImplementedError("torch has no partition (torch.kthvalue returns the k-th value alone)")
         if op == "searchsorted":
             a = t.sort(t.rand(case["m"], device="cuda", generator=g)).values
             v = t.rand(n, device="cuda", generator=g)
@@ -393,6 +395,9 @@ class Cupy:
             return (lambda: cp.unique(x)), None, self.free_pools
         if op == "topk":
             raise NotImplementedError("CuPy has no topk")
+        if op == "partition":
+            x = rs.rand(n, dtype=cp.float32)
+            return (lambda: cp.partition(x, case["kth"])), None, self.free_pools
         if op == "searchsorted":
             a = cp.sort(rs.rand(case["m"], dtype=cp.float32))
             v = rs.rand(n, dtype=cp.float32)

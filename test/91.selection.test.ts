@@ -7,7 +7,8 @@
  * axis 0/1/-1/null of 2-D and 3-D arrays, transposed, stepped and broadcast inputs, empty axes, the
  * methods, a stream; topk of long rows by radix selection (several blocks a row or one, k past the
  * short-row sort, ties at the k-th, every value equal, NaN bits); partition's defining property
- * checked for each kth. Argument errors raised
+ * checked for each kth, and partition of long rows by selection checked exactly (its stable
+ * three-way order). Argument errors raised
  * before any GPU work are checked at the end (those that need an array run on the GPU too).
  */
 import { spawnSync } from 'child_process';
@@ -289,6 +290,56 @@ describeGpu('selection', () => {
       expect(c.partition([1, 2])).toBe(c);
       expectPartitioned(download(c), xs, 45, [1, 2], `${d} in place`);
     });
+  });
+
+  // One kth of rows past the short-row sort: the radix selection's stable three-way partition
+  // (smaller, equal, larger, each in index order), checked exactly.
+  test.each(DTYPE_NAMES.filter((d) => !d.startsWith('complex')))('partition / argpartition %s by selection: exact three-way order', (d) => {
+    const check = softly();
+    /** The selection's partition of C-order rows of `len` around `kth`: indices within each row. */
+    const threeWay = (xs: V[], len: number, kth: number): number[] => {
+      const out: number[] = [];
+      for (let r = 0; r * len < xs.length; r++) {
+        const row = xs.slice(r * len, r * len + len);
+        const pivot = row[argsortRef(row)[kth]];
+        const cols = row.map((_, i) => i);
+        for (const side of [-1, 0, 1]) out.push(...cols.filter((i) => Math.sign(cmp(row[i], pivot)) === side));
+      }
+      return out;
+    };
+    for (const [rows, len] of [[1, 5000], [3, 9000]]) {
+      for (const distinct of [0, 5]) {
+        check(() => cuda.tidy(() => {
+          const xs = values(d, rows * len, rows + len + distinct + 1, distinct);
+          const a = upload(d, xs, [rows, len]);
+          for (const kth of [0, 1234, -1, Math.floor(len / 2)]) {
+            const want = threeWay(xs, len, kth < 0 ? kth + len : kth);
+            const label = `${d} ${rows}×${len} kth ${kth} distinct ${distinct}`;
+            expectValues(download(gpuarray.partition(a, kth)), want.map((i, j) => xs[j - (j % len) + i]), `${label} partition`);
+            expectIndices(gpuarray.argpartition(a, kth), want, `${label} argpartition`);
+          }
+          const c = upload(d, xs, [rows, len]);
+          expect(c.partition(77)).toBe(c);
+          expectValues(download(c), threeWay(xs, len, 77).map((i, j) => xs[j - (j % len) + i]), `${d} in place`);
+        }));
+      }
+    }
+    check(() => cuda.tidy(() => { // axis 0, axis null, two kths (the sort), a stream
+      const xs = values(d, 5000 * 3, 7, 0);
+      const cols = viewOf(xs, [3, 5000], [1, 3]);
+      const stream = new cuda.driver.Stream();
+      try {
+        const p0 = gpuarray.partition(upload(d, xs, [5000, 3]), 4000, { axis: 0, stream });
+        stream.synchronize();
+        expectValues(viewOf(download(p0), [3, 5000], [1, 3]), threeWay(cols, 5000, 4000).map((i, j) => cols[j - (j % 5000) + i]), `${d} axis 0`);
+      } finally {
+        stream.synchronize();
+        stream.dispose();
+      }
+      expectIndices(gpuarray.argpartition(upload(d, xs, [100, 150]), 9000, { axis: null }), threeWay(xs, 15000, 9000), `${d} axis null`);
+      expectPartitioned(download(gpuarray.partition(upload(d, xs, [3, 5000]), [10, 4000])), xs, 5000, [10, 4000], `${d} two kths`);
+    }));
+    check.done();
   });
 
   test('argument errors that need an array', () => cuda.tidy(() => {

@@ -9,8 +9,11 @@
 // note says; argsort is torch.argsort(stable=True). topk (values and int64 indices, as torch.topk)
 // of 2^24 float32 keys as one row, 256 rows of 65536 and 16384 rows of 1024: ours selects by radix
 // digits in the long rows and sorts the short ones in one kernel (docs/sorting.md), torch's selects
-// by radix digits; CuPy has no topk. The "along rows" rows sort 2^24 keys as 16384
-// rows of 1024 (a segmented sort). `npm run bench -- --filter=sort` runs these rows.
+// by radix digits; CuPy has no topk. partition of 2^24 float32 keys around the middle: ours selects
+// by radix digits and writes a stable three-way partition, CuPy's cupy.partition; torch has none.
+// The "along rows" rows sort 2^24 keys as 16384 rows of 1024 (a segmented sort).
+// `npm run bench -- --filter=sort` runs the sort rows (labels containing "sort"), `--filter=topk`
+// and `--filter=partition` the others.
 
 const cuda = require('../..');
 const { gpuarray, random } = cuda;
@@ -66,4 +69,6 @@ module.exports = [
   topkRow('topk k=100 of 2^24 f32', 1, 100),
   topkRow('topk k=100 per row, 256 rows of 65536 f32', 256, 100),
   topkRow('topk k=5 per row, 16384 rows of 1024 f32', 16384, 5),
+  row('partition', 'partition f32 around the middle (one kth)', Q, () => ({ x: keys(Q) }), ({ x }) => gpuarray.partition(x, Q / 2),
+    { kth: Q / 2 }),
 ];

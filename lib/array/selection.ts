@@ -1,8 +1,9 @@
 /**
  * Searching and selecting on sorted order (NumPy/torch semantics): searchsorted (a binary search in
  * a sorted 1-D array), topk (torch's k largest or smallest along an axis, with their indices) and
- * partition/argpartition (NumPy), with their GPUArray methods. partition sorts along the axis (a
- * sorted row is a valid partition for every kth). topk: rows of up to 4096 elements in one kernel
+ * partition/argpartition (NumPy), with their GPUArray methods. partition around one kth of a long
+ * axis selects (engine/select.ts); otherwise it sorts along the axis (a sorted row is a valid
+ * partition for every kth). topk: rows of up to 4096 elements in one kernel
  * that writes only the k ranks (templates/sort_rows.ts); longer rows with k at most a quarter of
  * the row by a radix selection of the k, then a sort of those alone (engine/select.ts); the rest
  * with the radix sort of sorting.ts (docs/sorting.md).
@@ -19,8 +20,9 @@ import { checkDevices } from './devices';
 import { full } from './creation';
 import { runRowSort, searchSorted } from '../engine/sort';
 import { rowSortable } from '../engine/templates/sort_rows';
-import { runSelect, selectable } from '../engine/select';
-import { argsort, arrayIn, checkSize, prepare, sort, sorted } from './sorting';
+import { partitionable, runPartition, runSelect, selectable } from '../engine/select';
+import { checkWritable } from './overlap';
+import { argsort, arrayIn, checkSize, placed, prepare, sort, sorted } from './sorting';
 
 /** Options of gpuarray.searchsorted. */
 export interface SearchsortedOptions {
@@ -223,7 +225,7 @@ export function topk(a: GPUArray, k: number, opts?: TopkOptions): TopkResult {
   }
 }
 
-/** partition's checks: the options, the array, and each kth an integer in [-len, len). */
+/** partition's checks: the options, the array, and each kth an integer in [-len, len) (returned in [0, len)). */
 function partitionArgs(what: string, a: GPUArray, kth: number | readonly number[], opts: PartitionOptions | undefined) {
   const o = checkedOptions(opts, what, ['axis', 'kind', 'stream']);
   if (o.kind !== undefined && o.kind !== null && o.kind !== 'introselect') {
@@ -239,29 +241,61 @@ function partitionArgs(what: string, a: GPUArray, kth: number | readonly number[
     if (typeof k !== 'number' || !Number.isInteger(k)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: kth must be integers. Received ${describe(k)}`);
     if (k < -len || k >= len) throw rangeError('ERR_OUT_OF_RANGE', `${what}: kth ${k} is out of bounds for an axis of length ${len}`);
   }
-  return { a, o };
+  return { a, o, len, kths: [...new Set((ks as number[]).map((k) => (k < 0 ? k + len : k)))] };
+}
+
+/**
+ * partition by selection (engine/select.ts) when it applies (one kth, rows past the short-row
+ * sort, a real dtype): the values, or the int64 indices, partitioned into a new array or `out`;
+ * null when it does not apply (the caller sorts).
+ */
+function partitioned(what: string, r: ReturnType<typeof partitionArgs>, indices: boolean, out?: GPUArray): GPUArray | null {
+  const { a, o } = r;
+  if (a.size === 0 || !partitionable(a.dtype, r.len, r.kths.length)) return null;
+  checkDevices(what, [a], out);
+  checkSize(what, a.size);
+  const p = prepare(what, a, o.axis, o.stream);
+  try {
+    const res = GPUArray.allocate(p.src.shape, indices ? DTYPES.int64 : a.dtype, o.stream);
+    try {
+      runPartition({
+        input: p.src.address, dt: a.dtype, rows: p.src.size / p.len, len: p.len, kth: r.kths[0],
+        valuesOut: indices ? undefined : res.address, indicesOut: indices ? res.address : undefined, stream: o.stream,
+        uses: [p.src, res],
+      });
+    } catch (e) {
+      res.dispose();
+      throw e;
+    }
+    return placed(p, res, out, o.stream);
+  } finally {
+    for (const t of p.temps) t.dispose();
+  }
 }
 
 /**
  * A partitioned copy of `a` (NumPy `partition`): along `axis` (default -1; null: flattened), the
  * element at each `kth` position is where a sort puts it, smaller (or equal) ones before it and
- * larger (or equal) ones after. The result is the stable sort itself, a valid partition for every
- * kth (it costs a sort: docs/sorting.md).
+ * larger (or equal) ones after. One kth of a long axis (past 4096 elements, 2048 for 8-byte
+ * dtypes) is found by radix selection: the smaller elements, then the equal ones, then the larger,
+ * each in index order; otherwise the result is the stable sort itself, a valid partition for every
+ * kth (docs/sorting.md).
  * @example
  * const p = gpuarray.partition(x, 3); // p[3] is the 4th smallest; p[0..2] are not larger
  */
 export function partition(a: GPUArray, kth: number | readonly number[], opts?: PartitionOptions): GPUArray {
   const r = partitionArgs('partition', a, kth, opts);
-  return sort(r.a, { axis: r.o.axis, stream: r.o.stream });
+  return partitioned('partition', r, false) ?? sort(r.a, { axis: r.o.axis, stream: r.o.stream });
 }
 
 /**
- * The int64 indices that partition `a` along `axis` (NumPy `argpartition`): those of a stable sort,
- * valid for every kth.
+ * The int64 indices that partition `a` along `axis` (NumPy `argpartition`): those of partition's
+ * result (by selection: the smaller, equal and larger elements' indices, each in index order), or
+ * those of a stable sort, valid for every kth.
  */
 export function argpartition(a: GPUArray, kth: number | readonly number[], opts?: PartitionOptions): GPUArray {
   const r = partitionArgs('argpartition', a, kth, opts);
-  return argsort(r.a, { axis: r.o.axis, stream: r.o.stream });
+  return partitioned('argpartition', r, true) ?? argsort(r.a, { axis: r.o.axis, stream: r.o.stream });
 }
 
 /** GPUArray.partition: partitions in place along `axis` (NumPy's ndarray.partition) and returns the array. */
@@ -271,7 +305,8 @@ function partitionInPlace(a: GPUArray, kth: number | readonly number[], opts?: P
     throw typeError('ERR_INVALID_ARG_VALUE',
       'GPUArray.partition(): axis null is not supported in place (use gpuarray.partition(a, kth, { axis: null }))');
   }
-  return sort(r.a, { axis: r.o.axis, stream: r.o.stream, out: r.a });
+  checkWritable(r.a, 'GPUArray.partition()');
+  return partitioned('GPUArray.partition()', r, false, r.a) ?? sort(r.a, { axis: r.o.axis, stream: r.o.stream, out: r.a });
 }
 
 registerArrayMethods({

@@ -169,8 +169,8 @@ export function sorted(p: Prepared, values: boolean, indices: boolean, stream: S
   return { values: vals, indices: idx };
 }
 
-/** `r` (contiguous, axis last) as the result of shape `p.shape`: the axis moved back, into `out` or a new array. */
-function placed(p: Prepared, r: GPUArray, out: GPUArray | undefined, stream: Stream | null | undefined): GPUArray {
+/** @internal `r` (contiguous, axis last) as the result of shape `p.shape`: the axis moved back, into `out` or a new array. */
+export function placed(p: Prepared, r: GPUArray, out: GPUArray | undefined, stream: Stream | null | undefined): GPUArray {
   let view = r.shape.length === p.shape.length ? r : r.reshape(p.shape);
   if (p.perm) {
     const perm = p.perm;

@@ -1,9 +1,11 @@
 /**
- * topk of long rows by radix selection (templates/select.ts): one histogram launch a key digit,
- * a count and a write of the selected elements into k slots a row, a sort of the slots (the
- * short-row sort, or the radix sort past its rows), a gather. Everything is enqueued on the
- * stream; nothing is read back. The row state and histograms, the block counts, the slots and
- * their ranks are allocated per call from the stream-ordered pool and freed in stream order.
+ * topk and partition of long rows by radix selection (templates/select.ts): one histogram launch
+ * a key digit and a count of the keys below and at the k-th; then, topk, a write of the selected
+ * elements into k slots a row, a sort of the slots (the short-row sort, or the radix sort past its
+ * rows) and a gather, or, partition, a write of every element around the k-th. Everything is
+ * enqueued on the stream; nothing is read back. The row state and histograms, the warp counts, the
+ * slots and their ranks are allocated per call from the stream-ordered pool and freed in stream
+ * order.
  */
 import { DType, DTYPES } from '../base/dtype';
 import { envNumber } from '../base/env';
@@ -24,9 +26,12 @@ import {
  */
 const SELECT_FRACTION = envNumber('NODECUDA_TOPK_SELECT_FRACTION', 0.25, { min: 0, max: 1 });
 
-/** Whether topk of k of each row of `len` elements of `dt` selects (real dtypes and bool; rows past the short-row sort). @internal */
+/**
+ * Whether topk of k of each row of `len` elements of `dt` selects (real dtypes and bool; rows past
+ * the short-row sort and past one tile, SELECT_TILE, even when NODECUDA_SORT_ROWS_MAX lowers it). @internal
+ */
 export function selectable(dt: DType, len: number, k: number): boolean {
-  return dt.kind !== 'c' && !rowSortable(dt, len) && k <= len * SELECT_FRACTION;
+  return dt.kind !== 'c' && !rowSortable(dt, len) && len > SELECT_TILE && k <= len * SELECT_FRACTION;
 }
 
 /** A topk selection: `rows` contiguous rows of `len` elements of `dt` at `input`. @internal */
@@ -41,14 +46,56 @@ const P = new ArgPacker(256);
 const UINTS: Record<number, DType> = { 1: DTYPES.uint8, 2: DTYPES.uint16, 4: DTYPES.uint32, 8: DTYPES.uint64 };
 
 /**
- * Blocks a row and the elements each takes (a multiple of SELECT_TILE): at least 4 tiles a block,
- * and at most the 8 blocks an SM holds in all when rows are few (one wave: a second, partial one
- * would cost as much as the first).
+ * Blocks a row and the elements each takes (a multiple of SELECT_TILE, about 4 tiles a block or more):
+ * the fewest blocks a row that fill 95 % of the waves they make (a wave: `resident` blocks, SMs ×
+ * the histogram kernel's occupancy), or the best fill there is. A partial last wave costs as much as a full
+ * one: 256 rows of 65536 on 1056 resident blocks in 1280 blocks made 1.2 waves (1.01× torch; 4 a
+ * row, 0.97 of one wave: 1.38×); 529 rows in one block each would fill half of one.
  */
-function chunking(rows: number, len: number): { B: number; chunk: number } {
-  const want = Math.max(1, Math.min(Math.ceil(len / (4 * SELECT_TILE)), Math.floor((multiprocessorCount() * 8) / rows)));
-  const chunk = Math.ceil(len / want / SELECT_TILE) * SELECT_TILE;
-  return { B: Math.ceil(len / chunk), chunk };
+function chunking(rows: number, len: number, resident: number): { B: number; chunk: number } {
+  const most = Math.max(1, Math.ceil(len / (4 * SELECT_TILE)));
+  let pick = { B: 1, chunk: Math.ceil(len / SELECT_TILE) * SELECT_TILE };
+  let best = 0;
+  for (let b = 1; b <= most; b++) {
+    const chunk = Math.ceil(len / b / SELECT_TILE) * SELECT_TILE;
+    const B = Math.ceil(len / chunk);
+    const fill = (rows * B) / (Math.ceil((rows * B) / resident) * resident);
+    if (fill > best + 1e-9) [pick, best] = [{ B, chunk }, fill];
+    if (fill >= 0.95) break;
+  }
+  return pick;
+}
+
+/** The kernels of `dt`, the row split, and launchers of the digit passes and the compaction. */
+function selection(dt: DType, rows: number, len: number, k: number, flip: bigint, input: bigint, sh: NativeAddon.StreamHandle | null) {
+  const kb = selectKeyBytes(dt);
+  const hist = sortKernel(`sel:hist:${dt.name}`, () => selectHistKernel(dt));
+  const compact = ([0, 1, 2] as const).map((m) => sortKernel(`sel:compact${m}:${dt.name}`, () => selectCompactKernel(dt, m)));
+  // The digit passes read the rows most often: their occupancy sets the wave.
+  const { B, chunk } = chunking(rows, len, cu.residentBlocks(hist, 256));
+  const grid = rows * B;
+  const stateBytes = rows * (SELECT_STATE_WORDS + 256) * 4;
+  const common = (): ArgPacker => P.reset().ptr(input).u32(len).u32(B).u32(chunk).u64(flip).u32(k);
+  return {
+    kb, grid,
+    /** Bytes of the row state, histograms and two counts a warp. */
+    bytes: stateBytes + grid * 64,
+    /** Zeroes the state, runs the digit passes, then counts each warp's keys below and equal to the k-th. */
+    narrow(ws: bigint): void {
+      cu.memset(ws, 0, stateBytes / 4, 4, sh, false);
+      const histPtr = ws + BigInt(rows * SELECT_STATE_WORDS * 4);
+      for (let q = 0; q < kb; q++) {
+        common().ptr(ws).ptr(histPtr).i32(8 * (kb - 1 - q)).i32(q === 0 ? 1 : 0).i32(q === kb - 1 ? 1 : 0);
+        P.launch(hist, sh, grid, 1, 1, 256, 1, 1, 0, true);
+      }
+      this.compact(ws, 0, 0n, 0n, 0n, 0n);
+    },
+    /** The compaction kernel in `mode` (1: topk's slots, 2: partition's output). */
+    compact(ws: bigint, mode: 0 | 1 | 2, keys: bigint, cols: bigint, vals: bigint, idxs: bigint): void {
+      common().ptr(ws).ptr(ws + BigInt(stateBytes)).ptr(keys).ptr(cols).ptr(vals).ptr(idxs);
+      P.launch(compact[mode], sh, grid, 1, 1, 256, 1, 1, 0, true);
+    },
+  };
 }
 
 /** Runs topk by selection as `r` says (selectable(dt, len, k) must hold; k ≥ 1). @internal */
@@ -56,38 +103,22 @@ export function runSelect(r: SelectRun): void {
   const { dt, rows, len, k } = r;
   if (rows === 0) return;
   const kb = selectKeyBytes(dt);
-  const hist = sortKernel(`sel:hist:${dt.name}`, () => selectHistKernel(dt));
-  const compact = sortKernel(`sel:compact:${dt.name}`, () => selectCompactKernel(dt));
+  const flip = r.largest ? (1n << BigInt(8 * kb)) - 1n : 0n;
   const gather = sortKernel(`sel:gather:${dt.name}`, () => selectGatherKernel(dt));
   const sh = usedOn(r.stream, r.uses);
-  const { B, chunk } = chunking(rows, len);
-  const grid = rows * B;
+  const sel = selection(dt, rows, len, k, flip, r.input, sh);
   const n = rows * k;
-  const stateBytes = rows * (SELECT_STATE_WORDS + 256) * 4;
   const stream = r.stream ?? null;
   const allocs: DeviceAllocation[] = [];
   try {
     // One at a time: a failed allocation frees those before it.
-    const ws = new DeviceAllocation(stateBytes + grid * 64, stream); // + two counts a warp
-    allocs.push(ws);
+    allocs.push(new DeviceAllocation(sel.bytes, stream));
     allocs.push(new DeviceAllocation(n * kb, stream)); // the slots' keys
     allocs.push(new DeviceAllocation(n * 4, stream)); // their columns
     allocs.push(new DeviceAllocation(n * 8, stream)); // their ranks after the sort
-    const [, keys, cols, ranks] = allocs.map((a) => a.ptr);
-    const state = ws.ptr;
-    const histPtr = state + BigInt(rows * SELECT_STATE_WORDS * 4);
-    const counts = state + BigInt(stateBytes);
-    cu.memset(state, 0, stateBytes / 4, 4, sh, false);
-    const flip = r.largest ? (kb === 8 ? 0xffffffffffffffffn : (1n << BigInt(8 * kb)) - 1n) : 0n;
-    const common = (): ArgPacker => P.reset().ptr(r.input).u32(len).u32(B).u32(chunk).u64(flip).u32(k).ptr(state);
-    for (let q = 0; q < kb; q++) {
-      common().ptr(histPtr).i32(8 * (kb - 1 - q)).i32(q === 0 ? 1 : 0).i32(q === kb - 1 ? 1 : 0);
-      P.launch(hist, sh, grid, 1, 1, 256, 1, 1, 0, true);
-    }
-    for (const write of [0, 1]) {
-      common().ptr(counts).ptr(keys).ptr(cols).i32(write);
-      P.launch(compact, sh, grid, 1, 1, 256, 1, 1, 0, true);
-    }
+    const [ws, keys, cols, ranks] = allocs.map((a) => a.ptr);
+    sel.narrow(ws);
+    sel.compact(ws, 1, keys, cols, 0n, 0n);
     const kdt = UINTS[kb];
     if (rowSortable(kdt, k)) {
       runRowSort({ input: keys, dt: kdt, rows, len: k, outLen: k, reverse: false, indicesOut: ranks, stream: r.stream, uses: [] });
@@ -101,5 +132,39 @@ export function runSelect(r: SelectRun): void {
     P.launch(gather, sh, Math.max(1, Math.min(Math.ceil(n / 256), multiprocessorCount() * 16)), 1, 1, 256, 1, 1, 0, true);
   } finally {
     for (const a of allocs) a.free(stream);
+  }
+}
+
+/** A partition by selection: `rows` contiguous rows of `len` elements of `dt` at `input`, around position `kth`. @internal */
+export interface PartitionRun {
+  input: bigint; dt: DType; rows: number; len: number; kth: number;
+  /** rows × len values (dt) and/or int64 columns; neither may meet the input. */
+  valuesOut?: bigint; indicesOut?: bigint;
+  stream?: Stream | null; uses: readonly unknown[];
+}
+
+/**
+ * Whether partition of rows of `len` elements of `dt` around `kths` positions selects (one kth;
+ * real dtypes and bool; rows as selectable() takes them; the selection not turned off). @internal
+ */
+export function partitionable(dt: DType, len: number, kths: number): boolean {
+  return dt.kind !== 'c' && kths === 1 && !rowSortable(dt, len) && len > SELECT_TILE && SELECT_FRACTION > 0;
+}
+
+/**
+ * Partitions each row around position `kth` (0 ≤ kth < len): the elements smaller than the one a
+ * sort puts there, then those equal to it, then the larger ones, each group in column order. @internal
+ */
+export function runPartition(r: PartitionRun): void {
+  const { dt, rows, len } = r;
+  if (rows === 0) return;
+  const sh = usedOn(r.stream, r.uses);
+  const sel = selection(dt, rows, len, r.kth + 1, 0n, r.input, sh);
+  const ws = new DeviceAllocation(sel.bytes, r.stream ?? null);
+  try {
+    sel.narrow(ws.ptr);
+    sel.compact(ws.ptr, 2, 0n, 0n, r.valuesOut ?? 0n, r.indicesOut ?? 0n);
+  } finally {
+    ws.free(r.stream ?? null);
   }
 }

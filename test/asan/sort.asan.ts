@@ -135,7 +135,7 @@ test('unique of a 4-byte integer array whose sort buffers do not fit: the range 
 });
 
 // topk, sort and partition with their device allocations refused from each one on (the short-row
-// kernel, topk's selection of long rows and the radix sort, the axis moved or not): CUDA_ERROR_OUT_OF_MEMORY or a result, and
+// kernel, topk's and partition's selection of long rows and the radix sort, the axis moved or not): CUDA_ERROR_OUT_OF_MEMORY or a result, and
 // nothing left allocated once the results are disposed.
 test('topk, sort and partition free what they allocated when an allocation fails', () => {
   const r = runFake(`
@@ -145,14 +145,14 @@ test('topk, sort and partition free what they allocated when an allocation fails
     const real = native.memAlloc;
     const calls = [
       () => gpuarray.topk(x1, 3), () => gpuarray.topk(x1, 3, { axis: 0 }), () => gpuarray.topk(x2, 3), () => gpuarray.topk(x2, 3, { axis: null }),
-      () => gpuarray.topk(x2, 2000), () => gpuarray.sort(x1, { axis: 0 }), () => gpuarray.argpartition(x2, 1, { axis: 0 }),
+      () => gpuarray.topk(x2, 2000), () => gpuarray.argpartition(x2, 100), () => gpuarray.sort(x1, { axis: 0 }), () => gpuarray.argpartition(x2, 1, { axis: 0 }),
     ];
     let x1, x2;
     const out = { refused: [], leaked: [], ok: 0 };
     global.gc();
     const before = cuda.memory().liveAllocations;
     x1 = gpuarray.zeros([6, 100], 'float32');   // short rows
-    x2 = gpuarray.zeros([3, 5000], 'float32');  // topk's selection (k <= 1250), else the radix sort
+    x2 = gpuarray.zeros([3, 5000], 'float32');  // topk's selection (k <= 1250) and partition's, else the radix sort
     for (const f of calls) { const r = f(); for (const v of Object.values(r.values ? r : { r })) v.dispose(); } // kernels, workspaces made
     const base = cuda.memory().liveAllocations;
     calls.forEach((f, c) => {
@@ -175,5 +175,5 @@ test('topk, sort and partition free what they allocated when an allocation fails
     console.log(JSON.stringify({ ...out, before: before >= 0 }));
   `);
   expectClean(r);
-  expect(r.out).toEqual({ refused: [], leaked: [], ok: 7, before: true }); // ok: each call once, when nothing is refused
+  expect(r.out).toEqual({ refused: [], leaked: [], ok: 8, before: true }); // ok: each call once, when nothing is refused
 });

@@ -1,24 +1,26 @@
 /**
- * topk of long rows by radix selection (engine/select.ts runs them): instead of sorting a whole
- * row, find the k-th smallest key of each row one 8-bit digit at a time, most significant first,
- * then gather the k selected elements and sort only those.
+ * topk and partition of long rows by radix selection (engine/select.ts runs them): instead of
+ * sorting a whole row, find the k-th smallest key of each row one 8-bit digit at a time, most
+ * significant first; then topk gathers the k selected elements and sorts only those, partition
+ * writes every element around the k-th.
  *
  * Keys are the sort's order-preserving transform (sort_keys.ts: NaNs last and equal, -0.0 before
- * +0.0), all bits flipped for the k largest, so that both select the k smallest keys; among equal
- * keys the order is by column, reversed for the largest (torch.topk as nodecuda documents it: the
- * reverse of the stable ascending sort).
+ * +0.0), all bits flipped for topk's k largest, so that both select the k smallest keys; among
+ * equal keys topk's order is by column, reversed for the largest (torch.topk as nodecuda documents
+ * it: the reverse of the stable ascending sort).
  *
  * - `hist` (one launch a digit; blocks of 256, B blocks a row, each a chunk of the row): counts
  *   the digit of the keys whose higher digits equal the row's prefix so far, into a shared then
  *   the row's global histogram; the row's last block (a ticket) finds the digit where the count
  *   reaches k, appends it to the prefix and adds the counts below it to `below`; after the last
  *   digit the prefix is the k-th key itself and `eq` how many keys equal it.
- * - `compact` counts (first launch) then writes (second launch), in column order, the keys below
- *   the k-th and the needed equal ones (the first k − below, or the last for the largest) with
- *   their columns into k slots a row: the first in the slots' order for the smallest, the last for
- *   the largest, so that a stable sort of the slots by key gives the result's order.
- * - after that sort (the short-row sort, or the radix sort for k > 4096), `gather` writes each
- *   rank's value (from the input, bits as they are) and column.
+ * - `compact` counts (first launch) then writes (second launch), in column order. topk: the keys
+ *   below the k-th and the needed equal ones (the first k − below, or the last for the largest)
+ *   with their columns into k slots a row, the first in the slots' order for the smallest, the
+ *   last for the largest, so that a stable sort of the slots by key gives the result's order;
+ *   after that sort (the short-row sort, or the radix sort for k > 4096), `gather` writes each
+ *   rank's value (from the input, bits as they are) and column. partition: every element, the
+ *   smaller keys, then the equal ones, then the larger ones (a stable three-way partition).
  *
  * Row state, 8 words a row: prefix (2 words), below, eq, ticket; the histograms, 256 words a row;
  * zeroed before the first digit, left zeroed (histograms, tickets) by each digit's last block.
@@ -49,7 +51,7 @@ const ARGS = `const void* __restrict__ in_, const unsigned int len, const unsign
     const unsigned long long flip, const unsigned int k, unsigned int* __restrict__ state`;
 const ROW = `  const unsigned int row = blockIdx.x / B, b = blockIdx.x % B, t = threadIdx.x;
   const K* __restrict__ in = reinterpret_cast<const K*>(in_) + (unsigned long long)row * len;
-  unsigned int* const st = state + row * ${SELECT_STATE_WORDS};
+  unsigned int* const st = state + (unsigned long long)row * ${SELECT_STATE_WORDS};
   const unsigned long long begin = (unsigned long long)b * chunk, end = min((unsigned long long)len, begin + chunk);
   const unsigned long long prefix = (unsigned long long)st[0] | ((unsigned long long)st[1] << 32);`;
 /** Loads the keys of tile `i0` (4 a thread, 256 apart) into key[4] with valid[4]. */
@@ -73,7 +75,7 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(${ARGS}, unsigned int*
     const int first, const int last) {
   using namespace ${name}_ns;
 ${ROW}
-  unsigned int* const h = hist + row * 256;
+  unsigned int* const h = hist + (unsigned long long)row * 256;
   __shared__ unsigned int sh[256];
   __shared__ int s_last;
   __shared__ unsigned int s_w[8];
@@ -121,30 +123,41 @@ ${LOAD}
   return { source, name };
 }
 
+/** Loads the raw bits (raw[4]) and keys (key[4]: all ones past wend) of a warp's 128 elements at i0. */
+const WARP_LOAD = `      K raw[4], key[4];
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        const bool valid = i0 + j * 32u + lane < wend;
+        raw[j] = valid ? in[i0 + j * 32u + lane] : (K)0;
+        key[j] = valid ? (K)(nc_tf(raw[j]) ^ (K)flip) : (K)~(K)0;
+      }`;
+
 /**
- * The compaction kernel: (in, len, B, chunk, flip, k, state, counts, keys, cols, write), grid
- * rows × B, 256 threads; each warp takes an eighth of its block's chunk, in column order. Without
- * `write` it stores each warp's number of keys below the k-th and equal to it in counts[2 × warp];
- * with it, the selected keys (as flipped) and their columns into the row's k slots of `keys` and
- * `cols`, each warp on its own (ballots, no block barrier in the loop) from the ranks the counts
- * before it give; a block or warp with nothing to write returns at once.
+ * The compaction kernel of `mode`: (in, len, B, chunk, flip, k, state, counts, keys, cols, vals,
+ * idxs), grid rows × B, 256 threads; each warp takes an eighth of its block's chunk, in column
+ * order. Mode 0 stores each warp's number of keys below the k-th and equal to it in
+ * counts[2 × warp]. Modes 1 and 2 write, each warp on its own (ballots, no block barrier in the
+ * loop) from the ranks the counts before it give: 1 (topk) the selected keys (as flipped) and
+ * their columns into the row's k slots of `keys` and `cols` (a block or warp with nothing to write
+ * returns at once); 2 (partition) every element, its bits into `vals` and its int64 column into
+ * `idxs` (either may be null), the smaller keys first, then the equal ones, then the larger ones,
+ * each group in column order.
  */
-export function selectCompactKernel(dt: DType): { source: string; name: string } {
-  const name = `nc_select_compact_${tag(dt)}`;
+export function selectCompactKernel(dt: DType, mode: 0 | 1 | 2): { source: string; name: string } {
+  const name = `nc_select_compact${mode}_${tag(dt)}`;
   const source = `${head(dt, name)}
 extern "C" __global__ void __launch_bounds__(256) ${name}(${ARGS}, unsigned int* __restrict__ counts,
-    void* __restrict__ keys_, unsigned int* __restrict__ cols, const int write) {
+    void* __restrict__ keys_, unsigned int* __restrict__ cols, void* __restrict__ vals_, long long* __restrict__ idxs) {
   using namespace ${name}_ns;
+  constexpr int mode = ${mode};  // a kernel a mode: each has only its own registers
 ${ROW}
   const K kth = (K)prefix;
   const unsigned int lane = t & 31, w = t >> 5, gw = blockIdx.x * 8u + w;
   const unsigned long long sub = chunk / 8u, wbegin = min(end, begin + w * sub), wend = min(end, wbegin + sub);
-  if (!write) {
+  if (mode == 0) {
     unsigned int lt = 0, eq = 0;
     for (unsigned long long i0 = wbegin; i0 < wend; i0 += 128u) {
-      K key[4];
-#pragma unroll
-      for (int j = 0; j < 4; j++) key[j] = i0 + j * 32u + lane < wend ? (K)(nc_tf(in[i0 + j * 32u + lane]) ^ (K)flip) : (K)~(K)0;
+${WARP_LOAD}
 #pragma unroll
       for (int j = 0; j < 4; j++) { lt += key[j] < kth; eq += key[j] == kth && i0 + j * 32u + lane < wend; }
     }
@@ -153,8 +166,8 @@ ${ROW}
     if (lane == 0) { counts[2u * gw] = lt; counts[2u * gw + 1] = eq; }
     return;
   }
-  // Nothing to write in this block: done (the test is the same for all its threads).
-  {
+  const bool part = mode == 2;
+  if (!part) {  // topk: nothing to write in this block, done (the test is the same for all its threads)
     const unsigned int* bc = counts + 16u * blockIdx.x;
     unsigned int any = 0;
     for (int v = 0; v < 16; v++) any |= bc[v];
@@ -178,30 +191,39 @@ ${ROW}
   for (int v = 0; v < 8; v++) { ltBase += s_a[v]; eqBase += s_b[v]; }
   const unsigned int* wc = counts + 16u * blockIdx.x;
   for (unsigned int v = 0; v < w; v++) { ltBase += wc[2u * v]; eqBase += wc[2u * v + 1]; }
-  if (wc[2u * w] == 0 && wc[2u * w + 1] == 0) return;
+  if (!part && wc[2u * w] == 0 && wc[2u * w + 1] == 0) return;
   const unsigned int below = st[2], take = k - below, eqAll = st[3];
   const bool largest = flip != 0;
   const unsigned int skip = largest ? eqAll - take : 0;  // equal keys (in column order) passed over
   K* const keys = reinterpret_cast<K*>(keys_) + (unsigned long long)row * k;
   unsigned int* const rcols = cols + (unsigned long long)row * k;
+  K* const vals = reinterpret_cast<K*>(vals_) + (unsigned long long)row * len;
+  long long* const ridx = idxs + (unsigned long long)row * len;
   const unsigned int lower = (1u << lane) - 1u;
   for (unsigned long long i0 = wbegin; i0 < wend; i0 += 128u) {
-    K key[4];
+${WARP_LOAD}
+    if (!part) {
+      bool any = false;
 #pragma unroll
-    for (int j = 0; j < 4; j++) key[j] = i0 + j * 32u + lane < wend ? (K)(nc_tf(in[i0 + j * 32u + lane]) ^ (K)flip) : (K)~(K)0;
-    bool any = false;
-#pragma unroll
-    for (int j = 0; j < 4; j++) any |= key[j] <= kth && i0 + j * 32u + lane < wend;
-    if (!__any_sync(0xffffffffu, any)) continue;
+      for (int j = 0; j < 4; j++) any |= key[j] <= kth && i0 + j * 32u + lane < wend;
+      if (!__any_sync(0xffffffffu, any)) continue;
+    }
 #pragma unroll
     for (int j = 0; j < 4; j++) {  // 32 consecutive elements a step
       const unsigned int i = (unsigned int)(i0 + j * 32u + lane);
-      const bool lt = key[j] < kth, eq = key[j] == kth && i < wend;
+      const bool valid = i < wend;
+      const bool lt = key[j] < kth, eq = key[j] == kth && valid;
       const unsigned int bl = __ballot_sync(0xffffffffu, lt), be = __ballot_sync(0xffffffffu, eq);
       const unsigned int rl = ltBase + __popc(bl & lower), re = eqBase + __popc(be & lower);
       ltBase += __popc(bl);
       eqBase += __popc(be);
-      if (lt) {
+      if (part) {
+        if (!valid) continue;
+        // Larger keys: the columns before this one that are neither smaller nor equal.
+        const unsigned int at = lt ? rl : eq ? below + re : below + eqAll + (i - rl - re);
+        if (vals_) vals[at] = raw[j];
+        if (idxs) ridx[at] = i;
+      } else if (lt) {
         const unsigned int at = largest ? below - 1u - rl : rl;
         keys[at] = key[j];
         rcols[at] = i;
@@ -242,5 +264,5 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(const ${U}* __restrict
 
 /** The selection kernels of `dt` (real dtypes and bool). */
 export function selectKernelsFor(dt: DType): Array<{ source: string; name: string }> {
-  return [selectHistKernel(dt), selectCompactKernel(dt), selectGatherKernel(dt)];
+  return [selectHistKernel(dt), selectCompactKernel(dt, 0), selectCompactKernel(dt, 1), selectCompactKernel(dt, 2), selectGatherKernel(dt)];
 }
