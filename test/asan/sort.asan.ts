@@ -135,8 +135,9 @@ test('unique of a 4-byte integer array whose sort buffers do not fit: the range 
 });
 
 // topk, sort and partition with their device allocations refused from each one on (the short-row
-// kernel, topk's and partition's selection of long rows and the radix sort, the axis moved or not): CUDA_ERROR_OUT_OF_MEMORY or a result, and
-// nothing left allocated once the results are disposed.
+// kernel, topk's and partition's selection of long rows and the radix sort, the axis moved or
+// not): CUDA_ERROR_OUT_OF_MEMORY or a result, and nothing left allocated once the results are
+// disposed.
 test('topk, sort and partition free what they allocated when an allocation fails', () => {
   const r = runFake(`
     const cuda = require(process.env.NODECUDA_DIST);
