@@ -199,6 +199,34 @@ describe('generated sort kernels compile (NVRTC, no GPU)', () => {
     rejects('NODECUDA_SORT_EARLY', '2');
   });
 
+  test('NODECUDA_TOPK_SELECT_FRACTION takes a fraction in [0, 1]: the largest k / len topk selects', () => {
+    const saved = process.env.NODECUDA_TOPK_SELECT_FRACTION;
+    try {
+      for (const [v, ok] of [['2', false], ['-0.1', false], ['x', false], ['0.5', true], ['0', true], ['', true]] as const) {
+        process.env.NODECUDA_TOPK_SELECT_FRACTION = v;
+        jest.isolateModules(() => {
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- a fresh module load reads the variable
+          const load = (): typeof import('../lib/engine/select') => require('../lib/engine/select');
+          if (!ok) {
+            expect(expectCode(load, RangeError, 'ERR_INVALID_ENV').message).toContain(`NODECUDA_TOPK_SELECT_FRACTION="${v}"`);
+            return;
+          }
+          const { selectable, partitionable } = load();
+          const f = v === '' ? 0.25 : Number(v);
+          expect(selectable(DTYPES.float32, 10000, 5000)).toBe(f >= 0.5);
+          expect(selectable(DTYPES.float32, 10000, 2500)).toBe(f >= 0.25);
+          expect(partitionable(DTYPES.float32, 10000, 1)).toBe(f > 0);
+          // never: complex, short rows (the short-row sort), rows of at most one tile, several kths
+          expect(selectable(DTYPES.complex64, 10000, 1) || selectable(DTYPES.float32, 4096, 1) || partitionable(DTYPES.float64, 1024, 1)
+            || partitionable(DTYPES.float32, 10000, 2)).toBe(false);
+          expect(selectable(DTYPES.float64, 2049, 1)).toBe(f > 0);
+        });
+      }
+    } finally {
+      if (saved === undefined) delete process.env.NODECUDA_TOPK_SELECT_FRACTION; else process.env.NODECUDA_TOPK_SELECT_FRACTION = saved;
+    }
+  });
+
   test('NODECUDA_SORT_PREP_WAVES is checked when the sort engine loads (0 to 4)', () => {
     const saved = process.env.NODECUDA_SORT_PREP_WAVES;
     try {

@@ -237,6 +237,37 @@ describeGpu('selection', () => {
     checkTopk(upload('uint8', many, [16, 9000]), many, -1, 2100, true, '16 rows of 9000, k = 2100');
     const wide = values('float32', 8 * 20000, 43, 0);
     checkTopk(upload('float32', wide, [8, 20000]), wide, -1, 4500, false, '8 rows of 20000, k = 4500 (the slots radix-sorted by row)');
+    // Each side of the k limit (len / 4: selection, then the sort); a transposed (copied) input.
+    const xs5 = values('int32', 2 * 5000, 44, 0);
+    const a5 = upload('int32', xs5, [2, 5000]);
+    for (const k of [1250, 1251]) checkTopk(a5, xs5, -1, k, true, `k = ${k} of 5000`);
+    checkTopk(upload('int32', xs5, [5000, 2]).T, viewOf(xs5, [2, 5000], [1, 2]), -1, 30, false, 'transposed');
+  }));
+
+  test('partition by selection in place: a stepped view, along axis 0; argpartition of a stepped input', () => cuda.tidy(() => {
+    const xs = values('float32', 2 * 10000, 45, 0);
+    const big = upload('float32', xs, [2, 10000]);
+    const view = big.index(slice(null), slice(null, null, 2)); // [2, 5000], every other column
+    const vxs = viewOf(xs, [2, 5000], [10000, 2]);
+    const pivot = (row: V[], kth: number): V => row[argsortRef(row)[kth]];
+    expect(view.partition(2000)).toBe(view);
+    const got = viewOf(download(big), [2, 5000], [10000, 2]);
+    for (let r = 0; r < 2; r++) {
+      const row = vxs.slice(r * 5000, r * 5000 + 5000);
+      const p = pivot(row, 2000);
+      const want = [-1, 0, 1].flatMap((side) => row.filter((v) => Math.sign(cmp(v, p)) === side));
+      expectValues(got.slice(r * 5000, r * 5000 + 5000), want, `stepped view row ${r}`);
+    }
+    // the columns not in the view are untouched
+    expectValues(viewOf(download(big), [2, 5000], [10000, 2], 1), viewOf(xs, [2, 5000], [10000, 2], 1), 'the other columns');
+    const ys = values('int64', 6000 * 2, 46, 3);
+    const m = upload('int64', ys, [6000, 2]);
+    expect(m.partition(5999, { axis: 0 })).toBe(m);
+    expectPartitioned(viewOf(download(m), [2, 6000], [1, 2]), viewOf(ys, [2, 6000], [1, 2]), 6000, [5999], 'axis 0 in place');
+    const idx = gpuarray.argpartition(upload('float32', xs, [2, 10000]).index(slice(null), slice(1, null, 2)), 100);
+    const oxs = viewOf(xs, [2, 5000], [10000, 2], 1);
+    const ii = (idx.get() as BigInt64Array);
+    expectPartitioned([...ii].map((i, j) => oxs[j - (j % 5000) + Number(i)]), oxs, 5000, [100], 'argpartition of a stepped input');
   }));
 
   test('topk of transposed, stepped and broadcast inputs; empty axes; the method; a stream; NaN ranks largest', () => cuda.tidy(() => {

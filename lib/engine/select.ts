@@ -24,7 +24,7 @@ import {
  * NODECUDA_TOPK_SELECT_FRACTION, 0 to 1; 0 turns the selection off): the selection reads the row
  * once a key byte plus twice, then sorts k elements; a sort of the row makes one scatter pass a byte.
  */
-const SELECT_FRACTION = envNumber('NODECUDA_TOPK_SELECT_FRACTION', 0.25, { min: 0, max: 1 });
+const SELECT_FRACTION = envNumber('NODECUDA_TOPK_SELECT_FRACTION', 0.25, { min: 0, max: 1, integer: false });
 
 /**
  * Whether topk of k of each row of `len` elements of `dt` selects (real dtypes and bool; rows past
