@@ -1,7 +1,8 @@
 'use strict';
 // Sorting on the GPU: a million float32 keys (with NaNs and duplicates) sorted and argsorted,
 // checked against JavaScript's sort; a leaderboard (scores and player ids sorted together through
-// argsort and take); unique values with counts; and searchsorted to bin values into ranges.
+// argsort and take); unique values with counts; searchsorted to bin values into ranges; topk and
+// partition (the largest keys and the middle one, by radix selection).
 // Run with `node examples/sort-keys.js`.
 const cuda = require('nodecuda');
 const { gpuarray, random, cumath } = cuda;
@@ -74,5 +75,21 @@ const cpuBins = [...xs].map((x) => [...edges.get()].filter((e) => e <= x).length
 console.log(`bins (side 'right'): ${[...bins].join(' ')}`);
 if ([...bins].map(Number).join() !== cpuBins.join()) fail(`searchsorted ${[...bins]} vs ${cpuBins}`);
 console.log('searchsorted equals the CPU: OK');
+
+// --- topk and a median: the best scores of a million, the middle value --------------------------
+// topk selects by radix digits (no full sort): the 5 largest with their positions, largest first.
+const best = gpuarray.topk(keys, 5);
+const bestWant = Float32Array.from(host).filter((x) => !Number.isNaN(x)).sort().reverse().slice(0, 3);
+const bestGot = best.values.get();
+console.log(`top 5 keys: ${[...bestGot].join(' ')} at ${[...best.indices.get()].join(' ')}`);
+// NaN counts as larger than every number (as in torch.topk): the two NaNs come first.
+if (!Number.isNaN(bestGot[0]) || !Number.isNaN(bestGot[1]) || [...bestGot.slice(2)].join() !== [...bestWant].join()) fail('topk');
+if ([...best.indices.get()].some((i, j) => !Object.is(host[Number(i)], bestGot[j]))) fail('topk indices');
+// partition around the middle: the element at n/2 is where a sort puts it (the median of an even
+// count is the mean of the two middle ones; this takes the upper one).
+const mid = gpuarray.partition(keys, n / 2).get()[n / 2];
+if (mid !== want[n / 2]) fail(`partition's middle ${mid}, expected ${want[n / 2]}`);
+console.log(`upper median by partition: ${mid}`);
+console.log('topk and partition equal the CPU: OK');
 
 console.log('All checks passed.');

@@ -113,7 +113,7 @@ const EXPECT: Record<string, Expectation> = {
   'reductions.js': { lines: [/^max and argmax: OK$/m, /^sum and dot: OK$/m, /^ReductionKernel dot, row 3/m] },
   'sort-keys.js': {
     lines: [/^sort equals the CPU sort, argsort is ordered and stable: OK$/m, /^leaderboard \(ties keep their order\): OK$/m,
-      /^unique values and counts equal the CPU: OK$/m, /^searchsorted equals the CPU: OK$/m],
+      /^unique values and counts equal the CPU: OK$/m, /^searchsorted equals the CPU: OK$/m, /^topk and partition equal the CPU: OK$/m],
   },
   'strings.js': {
     lines: [/^upper on \d+ bytes with driver\.InOut: OK$/m, /HELLO, NODECUDA! GRüßE AUS DER GPU: çA MARCHE\./,
