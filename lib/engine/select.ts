@@ -120,7 +120,10 @@ export function runSelect(r: SelectRun): void {
     sel.narrow(ws);
     sel.compact(ws, 1, keys, cols, 0n, 0n);
     const kdt = UINTS[kb];
-    if (rowSortable(kdt, k)) {
+    // The short-row sort gives a row one block: fine for short slots or many rows, but one block
+    // sorting 4096 slots alone on the GPU (one row, k = 4096) took longer than the radix sort of
+    // 2^20 slots across it (bench/topk-fraction.js, H200). Past 1024 slots it needs a block an SM.
+    if (rowSortable(kdt, k) && (k <= 1024 || rows * k >= multiprocessorCount() * 4096)) {
       runRowSort({ input: keys, dt: kdt, rows, len: k, outLen: k, reverse: false, indicesOut: ranks, stream: r.stream, uses: [] });
     } else {
       runSort({
