@@ -76,6 +76,13 @@ describe('archives (no GPU)', () => {
     expect(names(7, 5)).toEqual([]);
   });
 
+  test('an archive is packed with a codec the reader takes, or not at all', () => {
+    const images = new Map([[key, new Uint8Array(64).fill(7)]]);
+    for (const codec of ['br', 'z'] as const) expect(packArchive('sm_90', '13.0', images, codec).subarray(0, 8).toString('latin1')).toBe('NCKPRE01');
+    // NODECUDA_KERNEL_CODEC=zlib once built archives that every process ignored (open() takes 'br' and 'z').
+    expect(() => packArchive('sm_90', '13.0', images, 'zlib' as never)).toThrow(/codec must be 'br' or 'z'/);
+  });
+
   test('damaged or foreign archives are misses, not errors', () => {
     const image = new Uint8Array(4096).map((_, i) => (i * 31) & 255);
     const dir = archiveDir({ sm_90: new Map([[key, image]]) });

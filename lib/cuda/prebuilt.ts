@@ -159,6 +159,8 @@ export function resetPrebuilt(): void {
 
 /** Serializes an archive (scripts/build-kernels.js): images by key → file bytes. */
 export function packArchive(arch: string, nvrtc: string, images: Map<string, Uint8Array>, codec: Codec = 'br'): Buffer {
+  // An archive of another codec would be read by no process (open() takes 'br' and 'z' only).
+  if (codec !== 'br' && codec !== 'z') throw new RangeError(`packArchive: codec must be 'br' or 'z'. Received ${JSON.stringify(codec)}`);
   const { BROTLI_PARAM_QUALITY, BROTLI_PARAM_LGWIN, BROTLI_PARAM_SIZE_HINT } = zlibConstants;
   const deflate = (b: Uint8Array): Buffer => (codec === 'br'
     ? brotliCompressSync(b, { params: { [BROTLI_PARAM_QUALITY]: 11, [BROTLI_PARAM_LGWIN]: 24, [BROTLI_PARAM_SIZE_HINT]: b.byteLength } })
