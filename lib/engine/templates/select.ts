@@ -146,7 +146,7 @@ const WARP_LOAD = `      K raw[4], key[4];
 export function selectCompactKernel(dt: DType, mode: 0 | 1 | 2): { source: string; name: string } {
   const name = `nc_select_compact${mode}_${tag(dt)}`;
   const source = `${head(dt, name)}
-extern "C" __global__ void __launch_bounds__(256) ${name}(${ARGS}, unsigned int* __restrict__ counts,
+extern "C" __global__ void __launch_bounds__(256${mode === 2 ? ', 8' : ''}) ${name}(${ARGS}, unsigned int* __restrict__ counts,
     void* __restrict__ keys_, unsigned int* __restrict__ cols, void* __restrict__ vals_, long long* __restrict__ idxs) {
   using namespace ${name}_ns;
   constexpr int mode = ${mode};  // a kernel a mode: each has only its own registers
