@@ -66,11 +66,16 @@ function chunking(rows: number, len: number, resident: number): { B: number; chu
   return pick;
 }
 
-/** The kernels of `dt`, the row split, and launchers of the digit passes and the compaction. */
-function selection(dt: DType, rows: number, len: number, k: number, flip: bigint, input: bigint, sh: NativeAddon.StreamHandle | null) {
+/**
+ * The kernels of `dt` (the histogram, the count and the write of `write`'s mode: all built before
+ * anything is launched), the row split, and launchers of the digit passes and the compaction.
+ */
+function selection(dt: DType, rows: number, len: number, k: number, flip: bigint, input: bigint, sh: NativeAddon.StreamHandle | null,
+  write: 1 | 2) {
   const kb = selectKeyBytes(dt);
   const hist = sortKernel(`sel:hist:${dt.name}`, () => selectHistKernel(dt));
-  const compact = ([0, 1, 2] as const).map((m) => sortKernel(`sel:compact${m}:${dt.name}`, () => selectCompactKernel(dt, m)));
+  const compact = { 0: sortKernel(`sel:compact0:${dt.name}`, () => selectCompactKernel(dt, 0)),
+    [write]: sortKernel(`sel:compact${write}:${dt.name}`, () => selectCompactKernel(dt, write)) };
   // The digit passes read the rows most often: their occupancy sets the wave.
   const { B, chunk } = chunking(rows, len, cu.residentBlocks(hist, 256));
   const grid = rows * B;
@@ -90,10 +95,12 @@ function selection(dt: DType, rows: number, len: number, k: number, flip: bigint
       }
       this.compact(ws, 0, 0n, 0n, 0n, 0n);
     },
-    /** The compaction kernel in `mode` (1: topk's slots, 2: partition's output). */
+    /** The compaction kernel in `mode` (0: the counts; `write`: 1, topk's slots, or 2, partition's output). */
     compact(ws: bigint, mode: 0 | 1 | 2, keys: bigint, cols: bigint, vals: bigint, idxs: bigint): void {
+      const fn = compact[mode];
+      if (!fn) throw new Error(`selection: compaction mode ${mode} was not built`);
       common().ptr(ws).ptr(ws + BigInt(stateBytes)).ptr(keys).ptr(cols).ptr(vals).ptr(idxs);
-      P.launch(compact[mode], sh, grid, 1, 1, 256, 1, 1, 0, true);
+      P.launch(fn, sh, grid, 1, 1, 256, 1, 1, 0, true);
     },
   };
 }
@@ -106,7 +113,7 @@ export function runSelect(r: SelectRun): void {
   const flip = r.largest ? (1n << BigInt(8 * kb)) - 1n : 0n;
   const gather = sortKernel(`sel:gather:${dt.name}`, () => selectGatherKernel(dt));
   const sh = usedOn(r.stream, r.uses);
-  const sel = selection(dt, rows, len, k, flip, r.input, sh);
+  const sel = selection(dt, rows, len, k, flip, r.input, sh, 1);
   const n = rows * k;
   const stream = r.stream ?? null;
   const allocs: DeviceAllocation[] = [];
@@ -159,7 +166,7 @@ export function runPartition(r: PartitionRun): void {
   const { dt, rows, len } = r;
   if (rows === 0) return;
   const sh = usedOn(r.stream, r.uses);
-  const sel = selection(dt, rows, len, r.kth + 1, 0n, r.input, sh);
+  const sel = selection(dt, rows, len, r.kth + 1, 0n, r.input, sh, 2);
   const ws = new DeviceAllocation(sel.bytes, r.stream ?? null);
   try {
     sel.narrow(ws.ptr);
