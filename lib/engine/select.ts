@@ -66,18 +66,26 @@ function chunking(rows: number, len: number, resident: number): { B: number; chu
   return pick;
 }
 
-/** The kernels of `dt`, the row split, and launchers of the digit passes and the compaction. */
-function selection(dt: DType, rows: number, len: number, k: number, flip: bigint, input: bigint, sh: NativeAddon.StreamHandle | null) {
+/**
+ * The kernels of `dt` (the histogram, the count and the write of `mode`: all built before anything
+ * is launched), the row split, and launchers of the digit passes and the ordered write.
+ */
+function selection(dt: DType, rows: number, len: number, k: number, flip: bigint, input: bigint, sh: NativeAddon.StreamHandle | null,
+  mode: 1 | 2) {
   const kb = selectKeyBytes(dt);
   const hist = sortKernel(`sel:hist:${dt.name}`, () => selectHistKernel(dt));
-  const compact = ([0, 1, 2] as const).map((m) => sortKernel(`sel:compact${m}:${dt.name}`, () => selectCompactKernel(dt, m)));
+  const count = sortKernel(`sel:compact0:${dt.name}`, () => selectCompactKernel(dt, 0));
+  const write = sortKernel(`sel:compact${mode}:${dt.name}`, () => selectCompactKernel(dt, mode));
   // The digit passes read the rows most often: their occupancy sets the wave.
   const { B, chunk } = chunking(rows, len, cu.residentBlocks(hist, 256));
   const grid = rows * B;
   const stateBytes = rows * (SELECT_STATE_WORDS + 256) * 4;
   const common = (): ArgPacker => P.reset().ptr(input).u32(len).u32(B).u32(chunk).u64(flip).u32(k);
+  const compact = (fn: NativeAddon.FunctionHandle, ws: bigint, keys: bigint, cols: bigint, vals: bigint, idxs: bigint): void => {
+    common().ptr(ws).ptr(ws + BigInt(stateBytes)).ptr(keys).ptr(cols).ptr(vals).ptr(idxs);
+    P.launch(fn, sh, grid, 1, 1, 256, 1, 1, 0, true);
+  };
   return {
-    kb, grid,
     /** Bytes of the row state, histograms and two counts a warp. */
     bytes: stateBytes + grid * 64,
     /** Zeroes the state, runs the digit passes, then counts each warp's keys below and equal to the k-th. */
@@ -88,12 +96,11 @@ function selection(dt: DType, rows: number, len: number, k: number, flip: bigint
         common().ptr(ws).ptr(histPtr).i32(8 * (kb - 1 - q)).i32(q === 0 ? 1 : 0).i32(q === kb - 1 ? 1 : 0);
         P.launch(hist, sh, grid, 1, 1, 256, 1, 1, 0, true);
       }
-      this.compact(ws, 0, 0n, 0n, 0n, 0n);
+      compact(count, ws, 0n, 0n, 0n, 0n);
     },
-    /** The compaction kernel in `mode` (1: topk's slots, 2: partition's output). */
-    compact(ws: bigint, mode: 0 | 1 | 2, keys: bigint, cols: bigint, vals: bigint, idxs: bigint): void {
-      common().ptr(ws).ptr(ws + BigInt(stateBytes)).ptr(keys).ptr(cols).ptr(vals).ptr(idxs);
-      P.launch(compact[mode], sh, grid, 1, 1, 256, 1, 1, 0, true);
+    /** The ordered write of `mode`: topk's slots (keys, cols) or partition's output (vals, idxs). */
+    write(ws: bigint, keys: bigint, cols: bigint, vals: bigint, idxs: bigint): void {
+      compact(write, ws, keys, cols, vals, idxs);
     },
   };
 }
@@ -106,7 +113,7 @@ export function runSelect(r: SelectRun): void {
   const flip = r.largest ? (1n << BigInt(8 * kb)) - 1n : 0n;
   const gather = sortKernel(`sel:gather:${dt.name}`, () => selectGatherKernel(dt));
   const sh = usedOn(r.stream, r.uses);
-  const sel = selection(dt, rows, len, k, flip, r.input, sh);
+  const sel = selection(dt, rows, len, k, flip, r.input, sh, 1);
   const n = rows * k;
   const stream = r.stream ?? null;
   const allocs: DeviceAllocation[] = [];
@@ -118,7 +125,7 @@ export function runSelect(r: SelectRun): void {
     allocs.push(new DeviceAllocation(n * 8, stream)); // their ranks after the sort
     const [ws, keys, cols, ranks] = allocs.map((a) => a.ptr);
     sel.narrow(ws);
-    sel.compact(ws, 1, keys, cols, 0n, 0n);
+    sel.write(ws, keys, cols, 0n, 0n);
     const kdt = UINTS[kb];
     // The short-row sort gives a row one block: fine for short slots or many rows, but one block
     // sorting 4096 slots alone on the GPU (one row, k = 4096) took longer than the radix sort of
@@ -162,11 +169,11 @@ export function runPartition(r: PartitionRun): void {
   const { dt, rows, len } = r;
   if (rows === 0) return;
   const sh = usedOn(r.stream, r.uses);
-  const sel = selection(dt, rows, len, r.kth + 1, 0n, r.input, sh);
+  const sel = selection(dt, rows, len, r.kth + 1, 0n, r.input, sh, 2);
   const ws = new DeviceAllocation(sel.bytes, r.stream ?? null);
   try {
     sel.narrow(ws.ptr);
-    sel.compact(ws.ptr, 2, 0n, 0n, r.valuesOut ?? 0n, r.indicesOut ?? 0n);
+    sel.write(ws.ptr, 0n, 0n, r.valuesOut ?? 0n, r.indicesOut ?? 0n);
   } finally {
     ws.free(r.stream ?? null);
   }
