@@ -222,6 +222,14 @@ class Torch:
             return (lambda: t.topk(x, case["k"])), None, t.cuda.empty_cache
         if op == "partition":
             raise NotImplementedError("torch has no partition (torch.kthvalue returns the k-th value alone)")
+        if op in ("median", "quantile"):
+            x = t.rand(n, device="cuda", generator=g).view(case["rows"], n // case["rows"])
+            if op == "quantile":
+                q = t.tensor(case["q"], device="cuda")
+                return (lambda: t.quantile(x, q, dim=1)), None, t.cuda.empty_cache
+            if case["rows"] == 1:
+                return (lambda: t.median(x)), "torch.median(x): the lower of the two middle elements", t.cuda.empty_cache
+            return (lambda: t.median(x, dim=1)), "torch.median(x, dim=1): lower middle values and indices", t.cuda.empty_cache
         if op == "searchsorted":
             a = t.sort(t.rand(case["m"], device="cuda", generator=g)).values
             v = t.rand(n, device="cuda", generator=g)
@@ -398,6 +406,12 @@ class Cupy:
         if op == "partition":
             x = rs.rand(n, dtype=cp.float32)
             return (lambda: cp.partition(x, case["kth"])), None, self.free_pools
+        if op in ("median", "quantile"):
+            x = rs.rand(n, dtype=cp.float32).reshape(case["rows"], n // case["rows"])
+            if op == "quantile":
+                q = cp.asarray(case["q"])
+                return (lambda: cp.quantile(x, q, axis=1)), None, self.free_pools
+            return (lambda: cp.median(x, axis=None if case["rows"] == 1 else 1)), None, self.free_pools
         if op == "searchsorted":
             a = cp.sort(rs.rand(case["m"], dtype=cp.float32))
             v = rs.rand(n, dtype=cp.float32)

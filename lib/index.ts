@@ -25,6 +25,7 @@ import * as red from './array/reductions';
 import * as scans from './array/scan';
 import * as sorting from './array/sorting';
 import * as selection from './array/selection';
+import * as quantiles from './array/quantile';
 import './array/devices'; // a.device, a.to(), a.copyTo(), device-following host transfers
 import * as randomNs from './random/random';
 import { GPUArray } from './array/gpuarray';
@@ -64,6 +65,7 @@ export type { ScanKernel, GenericScanOptions, GenericScanCallable } from './kern
 export type { ScanOptions } from './array/scan';
 export type { SortOptions, ArgsortOptions, UniqueOptions, UniqueResult } from './array/sorting';
 export type { SearchsortedOptions, TopkOptions, TopkResult, PartitionOptions } from './array/selection';
+export type { MedianOptions, QuantileOptions, QuantileMethod } from './array/quantile';
 export type { ReduceOptions, VarOptions, ArgOptions, DotOptions } from './array/reductions';
 export { GPUArray } from './array/gpuarray';
 export { tidy, keep } from './array/tidy';
@@ -155,12 +157,24 @@ export const gpuarray = Object.freeze({
   unique: sorting.unique,
   /** Insertion points of values in a sorted 1-D array (binary search). */
   searchsorted: selection.searchsorted,
-  /** The k largest (or smallest) elements along `axis` and their int64 positions (torch.topk; costs a sort). */
+  /** The k largest (or smallest) elements along `axis` and their int64 positions (torch.topk; a selection or a sort). */
   topk: selection.topk,
-  /** A copy partitioned around each kth position along `axis` (NumPy; a stable sort, valid for every kth). */
+  /** A copy partitioned around each kth position along `axis` (NumPy; one kth of a long axis by selection, else a stable sort). */
   partition: selection.partition,
-  /** The int64 indices that partition an array along `axis` (NumPy; argsort's, valid for every kth). */
+  /** The int64 indices that partition an array along `axis` (NumPy; by selection or argsort's). */
   argpartition: selection.argpartition,
+  /** The median over `axis` (all axes by default; NumPy: the mean of the two middle elements of an even count). */
+  median: quantiles.median,
+  /** The median over `axis` with NaNs left out. */
+  nanmedian: quantiles.nanmedian,
+  /** The q-th quantiles over `axis`, q in [0, 1] (NumPy's methods; default 'linear'). */
+  quantile: quantiles.quantile,
+  /** The q-th quantiles with NaNs left out. */
+  nanquantile: quantiles.nanquantile,
+  /** The q-th percentiles over `axis`, q in [0, 100]. */
+  percentile: quantiles.percentile,
+  /** The q-th percentiles with NaNs left out. */
+  nanpercentile: quantiles.nanpercentile,
   matmul: linalgNs.matmul,
   inner: linalgNs.inner,
   outer: linalgNs.outer,

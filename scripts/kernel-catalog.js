@@ -123,6 +123,8 @@ for (const dt of ['float32', 'int32', 'int64', 'float64']) {
   attempt(() => ga.sort(long)); // keys only
   attempt(() => ga.argsort(long)); // with payload
   attempt(() => ga.topk(long, 5)); // topk's selection (engine/select.ts), its slots sorted by the short-row sort
+  attempt(() => ga.median(long)); // the ranks' selection and its pick, the quantile kernel
+  attempt(() => ga.quantile(ga.zeros([64, 64], dt), [0.25, 0.75], { axis: 1 })); // sorted rows
   attempt(() => ga.sort(m, { axis: 0 })); // segmented: the row stage, the gather
   attempt(() => ga.sort(ga.zeros([64, 64], dt))); // the short-row sort (templates/sort_rows.ts)
   attempt(() => ga.searchsorted(a, a));

@@ -11,6 +11,10 @@
 // digits in the long rows and sorts the short ones in one kernel (docs/sorting.md), torch's selects
 // by radix digits; CuPy has no topk. partition of 2^24 float32 keys around the middle: ours selects
 // by radix digits and writes a stable three-way partition, CuPy's cupy.partition; torch has none.
+// median of 2^24 float32 as one row (ours: the two middle ranks and the last, a NaN probe, by radix
+// selection; torch.median returns the lower middle element alone, cupy.median partitions) and as
+// 16384 rows of 1024 (ours: the short-row sort); quantile of 128 rows of 65536 at three q (ours
+// sorts the rows; torch.quantile takes at most 2^24 elements, so the row is 2^23).
 // The "along rows" rows sort 2^24 keys as 16384 rows of 1024 (a segmented sort).
 // `npm run bench -- --filter=sort` runs the sort rows (labels containing "sort"), `--filter=topk`
 // and `--filter=partition` the others.
@@ -50,6 +54,10 @@ const topkRow = (label, rows, k) => row('topk', label, Q, () => ({ x: keys(Q).re
   return r.values;
 }, { rows, k });
 
+/** median of Q uniform float32 keys as `rows` rows (one row: of the whole array). */
+const medianRow = (label, rows) => row('median', label, Q, () => ({ x: keys(Q).reshape([rows, Q / rows]) }),
+  ({ x }) => gpuarray.median(x, { axis: rows === 1 ? null : 1 }), { rows });
+
 module.exports = [
   row('sort', 'sort f32 (keys only)', N, () => ({ x: keys(N) }), ({ x }) => gpuarray.sort(x)),
   row('argsort', 'argsort f32 (int64 indices)', N, () => ({ x: keys(N) }), ({ x }) => gpuarray.argsort(x)),
@@ -71,4 +79,9 @@ module.exports = [
   topkRow('topk k=5 per row, 16384 rows of 1024 f32', 16384, 5),
   row('partition', 'partition f32 around the middle (one kth)', Q, () => ({ x: keys(Q) }), ({ x }) => gpuarray.partition(x, Q / 2),
     { kth: Q / 2 }),
+  medianRow('median f32 of 2^24 (one row, even count)', 1),
+  medianRow('median f32 along rows, 16384 × 1024', 16384),
+  row('quantile', 'quantile f32 q=[0.1,0.5,0.9] along rows, 128 × 65536', Q / 2,
+    () => ({ x: keys(Q / 2).reshape([128, 65536]) }), ({ x }) => gpuarray.quantile(x, [0.1, 0.5, 0.9], { axis: 1 }),
+    { rows: 128, q: [0.1, 0.5, 0.9] }),
 ];

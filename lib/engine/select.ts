@@ -15,6 +15,7 @@ import * as cu from '../cuda/door';
 import { ArgPacker } from '../cuda/args';
 import { runRowSort, runSort, sortKernel } from './sort';
 import { rowSortable } from './templates/sort_rows';
+import { selectPickKernel } from './templates/quantile';
 import {
   SELECT_STATE_WORDS, SELECT_TILE, selectCompactKernel, selectGatherKernel, selectHistKernel, selectKeyBytes,
 } from './templates/select';
@@ -67,40 +68,46 @@ function chunking(rows: number, len: number, resident: number): { B: number; chu
 }
 
 /**
- * The kernels of `dt` (the histogram, the count and the write of `mode`: all built before anything
- * is launched), the row split, and launchers of the digit passes and the ordered write.
+ * The kernels of `dt` (the histogram, the count and the write of `mode`, 1 topk or 2 partition,
+ * none for 0, quantile's picks: all built before anything is launched), the row split, and
+ * launchers of the digit passes and the ordered write.
  */
 function selection(dt: DType, rows: number, len: number, k: number, flip: bigint, input: bigint, sh: NativeAddon.StreamHandle | null,
-  mode: 1 | 2) {
+  mode: 0 | 1 | 2) {
   const kb = selectKeyBytes(dt);
   const hist = sortKernel(`sel:hist:${dt.name}`, () => selectHistKernel(dt));
-  const count = sortKernel(`sel:compact0:${dt.name}`, () => selectCompactKernel(dt, 0));
-  const write = sortKernel(`sel:compact${mode}:${dt.name}`, () => selectCompactKernel(dt, mode));
+  const count = mode ? sortKernel(`sel:compact0:${dt.name}`, () => selectCompactKernel(dt, 0)) : null;
+  const write = mode ? sortKernel(`sel:compact${mode}:${dt.name}`, () => selectCompactKernel(dt, mode)) : null;
   // The digit passes read the rows most often: their occupancy sets the wave.
   const { B, chunk } = chunking(rows, len, cu.residentBlocks(hist, 256));
   const grid = rows * B;
   const stateBytes = rows * (SELECT_STATE_WORDS + 256) * 4;
-  const common = (): ArgPacker => P.reset().ptr(input).u32(len).u32(B).u32(chunk).u64(flip).u32(k);
+  const common = (kk = k): ArgPacker => P.reset().ptr(input).u32(len).u32(B).u32(chunk).u64(flip).u32(kk);
   const compact = (fn: NativeAddon.FunctionHandle, ws: bigint, keys: bigint, cols: bigint, vals: bigint, idxs: bigint): void => {
     common().ptr(ws).ptr(ws + BigInt(stateBytes)).ptr(keys).ptr(cols).ptr(vals).ptr(idxs);
     P.launch(fn, sh, grid, 1, 1, 256, 1, 1, 0, true);
   };
+  /** Zeroes the state and runs the digit passes for the kk-th key: each row's state then holds it. */
+  const digits = (ws: bigint, kk = k): void => {
+    cu.memset(ws, 0, stateBytes / 4, 4, sh, false);
+    const histPtr = ws + BigInt(rows * SELECT_STATE_WORDS * 4);
+    for (let q = 0; q < kb; q++) {
+      common(kk).ptr(ws).ptr(histPtr).i32(8 * (kb - 1 - q)).i32(q === 0 ? 1 : 0).i32(q === kb - 1 ? 1 : 0);
+      P.launch(hist, sh, grid, 1, 1, 256, 1, 1, 0, true);
+    }
+  };
   return {
     /** Bytes of the row state, histograms and two counts a warp. */
     bytes: stateBytes + grid * 64,
-    /** Zeroes the state, runs the digit passes, then counts each warp's keys below and equal to the k-th. */
+    digits,
+    /** The digit passes, then a count of each warp's keys below and equal to the k-th. */
     narrow(ws: bigint): void {
-      cu.memset(ws, 0, stateBytes / 4, 4, sh, false);
-      const histPtr = ws + BigInt(rows * SELECT_STATE_WORDS * 4);
-      for (let q = 0; q < kb; q++) {
-        common().ptr(ws).ptr(histPtr).i32(8 * (kb - 1 - q)).i32(q === 0 ? 1 : 0).i32(q === kb - 1 ? 1 : 0);
-        P.launch(hist, sh, grid, 1, 1, 256, 1, 1, 0, true);
-      }
-      compact(count, ws, 0n, 0n, 0n, 0n);
+      digits(ws);
+      compact(count!, ws, 0n, 0n, 0n, 0n);
     },
     /** The ordered write of `mode`: topk's slots (keys, cols) or partition's output (vals, idxs). */
     write(ws: bigint, keys: bigint, cols: bigint, vals: bigint, idxs: bigint): void {
-      compact(write, ws, keys, cols, vals, idxs);
+      compact(write!, ws, keys, cols, vals, idxs);
     },
   };
 }
@@ -174,6 +181,44 @@ export function runPartition(r: PartitionRun): void {
   try {
     sel.narrow(ws.ptr);
     sel.write(ws.ptr, 0n, 0n, r.valuesOut ?? 0n, r.indicesOut ?? 0n);
+  } finally {
+    ws.free(r.stream ?? null);
+  }
+}
+
+/** Order statistics by selection: `rows` contiguous rows of `len` elements of `dt` at `input`. @internal */
+export interface RanksRun {
+  input: bigint; dt: DType; rows: number; len: number;
+  /** Positions in the ascending sort (NaNs last) to find, each in [0, len). */
+  ranks: readonly number[];
+  /** rows × ranks.length elements of dt: row r's element at ranks[j] goes to r·R + j (its bits as they are). */
+  out: bigint;
+  stream?: Stream | null; uses: readonly unknown[];
+}
+
+/**
+ * Whether finding `ranks` positions of rows of `len` elements of `dt` by selection beats sorting
+ * the rows: the rows partition would select (partitionable), and the digit passes, one a key
+ * byte and rank, at most 24 (bench: median of 2^24 float32 and float64 against their sorts). @internal
+ */
+export function ranksSelectable(dt: DType, len: number, ranks: number): boolean {
+  return partitionable(dt, len, 1) && ranks * selectKeyBytes(dt) <= 24;
+}
+
+/** Finds each row's element at each of `r.ranks` (a sort's positions) by selection: digit passes and a pick a rank. @internal */
+export function runRanks(r: RanksRun): void {
+  const { dt, rows, len } = r;
+  if (rows === 0 || r.ranks.length === 0) return;
+  const pick = sortKernel(`sel:pick:${dt.name}`, () => selectPickKernel(dt));
+  const sh = usedOn(r.stream, r.uses);
+  const sel = selection(dt, rows, len, 1, 0n, r.input, sh, 0);
+  const ws = new DeviceAllocation(sel.bytes, r.stream ?? null);
+  try {
+    r.ranks.forEach((rank, j) => {
+      sel.digits(ws.ptr, rank + 1);
+      P.reset().ptr(ws.ptr).ptr(r.out).u64n(rows).i32(r.ranks.length).i32(j);
+      P.launch(pick, sh, Math.max(1, Math.min(Math.ceil(rows / 256), multiprocessorCount() * 16)), 1, 1, 256, 1, 1, 0, true);
+    });
   } finally {
     ws.free(r.stream ?? null);
   }

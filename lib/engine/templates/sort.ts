@@ -24,6 +24,7 @@ import { KeyKind, MAX_PASSES, keyBytes, tag, transforms, uintC } from './sort_ke
 import { passKernel } from './sort_pass';
 import { rowSortKernel } from './sort_rows';
 import { selectKernelsFor } from './select';
+import { quantileKernelsFor } from './quantile';
 import {
   RANGE_COUNTED, uniqueBinsCountKernel, uniqueBinsResultKernel, uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel,
   uniqueInverseKernel, uniqueResultKernel,
@@ -472,12 +473,13 @@ export function stageKinds(dt: DType): KeyKind[] {
   return dt.bytes === 16 ? ['im', 're', 'row'] : ['value', 'row'];
 }
 
-/** Every kernel the sort family builds for `dt` (codegen tests; topk's selection among them). */
+/** Every kernel the sort family builds for `dt` (codegen tests; topk's selection and the quantiles among them). */
 export function sortKernelsFor(dt: DType): Array<{ source: string; name: string }> {
   const ks = stageKinds(dt).filter((k) => k !== 'row').map((k) => prepKernel(dt, k));
   if ((dt.kind === 'i' || dt.kind === 'u') && dt.bytes >= 4) ks.push(prepKernel(dt, 'value', true));  // unique's
   if (dt.kind !== 'c') {
-    ks.push(finishKeysKernel(dt), passKernel(dt, keyBytes(dt, 'value'), false), rowSortKernel(dt), ...selectKernelsFor(dt));
+    ks.push(finishKeysKernel(dt), passKernel(dt, keyBytes(dt, 'value'), false), rowSortKernel(dt), ...selectKernelsFor(dt),
+      ...quantileKernelsFor(dt, DTYPES.float64));
   }
   for (const kb of new Set(stageKinds(dt).map((k) => keyBytes(dt, k)))) ks.push(passKernel(dt, kb, true));
   ks.push(finishPayloadKernel(dt), searchKernel(dt, dt, dt));
