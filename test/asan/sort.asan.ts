@@ -134,11 +134,11 @@ test('unique of a 4-byte integer array whose sort buffers do not fit: the range 
   expect(r.out).toEqual({ small: [2], smallReads: [1, 0], big: [2], bigReads: [1, 1], leaked: 0 });
 });
 
-// topk, sort and partition with their device allocations refused from each one on (the short-row
-// kernel, topk's and partition's selection of long rows and the radix sort, the axis moved or
-// not): CUDA_ERROR_OUT_OF_MEMORY or a result, and nothing left allocated once the results are
-// disposed.
-test('topk, sort and partition free what they allocated when an allocation fails', () => {
+// topk, sort, partition and the quantiles with their device allocations refused from each one on
+// (the short-row kernel, topk's, partition's and the median's selection of long rows and the radix
+// sort, the axis moved or not): CUDA_ERROR_OUT_OF_MEMORY or a result, and nothing left allocated
+// once the results are disposed.
+test('topk, sort, partition and the quantiles free what they allocated when an allocation fails', () => {
   const r = runFake(`
     const cuda = require(process.env.NODECUDA_DIST);
     const { gpuarray } = cuda;
@@ -147,6 +147,7 @@ test('topk, sort and partition free what they allocated when an allocation fails
     const calls = [
       () => gpuarray.topk(x1, 3), () => gpuarray.topk(x1, 3, { axis: 0 }), () => gpuarray.topk(x2, 3), () => gpuarray.topk(x2, 3, { axis: null }),
       () => gpuarray.topk(x2, 2000), () => gpuarray.argpartition(x2, 100), () => gpuarray.sort(x1, { axis: 0 }), () => gpuarray.argpartition(x2, 1, { axis: 0 }),
+      () => gpuarray.median(x2, { axis: 1 }), () => gpuarray.quantile(x2, [0.1, 0.5, 0.9], { axis: 0 }), () => gpuarray.nanmedian(x1),
     ];
     let x1, x2;
     const out = { refused: [], leaked: [], ok: 0 };
@@ -176,5 +177,5 @@ test('topk, sort and partition free what they allocated when an allocation fails
     console.log(JSON.stringify({ ...out, before: before >= 0 }));
   `);
   expectClean(r);
-  expect(r.out).toEqual({ refused: [], leaked: [], ok: 8, before: true }); // ok: each call once, when nothing is refused
+  expect(r.out).toEqual({ refused: [], leaked: [], ok: 11, before: true }); // ok: each call once, when nothing is refused
 });
