@@ -1,7 +1,7 @@
 /**
  * A hostile user on the GPU: use after dispose, disposal while work is in flight, detached host
  * buffers, impossible shapes and launch configurations, wrong operands (also to sort, unique,
- * searchsorted, matmul and fft). Every scenario must end
+ * searchsorted, topk, partition, the quantiles, matmul and fft). Every scenario must end
  * either normally (with the right values where it says so) or with a typed error (TypeError,
  * RangeError, CudaError or NvrtcError carrying a string `code`) — never a crash, an untyped error
  * or a poisoned context. All scenarios run in one child process, so a crash fails this test with
@@ -104,12 +104,29 @@ const SCRIPT = String.raw`
     ['unique of 2^17 int32 in a small range (counted), then with a huge outlier (sorted)', 'ok', () => {
       const h = Int32Array.from({ length: 1 << 17 }, (_, i) => i % 300); eq(gpuarray.unique(gpuarray.toGpu(h)).get(), Array.from({ length: 300 }, (_, i) => i));
       h[77] = 2 ** 31 - 1; const u = gpuarray.unique(gpuarray.toGpu(h)).get(); if (u.length !== 301 || u[300] !== 2 ** 31 - 1 || u[299] !== 299) throw new Error('WRONG'); }],
+    ['topk, partition and median of a long row on a stream disposed while they are queued', 'ok', () => {
+      const h = Float32Array.from({ length: 100000 }, (_, i) => (i * 7919) % 100003); // distinct integers
+      const x = gpuarray.toGpu(h); const s = new driver.Stream();
+      spin(20e6, { block: [1], stream: s });
+      const t = gpuarray.topk(x, 5, { stream: s }); const p = gpuarray.partition(x, 50000, { stream: s });
+      const m = gpuarray.median(x, { stream: s }); const q = gpuarray.quantile(x, [0, 1], { stream: s });
+      s.dispose(); driver.Context.synchronize();
+      const want = sortedCopy(h);
+      eq(t.values.get(), want.slice(-5).reverse()); if (p.get()[50000] !== want[50000]) throw new Error('WRONG partition');
+      if (m.item() !== (want[49999] + want[50000]) / 2) throw new Error('WRONG median ' + m.item()); eq(q.get(), [want[0], want[99999]]); }],
+    ['partition in place of a broadcast view', 'throws', () => gpuarray.zeros([3], 'float32').broadcastTo([2, 3]).partition(1)],
+    ['median into a broadcast out', 'throws', () => gpuarray.median(gpuarray.zeros([2, 3], 'float32'), { axis: 1, out: gpuarray.zeros([1], 'float32').broadcastTo([2]) })],
+    ['quantile with a GPUArray q', 'throws', () => gpuarray.quantile(gpuarray.zeros([3], 'float32'), gpuarray.zeros([2], 'float64'))],
+    ['median on a disposed stream', 'throws', () => { const s = new driver.Stream(); s.dispose(); gpuarray.median(gpuarray.zeros([3], 'float32'), { stream: s }); }],
     // One element more than a sort handles (uint32 payloads and look-back counts): a broadcast view
-    // of 2^32 uint8 (refused before the contiguous copy a sort makes of a view: nothing allocated).
-    ['sort, argsort and unique of 2^32 elements', 'ok', () => {
+    // of 2^32 uint8 (refused before the contiguous copy a sort makes of a view: nothing allocated);
+    // topk, partition and the quantiles too.
+    ['sort, argsort, unique, topk, partition and quantiles of 2^32 elements', 'ok', () => {
       const big = gpuarray.zeros([1], 'uint8').broadcastTo([2 ** 32]);
       const before = cuda.memory().liveAllocations;
-      for (const f of [() => gpuarray.sort(big), () => gpuarray.argsort(big), () => gpuarray.unique(big), () => gpuarray.sort(big, { axis: null })]) {
+      for (const f of [() => gpuarray.sort(big), () => gpuarray.argsort(big), () => gpuarray.unique(big), () => gpuarray.sort(big, { axis: null }),
+        () => gpuarray.topk(big, 5), () => gpuarray.partition(big, 7), () => gpuarray.argpartition(big, 7), () => gpuarray.median(big),
+        () => gpuarray.quantile(big, [0.5, 0.9])]) {
         let code = null; try { f(); } catch (e) { code = e instanceof RangeError ? e.code : 'untyped ' + e; }
         if (code !== 'ERR_OUT_OF_RANGE') throw new Error('WRONG ' + code);
       }
