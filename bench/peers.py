@@ -222,6 +222,10 @@ class Torch:
             return (lambda: t.topk(x, case["k"])), None, t.cuda.empty_cache
         if op == "partition":
             raise NotImplementedError("torch has no partition (torch.kthvalue returns the k-th value alone)")
+        if op == "nonzero":
+            x = t.rand(n, device="cuda", generator=g)
+            x = t.where(x > 0.5, x, 0)
+            return (lambda: t.nonzero(x)), "torch.nonzero(x): [n, 1] int64", t.cuda.empty_cache
         if op in ("median", "quantile"):
             x = t.rand(n, device="cuda", generator=g).view(case["rows"], n // case["rows"])
             if op == "quantile":
@@ -406,6 +410,10 @@ class Cupy:
         if op == "partition":
             x = rs.rand(n, dtype=cp.float32)
             return (lambda: cp.partition(x, case["kth"])), None, self.free_pools
+        if op == "nonzero":
+            x = rs.rand(n, dtype=cp.float32)
+            x = cp.where(x > 0.5, x, cp.float32(0))
+            return (lambda: cp.nonzero(x)), None, self.free_pools
         if op in ("median", "quantile"):
             x = rs.rand(n, dtype=cp.float32).reshape(case["rows"], n // case["rows"])
             if op == "quantile":

@@ -26,6 +26,7 @@ import * as scans from './array/scan';
 import * as sorting from './array/sorting';
 import * as selection from './array/selection';
 import * as quantiles from './array/quantile';
+import * as nonzeros from './array/nonzero';
 import './array/devices'; // a.device, a.to(), a.copyTo(), device-following host transfers
 import * as randomNs from './random/random';
 import { GPUArray } from './array/gpuarray';
@@ -66,6 +67,7 @@ export type { ScanOptions } from './array/scan';
 export type { SortOptions, ArgsortOptions, UniqueOptions, UniqueResult } from './array/sorting';
 export type { SearchsortedOptions, TopkOptions, TopkResult, PartitionOptions } from './array/selection';
 export type { MedianOptions, QuantileOptions, QuantileMethod } from './array/quantile';
+export type { NonzeroOptions, CountNonzeroOptions } from './array/nonzero';
 export type { ReduceOptions, VarOptions, ArgOptions, DotOptions } from './array/reductions';
 export { GPUArray } from './array/gpuarray';
 export { tidy, keep } from './array/tidy';
@@ -175,6 +177,16 @@ export const gpuarray = Object.freeze({
   percentile: quantiles.percentile,
   /** The q-th percentiles with NaNs left out. */
   nanpercentile: quantiles.nanpercentile,
+  /** The int64 indices of the nonzero elements, one array per dimension (NumPy; reads the count back). */
+  nonzero: nonzeros.nonzero,
+  /** The int64 flat (C-order) indices of the nonzero elements. */
+  flatnonzero: nonzeros.flatnonzero,
+  /** The int64 coordinates of the nonzero elements, [count, ndim]. */
+  argwhere: nonzeros.argwhere,
+  /** The elements of `arr` where `condition` is nonzero (NumPy extract, `arr[mask]`). */
+  extract: nonzeros.extract,
+  /** How many elements are nonzero, over `axis` (int64; nothing read back). */
+  countNonzero: nonzeros.countNonzero,
   matmul: linalgNs.matmul,
   inner: linalgNs.inner,
   outer: linalgNs.outer,

@@ -124,6 +124,7 @@ for (const dt of ['float32', 'int32', 'int64', 'float64']) {
   attempt(() => ga.argsort(long)); // with payload
   attempt(() => ga.topk(long, 5)); // topk's selection (engine/select.ts), its slots sorted by the short-row sort
   attempt(() => ga.median(long)); // the ranks' selection and its pick, the quantile kernel
+  attempt(() => ga.nonzero(m)); // compaction: count, scan (stops at the count read back on the double)
   attempt(() => ga.quantile(ga.zeros([64, 64], dt), [0.25, 0.75], { axis: 1 })); // sorted rows
   attempt(() => ga.sort(m, { axis: 0 })); // segmented: the row stage, the gather
   attempt(() => ga.sort(ga.zeros([64, 64], dt))); // the short-row sort (templates/sort_rows.ts)
@@ -138,6 +139,12 @@ for (const dt of ['float32', 'int32', 'int64', 'float64']) {
     uniqueResults(a.dtype, true, z, N, uniqueChunks(N), null, []);
     uniqueCounts(0n, 0n, N, N, null);
   });
+}
+{
+  // Boolean masks: the indices, and extract of float32 values.
+  const mask = ga.zeros([N], 'bool');
+  attempt(() => ga.flatnonzero(mask));
+  attempt(() => ga.extract(mask, ga.zeros([N], 'float32')));
 }
 for (const dt of ['int32', 'int64', 'uint8', 'bool']) {
   // unique's counting path (integers and bool of a small range), launched directly: past its range

@@ -14,7 +14,9 @@
 // median of 2^24 float32 as one row (ours: the two middle ranks and the last, a NaN probe, by radix
 // selection; torch.median returns the lower middle element alone, cupy.median partitions) and as
 // 16384 rows of 1024 (ours: the short-row sort); quantile of 128 rows of 65536 at three q (ours
-// sorts the rows; torch.quantile takes at most 2^24 elements, so the row is 2^23).
+// sorts the rows; torch.quantile takes at most 2^24 elements, so the row is 2^23). nonzero of
+// 2^24 float32 with about half of them zero: the count read back and the indices (torch.nonzero
+// returns them as [n, 1]).
 // The "along rows" rows sort 2^24 keys as 16384 rows of 1024 (a segmented sort).
 // `npm run bench -- --filter=sort` runs the sort rows (labels containing "sort"), `--filter=topk`
 // and `--filter=partition` the others.
@@ -84,4 +86,10 @@ module.exports = [
   row('quantile', 'quantile f32 q=[0.1,0.5,0.9] along rows, 128 × 65536', Q / 2,
     () => ({ x: keys(Q / 2).reshape([128, 65536]) }), ({ x }) => gpuarray.quantile(x, [0.1, 0.5, 0.9], { axis: 1 }),
     { rows: 128, q: [0.1, 0.5, 0.9] }),
+  row('nonzero', 'nonzero of 2^24 f32, half zeros (reads the count back)', Q, () => {
+    const k = keys(Q);
+    const x = gpuarray.where(k.gt(0.5), k, 0);
+    k.dispose();
+    return { x };
+  }, ({ x }) => gpuarray.nonzero(x)[0]),
 ];

@@ -23,6 +23,7 @@ import type { ArgOptions, DotOptions, ReduceOptions, VarOptions } from './reduct
 import type { ScanOptions } from './scan';
 import type { ArgsortOptions, SortOptions } from './sorting';
 import type { PartitionOptions, SearchsortedOptions, TopkOptions, TopkResult } from './selection';
+import type { NonzeroOptions } from './nonzero';
 
 const CREATE = Symbol('nodecuda.create');
 
@@ -525,6 +526,8 @@ export class GPUArray {
    * const { values, indices } = logits.topk(5);
    */
   topk(k: number, opts?: TopkOptions): TopkResult { return impl.topk(this, k, opts); }
+  /** The int64 indices of the nonzero elements, one array per dimension (gpuarray.nonzero; reads the count back). */
+  nonzero(opts?: NonzeroOptions): GPUArray[] { return impl.nonzero(this, opts); }
   /**
    * Partitions this array in place along `axis` around each `kth` position (NumPy's
    * ndarray.partition; gpuarray.partition) and returns it.

@@ -15,6 +15,7 @@ import type { ScanOptions } from './scan';
 import type { MatmulOptions } from '../linalg/matmul';
 import type { ArgsortOptions, SortOptions } from './sorting';
 import type { PartitionOptions, SearchsortedOptions, TopkOptions, TopkResult } from './selection';
+import type { NonzeroOptions } from './nonzero';
 import type { Complex } from '../base/dtype';
 import type { DType } from '../base/dtype';
 import type { Stream } from '../cuda/driver';
@@ -51,6 +52,8 @@ export interface ArrayMethodImpls {
   topk(a: GPUArray, k: number, opts?: TopkOptions): TopkResult;
   partition(a: GPUArray, kth: number | readonly number[], opts?: PartitionOptions): GPUArray;
   argpartition(a: GPUArray, kth: number | readonly number[], opts?: PartitionOptions): GPUArray;
+  // nonzero.ts
+  nonzero(a: GPUArray, opts?: NonzeroOptions): GPUArray[];
   // linalg/index.ts
   matmul(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray;
 }
@@ -70,11 +73,12 @@ export const impl: ArrayMethodImpls = {
   cumsum: notLoaded('cumsum'), cumprod: notLoaded('cumprod'), matmul: notLoaded('matmul'),
   sort: notLoaded('sort'), argsort: notLoaded('argsort'), searchsorted: notLoaded('searchsorted'),
   topk: notLoaded('topk'), partition: notLoaded('partition'), argpartition: notLoaded('argpartition'),
+  nonzero: notLoaded('nonzero'),
 };
 
 /**
  * Registers implementations (called once by operators.ts, reductions.ts, scan.ts, sorting.ts,
- * selection.ts and linalg/index.ts at load). @internal
+ * selection.ts, nonzero.ts and linalg/index.ts at load). @internal
  */
 export function registerArrayMethods(part: Partial<ArrayMethodImpls>): void {
   Object.assign(impl, part);

@@ -25,6 +25,7 @@ import { passKernel } from './sort_pass';
 import { rowSortKernel } from './sort_rows';
 import { selectKernelsFor } from './select';
 import { quantileKernelsFor } from './quantile';
+import { compactCountKernel, compactScanKernel, compactWriteKernel } from './compact';
 import {
   RANGE_COUNTED, uniqueBinsCountKernel, uniqueBinsResultKernel, uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel,
   uniqueInverseKernel, uniqueResultKernel,
@@ -473,7 +474,7 @@ export function stageKinds(dt: DType): KeyKind[] {
   return dt.bytes === 16 ? ['im', 're', 'row'] : ['value', 'row'];
 }
 
-/** Every kernel the sort family builds for `dt` (codegen tests; topk's selection and the quantiles among them). */
+/** Every kernel the sort family builds for `dt` (codegen tests; topk's selection, the quantiles and nonzero's compaction among them). */
 export function sortKernelsFor(dt: DType): Array<{ source: string; name: string }> {
   const ks = stageKinds(dt).filter((k) => k !== 'row').map((k) => prepKernel(dt, k));
   if ((dt.kind === 'i' || dt.kind === 'u') && dt.bytes >= 4) ks.push(prepKernel(dt, 'value', true));  // unique's
@@ -483,6 +484,7 @@ export function sortKernelsFor(dt: DType): Array<{ source: string; name: string 
   }
   for (const kb of new Set(stageKinds(dt).map((k) => keyBytes(dt, k)))) ks.push(passKernel(dt, kb, true));
   ks.push(finishPayloadKernel(dt), searchKernel(dt, dt, dt));
+  ks.push(compactCountKernel(dt), compactWriteKernel(dt, null), compactWriteKernel(dt, dt));
   for (const equalNan of [true, false]) ks.push(uniqueCountKernel(dt, equalNan), uniqueResultKernel(dt, equalNan));
   // unique's counting path (integers, bool); its min/max is a reduction (templates/reduction.ts).
   if ('biu'.includes(dt.kind)) ks.push(uniqueHistKernel(dt), uniqueBinsResultKernel(dt), uniqueInverseKernel(dt));
@@ -491,6 +493,6 @@ export function sortKernelsFor(dt: DType): Array<{ source: string; name: string 
 
 /** The dtype-independent kernels: scanhist, the row keys' prep, unique counts, the occupied bins count. */
 export function sortCommonKernels(): Array<{ source: string; name: string }> {
-  const ks = [scanHistKernel(), uniqueCountsKernel(), prepKernel(DTYPES.uint32, 'row'), uniqueBinsCountKernel()];
+  const ks = [scanHistKernel(), uniqueCountsKernel(), prepKernel(DTYPES.uint32, 'row'), uniqueBinsCountKernel(), compactScanKernel()];
   return ks;
 }

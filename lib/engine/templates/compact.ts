@@ -1,0 +1,143 @@
+/**
+ * Stream compaction in C order (nonzero, flatnonzero, argwhere, extract): which elements of a
+ * contiguous array are nonzero (NaN counts as nonzero; complex: either part), written in index
+ * order. Three launches over the same split of the array into chunks, one a block:
+ *
+ * - `count`: each block counts the nonzero elements of its chunk (one count a block);
+ * - `scan` (one block of 1024 threads, at most 1024 chunks): the counts become each chunk's first
+ *   output position, and the total is written after them (the host reads it back to size the
+ *   output);
+ * - `write`: each block walks its chunk in tiles of 1024 elements (4 consecutive a thread), ranks
+ *   the nonzero ones by a block scan of the threads' counts and writes, at its chunk's position
+ *   plus the rank, the flat index (mode 0), the element of a second array there (1, extract), or
+ *   the index as coordinates of `dims`: [total, ndim] (2, argwhere) or [ndim, total] (3, nonzero).
+ */
+import { DType } from '../../base/dtype';
+
+/** Threads of the count and write kernels, elements a thread takes per tile, and the most chunks. */
+export const COMPACT_THREADS = 256;
+export const COMPACT_TILE = COMPACT_THREADS * 4;
+export const COMPACT_MAX_CHUNKS = 1024;
+/** Most dimensions the coordinate modes take (the dims are a kernel argument). */
+export const COMPACT_MAX_DIMS = 32;
+
+const CHUNK = `  const unsigned long long begin = (unsigned long long)blockIdx.x * chunk, end = min(n, begin + chunk);
+  const unsigned int t = threadIdx.x, lane = t & 31u, w = t >> 5;`;
+
+/** Flags of a thread's 4 elements of the tile at i0 (j: the first) and their count c. */
+const FLAGS = `    const unsigned long long j = i0 + 4ull * t;
+    bool f[4];
+    unsigned int c = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++) { f[k] = j + k < end && nc_nonzero(nc_load(a[j + k])); c += f[k] ? 1u : 0u; }`;
+
+/** The count kernel of `dt`: (a, n, chunk, counts), grid = the chunks, 256 threads. */
+export function compactCountKernel(dt: DType): { source: string; name: string } {
+  const name = `nc_compact_count_${dt.name}`;
+  const source = `
+extern "C" __global__ void __launch_bounds__(${COMPACT_THREADS}) ${name}(const ${dt.storageC}* __restrict__ a,
+    const unsigned long long n, const unsigned long long chunk, unsigned long long* __restrict__ counts) {
+${CHUNK}
+  unsigned long long total = 0;
+  for (unsigned long long i0 = begin; i0 < end; i0 += ${COMPACT_TILE}u) {
+${FLAGS}
+    total += c;
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) total += __shfl_down_sync(0xffffffffu, total, o);
+  __shared__ unsigned long long s[${COMPACT_THREADS / 32}];
+  if (lane == 0) s[w] = total;
+  __syncthreads();
+  if (t == 0) {
+    unsigned long long sum = 0;
+    for (int k = 0; k < ${COMPACT_THREADS / 32}; k++) sum += s[k];
+    counts[blockIdx.x] = sum;
+  }
+}`;
+  return { source, name };
+}
+
+/** The scan kernel: (counts, G): counts[0..G) become exclusive starts, counts[G] the total; one block of 1024. */
+export function compactScanKernel(): { source: string; name: string } {
+  const name = 'nc_compact_scan';
+  const source = `
+extern "C" __global__ void __launch_bounds__(1024) ${name}(unsigned long long* __restrict__ counts, const unsigned int G) {
+  const unsigned int t = threadIdx.x, lane = t & 31u, w = t >> 5;
+  const unsigned long long v = t < G ? counts[t] : 0ull;
+  unsigned long long x = v;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) { const unsigned long long y = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += y; }
+  __shared__ unsigned long long s[32];
+  if (lane == 31) s[w] = x;
+  __syncthreads();
+  if (w == 0) {
+    unsigned long long z = s[lane];
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) { const unsigned long long y = __shfl_up_sync(0xffffffffu, z, o); if (lane >= o) z += y; }
+    s[lane] = z;
+  }
+  __syncthreads();
+  const unsigned long long incl = x + (w ? s[w - 1] : 0ull);
+  if (t < G) counts[t] = incl - v;
+  if (t == 1023) counts[G] = incl;
+}`;
+  return { source, name };
+}
+
+/**
+ * The write kernel of condition dtype `dt` (and, for extract, value dtype `dv`): (a, n, chunk,
+ * starts, out, mode, ndim, total, dims[32], v), grid = the chunks, 256 threads.
+ */
+export function compactWriteKernel(dt: DType, dv: DType | null): { source: string; name: string } {
+  const name = `nc_compact_write_${dt.name}${dv ? `_${dv.name}` : ''}`;
+  const V = dv ? dv.storageC : 'char';
+  const put = dv
+    ? 'reinterpret_cast<V*>(out)[p] = v[i];'
+    : `long long* const o = reinterpret_cast<long long*>(out);
+        if (mode == 0) o[p] = (long long)i;
+        else {
+          unsigned long long r = i;
+          for (int d = ndim - 1; d >= 0; d--) {
+            const unsigned long long q = r / (unsigned long long)dims.d[d];
+            o[mode == 2 ? p * ndim + d : d * total + p] = (long long)(r - q * (unsigned long long)dims.d[d]);
+            r = q;
+          }
+        }`;
+  const source = `
+namespace ${name}_ns {
+struct Dims { long long d[${COMPACT_MAX_DIMS}]; };
+typedef ${V} V;
+}
+extern "C" __global__ void __launch_bounds__(${COMPACT_THREADS}) ${name}(const ${dt.storageC}* __restrict__ a,
+    const unsigned long long n, const unsigned long long chunk, const unsigned long long* __restrict__ starts,
+    void* __restrict__ out, const int mode, const int ndim, const unsigned long long total, const ${name}_ns::Dims dims,
+    const ${V}* __restrict__ v) {
+  using namespace ${name}_ns;
+${CHUNK}
+  __shared__ unsigned int s[${COMPACT_THREADS / 32}];
+  unsigned long long base = starts[blockIdx.x];
+  for (unsigned long long i0 = begin; i0 < end; i0 += ${COMPACT_TILE}u) {
+${FLAGS}
+    unsigned int x = c;  // the block's inclusive scan of c
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) { const unsigned int y = __shfl_up_sync(0xffffffffu, x, o); if (lane >= o) x += y; }
+    if (lane == 31) s[w] = x;
+    __syncthreads();
+    unsigned int before = 0, tile = 0;
+#pragma unroll
+    for (int k = 0; k < ${COMPACT_THREADS / 32}; k++) { before += k < (int)w ? s[k] : 0u; tile += s[k]; }
+    unsigned long long p = base + before + x - c;
+#pragma unroll
+    for (int k = 0; k < 4; k++) {
+      if (f[k]) {
+        const unsigned long long i = j + k;
+        ${put}
+        p++;
+      }
+    }
+    base += tile;
+    __syncthreads();  // s is read before the next tile writes it
+  }
+}`;
+  return { source, name };
+}
