@@ -135,7 +135,10 @@ function quantileCall(c: Call, a: GPUArray, opts: QuantileOptions | undefined): 
   const { qs, qShape } = c.q === null ? { qs: [0.5], qShape: [] } : quantilesIn(what, c.q, c.scale);
   a = arrayIn(what, a);
   if (a.dtype.kind === 'c') throw typeError('ERR_INVALID_DTYPE', `${what}: a must be an array of real numbers. Received ${a.dtype.name}`);
-  checkDevices(what, [a], o.out);
+  if (o.out !== undefined && !(o.out instanceof GPUArray)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `${what}: out must be a GPUArray. Received ${describe(o.out)}`);
+  }
+  checkDevices(what, [a], o.out?.check());
   const method = c.q === null ? QUANTILE_METHODS.median : (QUANTILE_METHODS as Record<string, number>)[methodName] ??
     QUANTILE_METHODS.continuous;
   const [alpha, beta] = CONTINUOUS[methodName] ?? [1, 1];
