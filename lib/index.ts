@@ -67,7 +67,7 @@ export type { ScanOptions } from './array/scan';
 export type { SortOptions, ArgsortOptions, UniqueOptions, UniqueResult } from './array/sorting';
 export type { SearchsortedOptions, TopkOptions, TopkResult, PartitionOptions } from './array/selection';
 export type { MedianOptions, QuantileOptions, QuantileMethod } from './array/quantile';
-export type { NonzeroOptions, CountNonzeroOptions } from './array/nonzero';
+export type { NonzeroOptions, CountNonzeroOptions, CompressOptions } from './array/nonzero';
 export type { ReduceOptions, VarOptions, ArgOptions, DotOptions } from './array/reductions';
 export { GPUArray } from './array/gpuarray';
 export { tidy, keep } from './array/tidy';
@@ -185,6 +185,8 @@ export const gpuarray = Object.freeze({
   argwhere: nonzeros.argwhere,
   /** The elements of `arr` where `condition` is nonzero (NumPy extract, `arr[mask]`). */
   extract: nonzeros.extract,
+  /** The slices along `axis` (or elements of the flattened array) where a 1-D condition is nonzero (NumPy compress). */
+  compress: nonzeros.compress,
   /** How many elements are nonzero, over `axis` (int64; nothing read back). */
   countNonzero: nonzeros.countNonzero,
   matmul: linalgNs.matmul,

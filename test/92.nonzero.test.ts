@@ -1,5 +1,5 @@
 /**
- * nonzero, flatnonzero, argwhere, extract and countNonzero (lib/array/nonzero.ts) on a real GPU
+ * nonzero, flatnonzero, argwhere, extract, countNonzero and compress (lib/array/nonzero.ts) on a real GPU
  * against a CPU reference: every dtype (NaN nonzero, -0 zero, complex with one part nonzero),
  * sizes around the tile and chunk boundaries and past many chunks, 1-D to 3-D, transposed and
  * stepped views (C order of the view), all or no elements nonzero, 0-d and empty arrays, a stream,
@@ -116,6 +116,27 @@ describeGpu('nonzero, flatnonzero, argwhere, extract, countNonzero', () => {
     soft(() => expect(Number(gpuarray.countNonzero(z).item())).toBe(0));
     a.dispose();
     soft.done();
+  });
+
+  test('compress: a GPUArray or JS condition, along an axis or flattened, shorter, and a nonzero entry past the axis', () => {
+    const m = gpuarray.toGpu(new Float32Array([1, 2, 3, 4, 5, 6])).reshape([2, 3]);
+    const f32 = (x: GPUArray): number[] => Array.from(x.get() as Float32Array);
+    const b = (xs: boolean[]): GPUArray => gpuarray.toGpu(Uint8Array.from(xs, Number), { dtype: 'bool' });
+    const r1 = gpuarray.compress(b([true, false, true]), m, { axis: 1 });
+    expect([[...r1.shape], f32(r1)]).toEqual([[2, 2], [1, 3, 4, 6]]);
+    const r2 = gpuarray.compress([1, 0], m, { axis: 0 });
+    expect([[...r2.shape], f32(r2)]).toEqual([[1, 3], [1, 2, 3]]);
+    const r3 = gpuarray.compress(b([false, true, false, false, true]), m);
+    expect([[...r3.shape], f32(r3)]).toEqual([[2], [2, 5]]);
+    const r4 = gpuarray.compress([true], m, { axis: -1 });
+    expect([[...r4.shape], f32(r4)]).toEqual([[2, 1], [1, 4]]);
+    const r5 = gpuarray.compress(gpuarray.zeros([3], 'int32'), m, { axis: 1 });
+    expect([...r5.shape]).toEqual([2, 0]);
+    expectCode(() => gpuarray.compress([0, 0, 0, 1], m, { axis: 1 }), RangeError, 'ERR_INDEX_OUT_OF_RANGE');
+    expectCode(() => gpuarray.compress(gpuarray.toGpu(new Float32Array([0, 0, 0, 2])), m, { axis: 1 }), RangeError, 'ERR_INDEX_OUT_OF_RANGE');
+    expectCode(() => gpuarray.compress(gpuarray.zeros([2, 2]), m), RangeError, 'ERR_INVALID_ARG_VALUE');
+    expectCode(() => gpuarray.compress(['x'] as never, m), TypeError, 'ERR_INVALID_ARG_TYPE');
+    expect(f32(gpuarray.compress([true, true], m, { axis: 0 }))).toEqual([1, 2, 3, 4, 5, 6]); // still working
   });
 
   test('argument errors', () => {

@@ -13,6 +13,7 @@ import { registerArrayMethods } from './methods';
 import { checkDevices } from './devices';
 import { apply } from './operators';
 import { sum } from './reductions';
+import { take } from './joins';
 import { compactChunks, compactCount, compactWrite, CompactRun } from '../engine/compact';
 import { COMPACT_MAX_DIMS } from '../engine/templates/compact';
 
@@ -161,6 +162,50 @@ export function extract(condition: GPUArray, arr: GPUArray, opts?: NonzeroOption
   } finally {
     for (const t of temps) t.dispose();
   }
+}
+
+/** Options of compress. */
+export interface CompressOptions extends NonzeroOptions {
+  /** The axis to take slices along (default: none, the flattened array, as NumPy). */
+  axis?: number | null;
+}
+
+/**
+ * The slices of `a` along `axis` (NumPy `compress`; default: elements of the flattened array)
+ * whose entry in the 1-D `condition` is nonzero: a GPUArray (its nonzero indices are counted on
+ * the device and read back) or a JS array of booleans or numbers. A nonzero entry past the axis'
+ * length is a RangeError `ERR_INDEX_OUT_OF_RANGE` (NumPy's IndexError); a shorter condition leaves
+ * the rest out.
+ * @example
+ * gpuarray.compress([true, false, true], m, { axis: 1 }); // columns 0 and 2
+ */
+export function compress(condition: GPUArray | ArrayLike<boolean | number>, a: GPUArray, opts?: CompressOptions): GPUArray {
+  const { stream, axis } = checkedOptions(opts, 'compress', ['axis', 'stream']);
+  a = arrayArg('compress', 'a', a);
+  const ax = axis === null ? undefined : axis;
+  if (condition instanceof GPUArray) {
+    condition.check();
+    if (condition.ndim !== 1) {
+      throw rangeError('ERR_INVALID_ARG_VALUE', `compress: condition must be 1-D. Received shape (${condition.shape.join(',')})`);
+    }
+    const idx = flatnonzero(condition, { stream });
+    try {
+      return take(a, idx, ax, { stream });
+    } finally {
+      idx.dispose(); // stream-ordered: after the gather
+    }
+  }
+  if (!Array.isArray(condition) && !ArrayBuffer.isView(condition)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `compress: condition must be a GPUArray or an array of booleans. Received ${describe(condition)}`);
+  }
+  const idx: number[] = [];
+  Array.from(condition as ArrayLike<unknown>, (c, i) => {
+    if (typeof c !== 'boolean' && typeof c !== 'number') {
+      throw typeError('ERR_INVALID_ARG_TYPE', `compress: condition must hold booleans or numbers. Received ${describe(c)}`);
+    }
+    if (c) idx.push(i);
+  });
+  return take(a, idx, ax, { stream });
 }
 
 /**
