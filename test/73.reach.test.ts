@@ -72,6 +72,9 @@ describeGpu('a real driver', () => {
     const s = new driver.Stream();
     const x = gpuarray.zeros(n, 'float32');
     await collect(); // earlier tests' garbage: a finalizer freeing it mid-test would move the count
+    // Still, an allocation held by something settled late can be finalized mid-test (H200,
+    // 2026-12-02: 1 where 2 was expected after the aborted toGpuAsync): the checks below look for
+    // a leak, one more than the baseline, so they accept fewer.
     const base = cuda.memory().liveAllocations;
     try {
       const abortError = { name: 'AbortError', code: 'ABORT_ERR' };
@@ -81,7 +84,7 @@ describeGpu('a real driver', () => {
       const untouched = new Float32Array(n).fill(-1);
       await expect(x.getAsync(untouched, { signal: AbortSignal.abort() })).rejects.toMatchObject(abortError);
       await expect(x.getAsync(undefined, { signal: 'x' as never })).rejects.toMatchObject({ name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' });
-      expect(cuda.memory().liveAllocations).toBe(base);
+      expect(cuda.memory().liveAllocations).toBeLessThanOrEqual(base);
       expect(Array.from(x.get() as Float32Array).every((v) => v === 0)).toBe(true);
       // Aborted once queued: the Promise rejects, the copy still runs to its end.
       let ac = new AbortController();
@@ -104,12 +107,12 @@ describeGpu('a real driver', () => {
       const getView = view.getAsync(odd, { signal: ac.signal });
       ac.abort();
       await expect(getView).rejects.toMatchObject(abortError);
-      expect(cuda.memory().liveAllocations).toBe(base);
+      expect(cuda.memory().liveAllocations).toBeLessThanOrEqual(base);
       ac = new AbortController();
       const made = gpuarray.toGpuAsync(h, { stream: s, signal: ac.signal });
       ac.abort();
       await expect(made).rejects.toMatchObject(abortError);
-      expect(cuda.memory().liveAllocations).toBe(base); // the new array was disposed
+      expect(cuda.memory().liveAllocations).toBeLessThanOrEqual(base); // the new array was disposed
       driver.Context.synchronize();
       // A live signal changes nothing.
       const y = await gpuarray.toGpuAsync(h, { signal: new AbortController().signal });
