@@ -198,11 +198,14 @@ export interface RanksRun {
 
 /**
  * Whether finding `ranks` positions of rows of `len` elements of `dt` by selection beats sorting
- * the rows: the rows partition would select (partitionable), and the digit passes, one a key
- * byte and rank, at most 24 (bench: median of 2^24 float32 and float64 against their sorts). @internal
+ * the rows: the rows partition would select (partitionable), the digit passes, one a key byte and
+ * rank, at most 24, and at most 6 ranks. A digit pass (a read) cost about a fifth of a sort's
+ * scatter pass here (H200: a float32 median, 3 ranks, 12 passes, 0.42-0.46 ms against 0.9 ms for
+ * the sort of 2^24), and a sort makes one pass a key byte plus its prep: 1-byte keys with 24 ranks
+ * would read 24 times where the sort reads and writes twice. @internal
  */
 export function ranksSelectable(dt: DType, len: number, ranks: number): boolean {
-  return partitionable(dt, len, 1) && ranks * selectKeyBytes(dt) <= 24;
+  return partitionable(dt, len, 1) && ranks <= 6 && ranks * selectKeyBytes(dt) <= 24;
 }
 
 /** Finds each row's element at each of `r.ranks` (a sort's positions) by selection: digit passes and a pick a rank. @internal */
