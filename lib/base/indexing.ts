@@ -121,8 +121,13 @@ function parseItem(item: unknown): Parsed[] {
   if (item === null) return [{ k: 'new' }];
   if (item === ellipsis) return [{ k: 'ell' }];
   if (typeof item === 'string') return parseString(item);
+  // An array (a GPUArray mask or a list of indices) is NumPy's fancy indexing: point at what does it here.
+  const fancy = Array.isArray(item) || (typeof item === 'object' && item !== null && 'dtype' in item)
+    ? ' (no boolean or integer-array indexing: gpuarray.extract(mask, a) gives a[mask], gpuarray.where(mask, x, y) ' +
+      'selects elementwise, gpuarray.take(a, indices, axis) gathers)'
+    : '';
   throw typeError('ERR_INVALID_ARG_TYPE', `Only integers, slices, strings like '1:5:2', null (newaxis) and ` +
-    `'...' (ellipsis) are valid indices${item === undefined ? ' (use null for newaxis)' : ''}. Received ${describe(item)}`);
+    `'...' (ellipsis) are valid indices${item === undefined ? ' (use null for newaxis)' : ''}${fancy}. Received ${describe(item)}`);
 }
 
 /**
