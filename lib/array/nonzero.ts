@@ -8,7 +8,7 @@
 import { DTYPES, DType } from '../base/dtype';
 import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { Stream } from '../cuda/driver';
-import { GPUArray } from './gpuarray';
+import { GPUArray, arrayArg, filled } from './gpuarray';
 import { registerArrayMethods } from './methods';
 import { checkDevices } from './devices';
 import { apply } from './operators';
@@ -29,11 +29,6 @@ export interface CountNonzeroOptions extends NonzeroOptions {
   axis?: number | readonly number[] | null;
   /** Keep the counted axes as size 1. */
   keepdims?: boolean;
-}
-
-function arrayArg(what: string, name: string, a: unknown): GPUArray {
-  if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: ${name} must be a GPUArray. Received ${describe(a)}`);
-  return a.check();
 }
 
 /**
@@ -69,16 +64,8 @@ function compacted<T>(what: string, a: GPUArray, stream: Stream | null | undefin
 }
 
 /** A new array of `shape` and `dt`, filled by `fn`; disposed if `fn` throws. */
-function made(shape: number[], dt: DType, stream: Stream | null | undefined, fn: (x: GPUArray) => void): GPUArray {
-  const x = GPUArray.allocate(shape, dt, stream);
-  try {
-    fn(x);
-    return x;
-  } catch (e) {
-    x.dispose();
-    throw e;
-  }
-}
+const made = (shape: number[], dt: DType, stream: Stream | null | undefined, fn: (x: GPUArray) => void): GPUArray =>
+  filled(GPUArray.allocate(shape, dt, stream), fn);
 
 /**
  * The int64 indices of `a`'s nonzero elements in its flattened (C-order) form (NumPy `flatnonzero`).
@@ -87,7 +74,7 @@ function made(shape: number[], dt: DType, stream: Stream | null | undefined, fn:
  */
 export function flatnonzero(a: GPUArray, opts?: NonzeroOptions): GPUArray {
   const { stream } = checkedOptions(opts, 'flatnonzero', ['stream']);
-  a = arrayArg('flatnonzero', 'a', a);
+  a = arrayArg(a, 'a');
   checkDevices('flatnonzero', [a]);
   return compacted('flatnonzero', a, stream, [], (total, write) => made([total], DTYPES.int64, stream, (x) => write(x.address, 0)));
 }
@@ -100,7 +87,7 @@ export function flatnonzero(a: GPUArray, opts?: NonzeroOptions): GPUArray {
  */
 export function nonzero(a: GPUArray, opts?: NonzeroOptions): GPUArray[] {
   const { stream } = checkedOptions(opts, 'nonzero', ['stream']);
-  a = arrayArg('nonzero', 'a', a);
+  a = arrayArg(a, 'a');
   if (a.ndim === 0) {
     throw rangeError('ERR_INVALID_ARG_VALUE', 'nonzero: a 0-d array has no dimensions to index (use reshape([1]) or argwhere)');
   }
@@ -131,7 +118,7 @@ export function nonzero(a: GPUArray, opts?: NonzeroOptions): GPUArray[] {
  */
 export function argwhere(a: GPUArray, opts?: NonzeroOptions): GPUArray {
   const { stream } = checkedOptions(opts, 'argwhere', ['stream']);
-  a = arrayArg('argwhere', 'a', a);
+  a = arrayArg(a, 'a');
   if (a.ndim > COMPACT_MAX_DIMS) throw rangeError('ERR_INVALID_ARG_VALUE', `argwhere: at most ${COMPACT_MAX_DIMS} dimensions. Received ${a.ndim}`);
   checkDevices('argwhere', [a]);
   const shape = [...a.shape];
@@ -148,8 +135,8 @@ export function argwhere(a: GPUArray, opts?: NonzeroOptions): GPUArray {
  */
 export function extract(condition: GPUArray, arr: GPUArray, opts?: NonzeroOptions): GPUArray {
   const { stream } = checkedOptions(opts, 'extract', ['stream']);
-  condition = arrayArg('extract', 'condition', condition);
-  arr = arrayArg('extract', 'arr', arr);
+  condition = arrayArg(condition, 'condition');
+  arr = arrayArg(arr, 'arr');
   if (condition.size !== arr.size) {
     throw rangeError('ERR_SHAPE_MISMATCH', `extract: condition has ${condition.size} elements and arr ${arr.size}; they must be equal`);
   }
@@ -181,7 +168,7 @@ export interface CompressOptions extends NonzeroOptions {
  */
 export function compress(condition: GPUArray | ArrayLike<boolean | number>, a: GPUArray, opts?: CompressOptions): GPUArray {
   const { stream, axis } = checkedOptions(opts, 'compress', ['axis', 'stream']);
-  a = arrayArg('compress', 'a', a);
+  a = arrayArg(a, 'a');
   const ax = axis === null ? undefined : axis;
   if (condition instanceof GPUArray) {
     condition.check();
@@ -214,7 +201,7 @@ export function compress(condition: GPUArray | ArrayLike<boolean | number>, a: G
  */
 export function countNonzero(a: GPUArray, opts?: CountNonzeroOptions): GPUArray {
   const o = checkedOptions(opts, 'countNonzero', ['axis', 'keepdims', 'stream']);
-  a = arrayArg('countNonzero', 'a', a);
+  a = arrayArg(a, 'a');
   const mask = apply('ne', [a, 0], { stream: o.stream });
   try {
     return sum(mask, { axis: o.axis, keepdims: o.keepdims, dtype: 'int64', stream: o.stream });

@@ -4,10 +4,10 @@
  * and interpolates. Nothing is read back.
  */
 import { DType } from '../base/dtype';
-import { Stream, multiprocessorCount } from '../cuda/driver';
+import { Stream } from '../cuda/driver';
 import { usedOn } from '../cuda/memory';
 import { ArgPacker } from '../cuda/args';
-import { sortKernel } from './sort';
+import { gridFor, sortKernel } from './sort';
 import { quantileKernel } from './templates/quantile';
 
 /** One quantile launch: `rows` rows of `len` ordered elements of `dt` at `input` (or R picked ranks a row). @internal */
@@ -33,5 +33,5 @@ export function runQuantile(r: QuantileRun): void {
   const sh = usedOn(r.stream, r.uses);
   P.reset().ptr(r.input).ptr(r.q).f64(r.q0).ptr(r.out).i64(r.len).u64n(r.rows).u64n(n).i32(r.method).f64(r.alpha).f64(r.beta)
     .i32(r.skipnan ? 1 : 0).ptr(r.ranks).i32(r.R);
-  P.launch(fn, sh, Math.max(1, Math.min(Math.ceil(n / 256), multiprocessorCount() * 16)), 1, 1, 256, 1, 1, 0, true);
+  P.launch(fn, sh, gridFor(n), 1, 1, 256, 1, 1, 0, true);
 }

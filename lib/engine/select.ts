@@ -13,7 +13,7 @@ import { Stream, multiprocessorCount } from '../cuda/driver';
 import { DeviceAllocation, usedOn } from '../cuda/memory';
 import * as cu from '../cuda/door';
 import { ArgPacker } from '../cuda/args';
-import { runRowSort, runSort, sortKernel } from './sort';
+import { gridFor, runRowSort, runSort, sortKernel } from './sort';
 import { rowSortable } from './templates/sort_rows';
 import { selectPickKernel } from './templates/quantile';
 import {
@@ -146,7 +146,7 @@ export function runSelect(r: SelectRun): void {
       });
     }
     P.reset().ptr(r.input).u32(len).u32(k).u64n(n).ptr(ranks).ptr(cols).ptr(r.valuesOut).ptr(r.indicesOut);
-    P.launch(gather, sh, Math.max(1, Math.min(Math.ceil(n / 256), multiprocessorCount() * 16)), 1, 1, 256, 1, 1, 0, true);
+    P.launch(gather, sh, gridFor(n), 1, 1, 256, 1, 1, 0, true);
   } finally {
     for (const a of allocs) a.free(stream);
   }
@@ -220,7 +220,7 @@ export function runRanks(r: RanksRun): void {
     r.ranks.forEach((rank, j) => {
       sel.digits(ws.ptr, rank + 1);
       P.reset().ptr(ws.ptr).ptr(r.out).u64n(rows).i32(r.ranks.length).i32(j);
-      P.launch(pick, sh, Math.max(1, Math.min(Math.ceil(rows / 256), multiprocessorCount() * 16)), 1, 1, 256, 1, 1, 0, true);
+      P.launch(pick, sh, gridFor(rows), 1, 1, 256, 1, 1, 0, true);
     });
   } finally {
     ws.free(r.stream ?? null);

@@ -116,7 +116,8 @@ export interface SortRun {
 
 const P = new ArgPacker(256);
 
-function gridFor(n: number): number {
+/** Blocks of 256 for a grid-stride loop over `n` items: one an item, at most 16 an SM. @internal */
+export function gridFor(n: number): number {
   return Math.max(1, Math.min(Math.ceil(n / 256), multiprocessorCount() * 16));
 }
 /**

@@ -20,14 +20,11 @@
  * A row holding a NaN gives NaN (without `skipnan`); so does a row of NaNs only (with it).
  */
 import { DType } from '../../base/dtype';
-import { tag, transforms, uintC } from './sort_keys';
+import { gridLoop, tag, transforms, uintC } from './sort_keys';
 import { SELECT_STATE_WORDS, selectKeyBytes } from './select';
 
 /** The method codes of the quantile kernel. */
 export const QUANTILE_METHODS = { linear: 0, lower: 1, higher: 2, nearest: 3, midpoint: 4, median: 5, continuous: 6 } as const;
-
-const LOOP = (n: string): string => `for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < ${n};
-       i += (unsigned long long)gridDim.x * blockDim.x)`;
 
 /**
  * The quantile kernel of input `dt` writing `out` (dt itself, or float64 for an integer or bool
@@ -58,7 +55,7 @@ extern "C" __global__ void ${name}(const ${A}* __restrict__ s, const double* __r
     const long long len, const unsigned long long rows, const unsigned long long n, const int method,
     const double alpha, const double beta, const int skipnan, const long long* __restrict__ ranks, const int R) {
   using namespace ${name}_ns;
-  ${LOOP('n')} {
+  ${gridLoop('n')} {
     const unsigned long long row = i % rows;
     long long m = len;
 ${float ? `    bool nan;
@@ -120,7 +117,7 @@ extern "C" __global__ void ${name}(const unsigned int* __restrict__ state, void*
     const unsigned long long rows, const int R, const int j) {
   using namespace ${name}_ns;
   ${K}* const out = reinterpret_cast<${K}*>(out_);
-  ${LOOP('rows')} {
+  ${gridLoop('rows')} {
     const unsigned int* st = state + i * ${SELECT_STATE_WORDS}u;
     const unsigned long long key = (unsigned long long)st[0] | ((unsigned long long)st[1] << 32);
     out[i * (unsigned long long)R + j] = nc_untf((${K})key);

@@ -20,7 +20,7 @@
  */
 import { DType, DTYPES } from '../../base/dtype';
 import { envFlag, envNumber } from '../../base/env';
-import { KeyKind, MAX_PASSES, keyBytes, tag, transforms, uintC } from './sort_keys';
+import { KeyKind, MAX_PASSES, gridLoop, keyBytes, tag, transforms, uintC } from './sort_keys';
 import { passKernel } from './sort_pass';
 import { rowSortKernel } from './sort_rows';
 import { selectKernelsFor } from './select';
@@ -321,8 +321,7 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restri
 }
 
 /** Grid-stride loop header over `n` (unsigned long long i). */
-const LOOP = `for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (unsigned long long)gridDim.x * blockDim.x)`;
+const LOOP = gridLoop('n');
 
 /** The `finish` kernel writing un-transformed keys (keys-only sorts of real dtypes). */
 export function finishKeysKernel(dt: DType): { source: string; name: string } {

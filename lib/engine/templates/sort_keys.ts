@@ -57,3 +57,7 @@ __device__ __forceinline__ ${U} nc_untf(${U} k) { return ${untf}; }`;
 
 /** The dtype's part of a kernel name. */
 export const tag = (d: DType): string => d.name;
+
+/** Grid-stride loop header over `n` items (unsigned long long i). */
+export const gridLoop = (n: string): string => `for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < ${n};
+       i += (unsigned long long)gridDim.x * blockDim.x)`;
