@@ -115,6 +115,10 @@ const EXPECT: Record<string, Expectation> = {
     lines: [/^sort equals the CPU sort, argsort is ordered and stable: OK$/m, /^leaderboard \(ties keep their order\): OK$/m,
       /^unique values and counts equal the CPU: OK$/m, /^searchsorted equals the CPU: OK$/m, /^topk and partition equal the CPU: OK$/m],
   },
+  'statistics.js': {
+    lines: [/^nanmedian and nanpercentile equal the CPU: OK$/m, /^outliers \(extract, flatnonzero\) equal the CPU: OK$/m,
+      /^argwhere and countNonzero equal the CPU: OK$/m],
+  },
   'strings.js': {
     lines: [/^upper on \d+ bytes with driver\.InOut: OK$/m, /HELLO, NODECUDA! GRüßE AUS DER GPU: çA MARCHE\./,
       /^reverse_each on 10 packed strings with driver\.In\/driver\.Out: OK$/m],
