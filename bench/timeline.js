@@ -4,9 +4,10 @@
 // goes"): every kernel launch gets CUDA events before and after it, every blocking device-to-host
 // copy host timestamps, all relative to the call's start (an event recorded then). Gaps between
 // one kernel's end and the next one's start are the GPU waiting for the host.
-//   node bench/timeline.js [unique|unique-sorted|sort|argsort] [--reps=3]
+//   node bench/timeline.js [unique|unique-sorted|sort|argsort|nonzero] [--reps=3]
 // unique: 2^26 int32 in [0, 2^30) (the bench's wide row); unique-sorted: the same with
-// NODECUDA_UNIQUE_COUNTING=0; sort/argsort: 2^28 float32. The events add a few µs to each launch.
+// NODECUDA_UNIQUE_COUNTING=0; sort/argsort: 2^28 float32; nonzero: 2^24 float32, about half zero
+// (the bench's row). The events add a few µs to each launch.
 const cuda = require('..');
 const { native } = require('../dist/cuda/native');
 const { bracketLaunches } = require('./timing');
@@ -25,8 +26,12 @@ if (what === 'unique' || what === 'unique-sorted') {
 } else if (what === 'sort' || what === 'argsort') {
   const x = random.rand([2 ** 28], 'float32');
   op = () => gpuarray[what](x);
+} else if (what === 'nonzero') {
+  const k = random.rand([2 ** 24], 'float32');
+  const x = gpuarray.where(k.gt(0.5), k, 0);
+  op = () => gpuarray.nonzero(x)[0];
 } else {
-  throw new Error(`unknown operation ${what}: unique, unique-sorted, sort or argsort`);
+  throw new Error(`unknown operation ${what}: unique, unique-sorted, sort, argsort or nonzero`);
 }
 for (let i = 0; i < 3; i++) op().dispose();
 sync();

@@ -42,7 +42,7 @@ function compacted<T>(what: string, a: GPUArray, stream: Stream | null | undefin
   const temps: GPUArray[] = [];
   try {
     const src = a.flags.cContiguous ? a : (temps.push(a.copy({ stream })), temps[temps.length - 1]);
-    const { G, chunk } = compactChunks(src.size);
+    const { G, chunk } = compactChunks(src.size, a.dtype);
     const starts = GPUArray.allocate([G + 1], DTYPES.uint64, stream);
     temps.push(starts);
     const run: CompactRun = {

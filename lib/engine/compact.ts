@@ -4,7 +4,8 @@
  * ordered write of the nonzero elements' flat indices, values or coordinates.
  */
 import { DType } from '../base/dtype';
-import { Stream, multiprocessorCount } from '../cuda/driver';
+import { Stream } from '../cuda/driver';
+import { residentBlocks } from '../cuda/door';
 import { usedOn } from '../cuda/memory';
 import { ArgPacker } from '../cuda/args';
 import { sortKernel } from './sort';
@@ -23,17 +24,25 @@ export interface CompactRun {
   stream?: Stream | null; uses: readonly unknown[];
 }
 
-/** The chunks of a compaction of `n` elements (a multiple of the tile each; at most 1024, about 8 an SM). @internal */
-export function compactChunks(n: number): { G: number; chunk: number } {
+const countFn = (dt: DType) => sortKernel(`compact:count:${dt.name}`, () => compactCountKernel(dt));
+const writeFn = (dt: DType, dv: DType | null) => sortKernel(`compact:write:${dt.name}:${dv?.name ?? ''}`, () => compactWriteKernel(dt, dv));
+
+/**
+ * The chunks of a compaction of `n` elements of `dt`: whole tiles each, one a block, at most one
+ * wave of the count and the write kernels (the blocks the device holds at once: SMs × the kernels'
+ * occupancy) and at most 1024. @internal
+ */
+export function compactChunks(n: number, dt: DType): { G: number; chunk: number } {
   const tiles = Math.max(1, Math.ceil(n / COMPACT_TILE));
-  const want = Math.min(COMPACT_MAX_CHUNKS, multiprocessorCount() * 8, tiles);
+  const wave = Math.min(residentBlocks(countFn(dt), COMPACT_THREADS), residentBlocks(writeFn(dt, null), COMPACT_THREADS));
+  const want = Math.min(COMPACT_MAX_CHUNKS, wave, tiles);
   const chunk = Math.ceil(tiles / want) * COMPACT_TILE;
   return { G: Math.max(1, Math.ceil(n / chunk)), chunk };
 }
 
 /** Counts the nonzero elements (NaN is nonzero) of each chunk and scans the counts into `r.starts`. @internal */
 export function compactCount(r: CompactRun): void {
-  const count = sortKernel(`compact:count:${r.dt.name}`, () => compactCountKernel(r.dt));
+  const count = countFn(r.dt);
   const scan = sortKernel('compact:scan', () => compactScanKernel());
   const sh = usedOn(r.stream, r.uses);
   P.reset().ptr(r.input).u64n(r.n).u64n(r.chunk).ptr(r.starts);
@@ -50,7 +59,7 @@ export function compactWrite(r: CompactRun, out: bigint, mode: 0 | 1 | 2 | 3, to
   values?: { dt: DType; address: bigint }): void {
   if (total === 0) return;
   if (dims.length > COMPACT_MAX_DIMS) throw new RangeError(`compaction: at most ${COMPACT_MAX_DIMS} dimensions`);
-  const fn = sortKernel(`compact:write:${r.dt.name}:${values?.dt.name ?? ''}`, () => compactWriteKernel(r.dt, values?.dt ?? null));
+  const fn = writeFn(r.dt, values?.dt ?? null);
   const sh = usedOn(r.stream, r.uses);
   P.reset().ptr(r.input).u64n(r.n).u64n(r.chunk).ptr(r.starts).ptr(out).i32(mode).i32(dims.length).u64n(total);
   for (let d = 0; d < COMPACT_MAX_DIMS; d++) P.i64(dims[d] ?? 1);
