@@ -38,11 +38,11 @@ export interface CountNonzeroOptions extends NonzeroOptions {
 type Write = (out: bigint, mode: 0 | 1 | 2 | 3, dims?: readonly number[], values?: { dt: DType; address: bigint }) => void;
 
 function compacted<T>(what: string, a: GPUArray, stream: Stream | null | undefined, uses: GPUArray[],
-  fill: (total: number, write: Write) => T): T {
+  fill: (total: number, write: Write) => T, values: DType | null = null): T {
   const temps: GPUArray[] = [];
   try {
     const src = a.flags.cContiguous ? a : (temps.push(a.copy({ stream })), temps[temps.length - 1]);
-    const { G, chunk } = compactChunks(src.size, a.dtype);
+    const { G, chunk } = compactChunks(src.size, a.dtype, values);
     const starts = GPUArray.allocate([G + 1], DTYPES.uint64, stream);
     temps.push(starts);
     const run: CompactRun = {
@@ -145,7 +145,7 @@ export function extract(condition: GPUArray, arr: GPUArray, opts?: NonzeroOption
   try {
     const v = arr.flags.cContiguous ? arr : (temps.push(arr.copy({ stream })), temps[temps.length - 1]);
     return compacted('extract', condition, stream, [v], (total, write) =>
-      made([total], arr.dtype, stream, (x) => write(x.address, 1, [], { dt: arr.dtype, address: v.address })));
+      made([total], arr.dtype, stream, (x) => write(x.address, 1, [], { dt: arr.dtype, address: v.address })), arr.dtype);
   } finally {
     for (const t of temps) t.dispose();
   }

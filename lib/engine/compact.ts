@@ -28,13 +28,13 @@ const countFn = (dt: DType) => sortKernel(`compact:count:${dt.name}`, () => comp
 const writeFn = (dt: DType, dv: DType | null) => sortKernel(`compact:write:${dt.name}:${dv?.name ?? ''}`, () => compactWriteKernel(dt, dv));
 
 /**
- * The chunks of a compaction of `n` elements of `dt`: whole tiles each, one a block, at most one
- * wave of the count and the write kernels (the blocks the device holds at once: SMs × the kernels'
- * occupancy) and at most 1024. @internal
+ * The chunks of a compaction of `n` elements of `dt` (and `values`, extract's): whole tiles each,
+ * one a block, at most one wave of the count and the write kernels (the blocks the device holds at
+ * once: SMs × the kernels' occupancy) and at most 1024. @internal
  */
-export function compactChunks(n: number, dt: DType): { G: number; chunk: number } {
+export function compactChunks(n: number, dt: DType, values: DType | null): { G: number; chunk: number } {
   const tiles = Math.max(1, Math.ceil(n / COMPACT_TILE));
-  const wave = Math.min(residentBlocks(countFn(dt), COMPACT_THREADS), residentBlocks(writeFn(dt, null), COMPACT_THREADS));
+  const wave = Math.min(residentBlocks(countFn(dt), COMPACT_THREADS), residentBlocks(writeFn(dt, values), COMPACT_THREADS));
   const want = Math.min(COMPACT_MAX_CHUNKS, wave, tiles);
   const chunk = Math.ceil(tiles / want) * COMPACT_TILE;
   return { G: Math.max(1, Math.ceil(n / chunk)), chunk };

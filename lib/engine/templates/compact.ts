@@ -3,7 +3,8 @@
  * contiguous array are nonzero (NaN counts as nonzero; complex: either part), written in index
  * order. Three launches over the same split of the array into chunks, one a block:
  *
- * - `count`: each block counts the nonzero elements of its chunk (one count a block);
+ * - `count`: each block counts the nonzero elements of its chunk (one count a block; the tile's
+ *   vectors striped over the threads, as order does not matter);
  * - `scan` (one block of 1024 threads, at most 1024 chunks): the counts become each chunk's first
  *   output position, and the total is written after them (the host reads it back to size the
  *   output);
@@ -59,9 +60,28 @@ extern "C" __global__ void __launch_bounds__(${COMPACT_THREADS}) ${name}(const $
     const unsigned long long n, const unsigned long long chunk, unsigned long long* __restrict__ counts) {
   using namespace ${name}_ns;
 ${CHUNK}
+  // Order does not matter here: a whole aligned tile is read in 16-byte vectors striped over the
+  // threads (coalesced), a tile cut by the end element by element.
   unsigned long long total = 0;
   for (unsigned long long i0 = begin; i0 < end; i0 += ${COMPACT_TILE}u) {
-${FLAGS}
+    unsigned int c = 0;
+    if (vec && i0 + ${COMPACT_TILE}u <= end) {
+      const uint4* const src = reinterpret_cast<const uint4*>(a + i0);
+      union { uint4 q; S e[16 / sizeof(S)]; } u[sizeof(S)];
+#pragma unroll
+      for (int k = 0; k < (int)sizeof(S); k++) u[k].q = src[t + ${COMPACT_THREADS}u * k];
+#pragma unroll
+      for (int k = 0; k < (int)sizeof(S); k++) {
+#pragma unroll
+        for (int e = 0; e < (int)(16 / sizeof(S)); e++) c += nc_nonzero(nc_load(u[k].e[e])) ? 1u : 0u;
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < ${COMPACT_ITEMS}; k++) {
+        const unsigned long long i = i0 + t + ${COMPACT_THREADS}u * k;
+        c += i < end && nc_nonzero(nc_load(a[i])) ? 1u : 0u;
+      }
+    }
     total += c;
   }
 #pragma unroll
