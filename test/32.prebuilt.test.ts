@@ -4,7 +4,7 @@
  * file chosen for each compute capability, damaged or foreign archives are misses (never a
  * throw), NODECUDA_PREBUILT=0. On a GPU: an engine kernel comes from an archive without NVRTC
  * (libnvrtc never mapped, the disk cache left empty) and computes the right values, and an image
- * the driver refuses falls back to NVRTC.
+ * the driver refuses falls back to NVRTC, and so do damaged entries of the compaction and quantile kernels.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -157,5 +157,113 @@ describeGpu('engine kernels from a shipped archive', () => {
     const out = child(OP, { NODECUDA_PREBUILT_DIR: dir, NODECUDA_CACHE_DIR: fs.mkdtempSync(path.join(tmp, 'c-')) });
     expect(out.y).toEqual([3, 6, 9, -12, 15]);
     expect(out.nvrtc).toBe(true);
+  });
+});
+
+// nonzero, flatnonzero, argwhere and extract (the compaction kernels: count, scan, write) and
+// median/quantile/percentile: short rows sorted (int32, a float64 result), a long float32 row whose
+// ranks are found by selection and picked (nc_select_pick_), each read by the quantile kernel.
+const ORDER_OP = `
+const cuda = require(process.env.NODECUDA_DIST);
+const { gpuarray } = cuda;
+const ints = (x) => Array.from(x.get(), Number);
+const m = gpuarray.toGpu(new Int16Array([0, 3, 0, -1, 0, 0, 5, 0, 0, 2, 0, 0]), { shape: [3, 4] });
+const [r, c] = gpuarray.nonzero(m);
+const compact = { rows: ints(r), cols: ints(c), flat: ints(gpuarray.flatnonzero(m)), argwhere: ints(gpuarray.argwhere(m)),
+  extract: Array.from(gpuarray.extract(m, m).get()) };
+// Rows i: 10i + (0, 3, 1, 4, 2); the long row: 0..6000 permuted (7919 is prime to 6001).
+const short = gpuarray.toGpu(Int32Array.from({ length: 20 }, (_, k) => 10 * Math.floor(k / 5) + ((k % 5) * 3) % 5), { shape: [4, 5] });
+const long = gpuarray.toGpu(Float32Array.from({ length: 6001 }, (_, k) => (k * 7919) % 6001));
+const order = { median: Array.from(gpuarray.median(short, { axis: 1 }).get()),
+  quantile: Array.from(gpuarray.quantile(short, [0.25, 1], { axis: 1 }).get()),
+  longMedian: gpuarray.median(long).item(), longQuantile: Array.from(gpuarray.quantile(long, [0.25, 0.5, 0.75]).get()),
+  longPercentile: gpuarray.percentile(long, 10, { method: 'nearest' }).item() };
+const fs = require('fs');
+const maps = fs.readFileSync('/proc/self/maps', 'utf8');
+const dir = process.env.NODECUDA_CACHE_DIR;
+console.log(JSON.stringify({ compact, order, nvrtc: maps.includes('libnvrtc'),
+  cached: fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.entry')).length : 0 }));
+`;
+
+const ORDER_WANT = {
+  compact: { rows: [0, 0, 1, 2], cols: [1, 3, 2, 1], flat: [1, 3, 6, 9], argwhere: [0, 1, 0, 3, 1, 2, 2, 1], extract: [3, -1, 5, 2] },
+  order: { median: [2, 12, 22, 32], quantile: [1, 11, 21, 31, 4, 14, 24, 34], longMedian: 3000, longQuantile: [1500, 3000, 4500],
+    longPercentile: 600 },
+};
+
+/**
+ * Damages the entries `keys` of the archive `file` in turn three ways: bytes flipped inside the
+ * compressed image, the image's digest in the header changed, the offset moved past the file's end.
+ */
+function damageEntries(file: string, keys: readonly string[]): void {
+  const bytes = fs.readFileSync(file);
+  const len = bytes.readUInt32LE(8);
+  const header = JSON.parse(bytes.subarray(12, 12 + len).toString('utf8')) as { entries: Record<string, [number, number, string]> };
+  const payload = Buffer.from(bytes.subarray(12 + len));
+  keys.forEach((key, i) => {
+    const e = header.entries[key];
+    if (!e) throw new Error(`no entry ${key}`);
+    if (i % 3 === 0) {
+      for (const at of [Math.floor(e[1] / 3), Math.floor((2 * e[1]) / 3), e[1] - 1]) payload[e[0] + at] ^= 0x5a;
+    } else if (i % 3 === 1) {
+      e[2] = e[2].replace(/^./, (ch) => (ch === '0' ? '1' : '0'));
+    } else {
+      e[0] = payload.length + 4096;
+    }
+  });
+  const h = Buffer.from(JSON.stringify(header));
+  const prefix = Buffer.from(bytes.subarray(0, 12));
+  prefix.writeUInt32LE(h.length, 8);
+  fs.writeFileSync(file, Buffer.concat([prefix, h, payload]));
+}
+
+describe('damaged entries (no GPU)', () => {
+  test('each damaged entry is a miss, the others still hit', () => {
+    const images = new Map(Array.from({ length: 7 }, (_, i) => [prebuiltKey(`${SRC} // ${i}`, OPTS), new Uint8Array(3000).map((_, j) => (j * (i + 3)) & 255)]));
+    const keys = [...images.keys()];
+    const dir = archiveDir({ sm_90: images });
+    for (const key of keys) expect(findPrebuilt(key, 9, 0)).not.toBeNull();
+    const bad = [keys[0], keys[2], keys[3], keys[5], keys[6]]; // each damage twice, the third once
+    damageEntries(path.join(dir, 'sm_90.bin'), bad);
+    resetPrebuilt();
+    for (const key of keys) {
+      const hit = findPrebuilt(key, 9, 0);
+      if (bad.includes(key)) expect([key, hit]).toEqual([key, null]);
+      else expect(Buffer.from(hit!.image).equals(Buffer.from(images.get(key)!))).toBe(true);
+    }
+  });
+});
+
+describeGpu('damaged entries of the compaction and quantile kernels', () => {
+  let arch: string;
+  let recorded: Array<{ source: string; options: string[] }>;
+  beforeAll(() => {
+    const [major, minor] = new driver.Device(0).computeCapability();
+    arch = `sm_${major}${minor}`;
+    const log = path.join(tmp, 'recorded-order.jsonl');
+    const out = child(ORDER_OP, { NODECUDA_RECORD_KERNELS: log, NODECUDA_PREBUILT: '0', NODECUDA_CACHE_DIR: fs.mkdtempSync(path.join(tmp, 'c-')) });
+    expect({ compact: out.compact, order: out.order }).toEqual(ORDER_WANT);
+    recorded = fs.readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  });
+
+  test('rejected, compiled with NVRTC instead: nonzero and median still right, no crash', async () => {
+    const images = new Map(await Promise.all(recorded.map(async (k) => [prebuiltKey(k.source, k.options),
+      (await compiler.compileAsync(k.source, { arch, noExternC: true, options: k.options })).image] as const)));
+    const dir = archiveDir({ [arch]: images });
+    // Intact: every kernel of the run comes from the archive (so the damaged ones below are looked up).
+    const intact = child(ORDER_OP, { NODECUDA_PREBUILT_DIR: dir, NODECUDA_CACHE_DIR: fs.mkdtempSync(path.join(tmp, 'c-')) });
+    expect(intact).toEqual({ ...ORDER_WANT, nvrtc: false, cached: 0 });
+    // The compaction kernels and the quantile family's (nc_quantile_, nc_select_pick_) damaged.
+    const KERNEL = /__global__ void (?:__launch_bounds__\([^)]*\) )?(nc_\w+)/;
+    const targets = recorded.filter((k) => /^nc_(compact_|quantile_|select_pick_)/.test(KERNEL.exec(k.source)?.[1] ?? ''));
+    const names = targets.map((k) => KERNEL.exec(k.source)![1]);
+    // count, scan, and the writes of indices and of extract's values; int32 → float64 and float32; float32.
+    expect(names.filter((n) => n.startsWith('nc_compact_')).length).toBeGreaterThanOrEqual(4);
+    expect(names.filter((n) => n.startsWith('nc_quantile_')).length).toBeGreaterThanOrEqual(2);
+    expect(names.filter((n) => n.startsWith('nc_select_pick_')).length).toBeGreaterThanOrEqual(1);
+    damageEntries(path.join(dir, `${arch}.bin`), targets.map((k) => prebuiltKey(k.source, k.options)));
+    const damaged = child(ORDER_OP, { NODECUDA_PREBUILT_DIR: dir, NODECUDA_CACHE_DIR: fs.mkdtempSync(path.join(tmp, 'c-')) });
+    // The same values; exactly the damaged kernels compiled by NVRTC (and written to the disk cache).
+    expect(damaged).toEqual({ ...ORDER_WANT, nvrtc: true, cached: targets.length });
   });
 });

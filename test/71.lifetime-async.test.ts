@@ -364,4 +364,89 @@ describeGpu('disposal and termination while work is in flight', () => {
     expect([out.sortOk, out.uniqueOk, out.fftOk]).toEqual([true, true, true]);
     expect(out.matmul).toEqual([19, 22, 43, 50]);
   });
+
+  test('worker.terminate() while nonzero, flatnonzero, extract and compress read their counts back; the main thread keeps computing them right', () => {
+    // Every call but countNonzero waits for its count kernel and reads the total back in the
+    // middle of the call (a synchronous copy), then allocates the result and writes it. The worker
+    // loops them on 3 M elements; it is terminated at different moments of that loop (a few ms a
+    // call, plus a random delay), so some terminations land in a read back. Then the main thread
+    // runs them on known arrays, a fresh worker does too, and the main thread holds no more
+    // allocations than before (its own count: the workers' allocations are theirs).
+    const script = PRELUDE + `
+      const { Worker } = require('worker_threads');
+      const { native } = require(process.env.NODECUDA_DIST + '/cuda/native');
+      const settledLive = () => { global.gc(); native.memCollect(); return cuda.memory().liveAllocations; };
+      const ints = (x) => Array.from(x.get(), Number);
+      const once = (delay) => new Promise((resolve) => {
+        const w = new Worker(\`
+          const { gpuarray, random } = require(process.env.NODECUDA_DIST);
+          const { parentPort } = require('worker_threads');
+          const x = random.rand([1536, 2048], 'float32');
+          const m = x.gt(0.5), y = x.mul(m); // about half zero
+          const flat = m.reshape([1536 * 2048]);
+          let calls = 0;
+          for (;;) {
+            for (const r of gpuarray.nonzero(y)) r.dispose();
+            gpuarray.flatnonzero(y).dispose(); gpuarray.extract(m, x).dispose(); gpuarray.argwhere(m).dispose();
+            gpuarray.compress(flat, x).dispose();
+            if (++calls === 1) parentPort.postMessage('looping');
+          }
+        \`, { eval: true });
+        let terminating = false;
+        w.on('error', (e) => resolve('error: ' + e));
+        w.on('exit', (code) => { if (!terminating) resolve('exit ' + code); }); // ended on its own: fails, no wait
+        w.on('message', () => setTimeout(async () => { terminating = true; await w.terminate(); resolve('terminated'); },
+          delay + Math.floor(Math.random() * 4)));
+      });
+      // A fresh worker after the terminations: nonzero of a known matrix, posted back.
+      const fresh = () => new Promise((resolve) => {
+        const w = new Worker(\`
+          const { gpuarray } = require(process.env.NODECUDA_DIST);
+          const { parentPort } = require('worker_threads');
+          const [r, c] = gpuarray.nonzero(gpuarray.toGpu(new Int32Array([0, 7, 0, 0, 0, -3]), { shape: [2, 3] }));
+          parentPort.postMessage([Array.from(r.get(), Number), Array.from(c.get(), Number)]);
+        \`, { eval: true });
+        w.on('message', (v) => { w.terminate(); resolve(v); });
+        w.on('error', (e) => resolve('error: ' + e));
+      });
+      (async () => {
+        const live0 = settledLive();
+        const ends = [];
+        for (const delay of [0, 1, 3, 8, 17, 40]) ends.push(await once(delay));
+        // Known small input: NaN is nonzero, -0 is zero.
+        const s = gpuarray.toGpu(new Float32Array([0, 1.5, 0, -2, 0, 0, 0, 0, NaN, 0, -0, 4]), { shape: [3, 4] });
+        const [r, c] = gpuarray.nonzero(s);
+        const small = { rows: ints(r), cols: ints(c), flat: ints(gpuarray.flatnonzero(s)), argwhere: ints(gpuarray.argwhere(s)),
+          extract: Array.from(gpuarray.extract(s, s).get(), (v) => (Number.isNaN(v) ? 'NaN' : v)),
+          compress: Array.from(gpuarray.compress(gpuarray.toGpu(new Uint8Array([0, 1, 1, 0]), { dtype: 'bool' }), s, { axis: 1 }).get()),
+          count: Number(gpuarray.countNonzero(s).item()) };
+        // Past one chunk: every index with i % 3 != 0 or i % 7 == 0 (int32 i, 0 at the others).
+        const n = (1 << 20) + 3;
+        const h = Int32Array.from({ length: n }, (_, i) => (i % 3 !== 0 || i % 7 === 0 ? i : 0));
+        const want = [];
+        for (let i = 0; i < n; i++) if (h[i] !== 0) want.push(i);
+        const g = gpuarray.toGpu(h);
+        const f = gpuarray.flatnonzero(g).get(), e = gpuarray.extract(g, g).get();
+        const big = { count: f.length, flatOk: f.length === want.length && want.every((v, i) => Number(f[i]) === v),
+          extractOk: e.length === want.length && want.every((v, i) => e[i] === v) };
+        const other = await fresh();
+        for (const x of [s, r, c, g]) x.dispose();
+        console.log(JSON.stringify({ ok: true, ends, small, big, want: want.length, other, live0, live1: settledLive() }));
+      })().catch((e) => console.log(JSON.stringify({ ok: false, error: String(e && e.stack) })));
+    `;
+    const { status, out, stderr } = runChild(script, ['--expose-gc']);
+    if (!out.ok) throw new Error(`child failed (status ${status}): ${String(out.error ?? '')}\n${stderr}`);
+    expect(status).toBe(0);
+    expect(out.ends).toEqual(new Array(6).fill('terminated'));
+    expect(out.small).toEqual({
+      rows: [0, 0, 2, 2], cols: [1, 3, 0, 3], flat: [1, 3, 8, 11], argwhere: [0, 1, 0, 3, 2, 0, 2, 3],
+      extract: [1.5, -2, 'NaN', 4], compress: [1.5, 0, 0, 0, 0, 0], count: 4,
+    });
+    let want = 0; // h[0] is 0
+    for (let i = 1; i < (1 << 20) + 3; i++) if (i % 3 !== 0 || i % 7 === 0) want++;
+    expect(out.want).toBe(want);
+    expect(out.big).toEqual({ count: want, flatOk: true, extractOk: true });
+    expect(out.other).toEqual([[0, 1], [1, 2]]);
+    expect(out.live1 as number).toBeLessThanOrEqual(out.live0 as number);
+  });
 });

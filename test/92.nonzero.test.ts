@@ -153,6 +153,10 @@ describeGpu('nonzero, flatnonzero, argwhere, extract, countNonzero', () => {
     expectCode(() => gpuarray.compress(gpuarray.toGpu(new Float32Array([0, 0, 0, 2])), m, { axis: 1 }), RangeError, 'ERR_INDEX_OUT_OF_RANGE');
     expectCode(() => gpuarray.compress(gpuarray.zeros([2, 2]), m), RangeError, 'ERR_INVALID_ARG_VALUE');
     expectCode(() => gpuarray.compress(['x'] as never, m), TypeError, 'ERR_INVALID_ARG_TYPE');
+    // A condition whose buffer was transferred: a typed error, not V8's own.
+    const gone = new Uint8Array([1, 0, 1]);
+    structuredClone(gone.buffer, { transfer: [gone.buffer] });
+    expectCode(() => gpuarray.compress(gone, m, { axis: 1 }), TypeError, 'ERR_INVALID_STATE');
     expect(f32(gpuarray.compress([true, true], m, { axis: 0 }))).toEqual([1, 2, 3, 4, 5, 6]); // still working
   });
 

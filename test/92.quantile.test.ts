@@ -4,7 +4,8 @@
  * duplicates), every method, q at 0, 1 and between, one quantile or several, rows short (sorted by
  * one block), long (the radix selection of the ranks needed) and long with many quantiles (the
  * radix sort); axis null, one, several and negative, keepdims, out, transposed and stepped inputs,
- * 0-d and empty arrays, a stream; NaN rows with and without the nan forms. Argument errors last.
+ * 0-d and empty arrays, a stream; NaN rows with and without the nan forms. Argument errors last, then q arrays
+ * whose buffer was transferred (detached) or shrunk (checked before any device work: also without a GPU).
  */
 import * as cuda from '../lib';
 import { GPUArray, gpuarray, slice } from '../lib';
@@ -235,5 +236,102 @@ describeGpu('median, quantile and percentile', () => {
     gone.dispose();
     expect(() => gpuarray.median(gone)).toThrow();
     expect(gpuarray.median(a).item()).toBe(0); // still working
+  });
+
+  test('a q whose ArrayBuffer was transferred (detached) or shrunk: a typed error; then the same array gives the right quantiles', () => {
+    // 7 values, sorted 1 2 3 5 7 8 9: linear positions 6q.
+    const a = gpuarray.toGpu(new Float32Array([7, 1, 5, 3, 9, 2, 8]));
+    const m = gpuarray.toGpu(new Float64Array([4, 1, 3, 2, 10, 40, 30, 20]), { shape: [2, 4] });
+    const out = gpuarray.toGpu(new Float64Array([-1, -1]));
+    for (const [label, make] of hostileQs()) {
+      for (const call of QCALLS) {
+        const tag = `${call.name} ${label}`;
+        const e = expectCode(() => call.fn(a, make(call.scale)), TypeError, 'ERR_INVALID_STATE');
+        expect({ tag, message: e.message }).toEqual({ tag, message: expect.stringMatching(/detached|transferred|shrunk/) });
+        // With out, axis and a 2-D input too: the same error, out not written.
+        expectCode(() => call.fn(m, make(call.scale), { axis: 1, out }), TypeError, 'ERR_INVALID_STATE');
+        expect({ tag, out: Array.from(out.get() as Float64Array) }).toEqual({ tag, out: [-1, -1] });
+      }
+    }
+    // A resizable buffer's length-tracking view shrunk to nothing is an empty q, not a damaged one:
+    // no quantiles (NumPy's shape (0,) for q = []), no error.
+    const rab = resizable(16, 64);
+    const tracking = new Float64Array(rab);
+    rab.resize(0);
+    const none = gpuarray.quantile(a, tracking);
+    expect([...none.shape]).toEqual([0]);
+    expect(none.dtype.name).toBe('float32');
+    // The same arrays afterwards: every quantile right.
+    expect(Array.from(gpuarray.quantile(a, new Float64Array([0, 0.25, 0.5, 1])).get() as Float32Array)).toEqual([1, 2.5, 5, 9]);
+    expect(Array.from(gpuarray.percentile(a, new Float32Array([50, 100]), { method: 'lower' }).get() as Float32Array)).toEqual([5, 9]);
+    expect(Array.from(gpuarray.nanquantile(m, [0.5], { axis: 1 }).get() as Float64Array)).toEqual([2.5, 25]);
+    expect(gpuarray.median(a).item()).toBe(5);
+    expect(gpuarray.quantile(m, 0.5, { axis: 1, out })).toBe(out);
+    expect(Array.from(out.get() as Float64Array)).toEqual([2.5, 25]);
+  });
+});
+
+/** A resizable ArrayBuffer (TypeScript's lib does not declare the constructor's options yet). */
+function resizable(bytes: number, max: number): ArrayBuffer & { resize(n: number): void } {
+  const Resizable = ArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => ArrayBuffer & { resize(n: number): void };
+  return new Resizable(bytes, { maxByteLength: max });
+}
+
+/** Transfers `buf` away (Node's structuredClone with transfer): `buf` is detached, its views read as empty. */
+function detach(buf: ArrayBuffer): void {
+  structuredClone(buf, { transfer: [buf] });
+  expect(buf.byteLength).toBe(0);
+}
+
+/**
+ * q arrays of valid quantiles (times `scale`) made unusable after they were filled: Float64Array
+ * and Float32Array whose buffer was detached, a view at an offset into a detached buffer, and a
+ * fixed-length view of a resizable buffer shrunk below it (out of bounds: also reads as empty).
+ */
+function hostileQs(): Array<[string, (scale: number) => ArrayLike<number>]> {
+  const detached = <T extends Float32Array | Float64Array>(q: T): T => {
+    detach(q.buffer as ArrayBuffer);
+    return q;
+  };
+  return [
+    ['Float64Array, detached', (s) => detached(new Float64Array([0.25 * s, 0.5 * s]))],
+    ['Float32Array, detached', (s) => detached(new Float32Array([0.5 * s]))],
+    ['Float64Array view at offset 8 of a detached buffer', (s) => {
+      const buf = new ArrayBuffer(40);
+      const q = new Float64Array(buf, 8, 3);
+      q.set([0.1 * s, 0.5 * s, 0.9 * s]);
+      detach(buf);
+      return q;
+    }],
+    ['Float32Array view at offset 4 of a resizable buffer shrunk to 4 bytes', (s) => {
+      const rab = resizable(16, 32);
+      const q = new Float32Array(rab, 4, 2);
+      q.set([0.5 * s, s]);
+      rab.resize(4);
+      return q;
+    }],
+  ];
+}
+
+type QFn = (a: GPUArray, q: ArrayLike<number>, opts?: { axis?: number; out?: GPUArray }) => GPUArray;
+/** The four functions that take q, with the scale of their q. */
+const QCALLS: Array<{ name: string; fn: QFn; scale: number }> = [
+  { name: 'quantile', fn: gpuarray.quantile, scale: 1 },
+  { name: 'nanquantile', fn: gpuarray.nanquantile, scale: 1 },
+  { name: 'percentile', fn: gpuarray.percentile, scale: 100 },
+  { name: 'nanpercentile', fn: gpuarray.nanpercentile, scale: 100 },
+];
+
+describe('no GPU needed', () => {
+  test('a detached or shrunk q is refused before a is looked at or the device is touched', () => {
+    // q is checked first (as every other q error): a null `a` shows no device work was needed.
+    expectCode(() => gpuarray.quantile(null as never, [2]), RangeError, 'ERR_OUT_OF_RANGE');
+    for (const [label, make] of hostileQs()) {
+      for (const call of QCALLS) {
+        const e = expectCode(() => call.fn(null as never, make(call.scale)), TypeError, 'ERR_INVALID_STATE');
+        expect({ label, name: call.name, message: e.message })
+          .toEqual({ label, name: call.name, message: expect.stringMatching(/detached|transferred|shrunk/) });
+      }
+    }
   });
 });

@@ -97,3 +97,18 @@ export function hostIn(dt: DType, n: number, host: unknown): HostArray {
   }
   return h;
 }
+
+/**
+ * The elements of a JS array or TypedArray `xs`, each through `each` (which throws the caller's
+ * errors). A view whose buffer was transferred (detached) or shrunk below it is a TypeError
+ * `ERR_INVALID_STATE`, not V8's error without a code. @internal
+ */
+export function listOf<T>(xs: ArrayLike<unknown>, name: string, each: (x: unknown, i: number) => T): T[] {
+  try {
+    return Array.from(xs, each);
+  } catch (e) {
+    if ((e as { code?: unknown })?.code !== undefined || !ArrayBuffer.isView(xs)) throw e;
+    throw typeError('ERR_INVALID_STATE', `The "${name}" argument's ArrayBuffer was transferred (detached) or shrunk below it: it has no elements to read`);
+  }
+}
+

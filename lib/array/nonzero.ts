@@ -14,6 +14,7 @@ import { checkDevices } from './devices';
 import { apply } from './operators';
 import { sum } from './reductions';
 import { take } from './joins';
+import { listOf } from './host_input';
 import { compactChunks, compactCount, compactWrite, CompactRun } from '../engine/compact';
 import { COMPACT_MAX_DIMS } from '../engine/templates/compact';
 
@@ -186,7 +187,7 @@ export function compress(condition: GPUArray | ArrayLike<boolean | number>, a: G
     throw typeError('ERR_INVALID_ARG_TYPE', `compress: condition must be a GPUArray or an array of booleans. Received ${describe(condition)}`);
   }
   const idx: number[] = [];
-  Array.from(condition as ArrayLike<unknown>, (c, i) => {
+  listOf(condition as ArrayLike<unknown>, 'condition', (c, i) => {
     if (typeof c !== 'boolean' && typeof c !== 'number') {
       throw typeError('ERR_INVALID_ARG_TYPE', `compress: condition must hold booleans or numbers. Received ${describe(c)}`);
     }

@@ -14,6 +14,7 @@ import { toGpu } from './creation';
 import { axesOf, finish, target } from './reductions';
 import { checkDevices } from './devices';
 import { arrayIn, checkSize, sorted } from './sorting';
+import { listOf } from './host_input';
 import { runQuantile } from '../engine/quantile';
 import { ranksSelectable, runRanks } from '../engine/select';
 import { QUANTILE_METHODS } from '../engine/templates/quantile';
@@ -85,7 +86,7 @@ function quantilesIn(what: string, q: unknown, scale: number): { qs: number[]; q
   if (typeof q === 'number') [qs, qShape] = [[q], []];
   else if (Array.isArray(q) || (ArrayBuffer.isView(q) && !(q instanceof DataView) && !(q instanceof BigInt64Array) &&
     !(q instanceof BigUint64Array))) {
-    qs = Array.from(q as ArrayLike<unknown>, (x) => {
+    qs = listOf(q as ArrayLike<unknown>, 'q', (x) => {
       if (typeof x !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `${what}: q must hold numbers. Received ${describe(x)}`);
       return x;
     });
