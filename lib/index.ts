@@ -138,6 +138,20 @@ export const gpuarray = Object.freeze({
   any: red.any,
   /** Whether every element over `axis` is nonzero (bool). */
   all: red.all,
+  /** Sum over `axis` with NaN counted as 0 (NumPy nansum). */
+  nansum: red.nansum,
+  /** Product over `axis` with NaN counted as 1. */
+  nanprod: red.nanprod,
+  /** Minimum over `axis` ignoring NaN (NaN where a slice is all NaN). */
+  nanmin: red.nanmin,
+  /** Maximum over `axis` ignoring NaN (NaN where a slice is all NaN). */
+  nanmax: red.nanmax,
+  /** Mean of the non-NaN elements over `axis` (NaN where there are none). */
+  nanmean: red.nanmean,
+  /** Variance of the non-NaN elements over `axis` (`ddof`; NaN where count − ddof ≤ 0). */
+  nanvar: red.nanvar,
+  /** Standard deviation of the non-NaN elements over `axis`. */
+  nanstd: red.nanstd,
   /** Index (int64) of the minimum (first on ties) over `axis` or the flattened array. */
   argmin: red.argmin,
   /** Index (int64) of the maximum (first on ties) over `axis` or the flattened array. */
@@ -151,6 +165,10 @@ export const gpuarray = Object.freeze({
   cumsum: scans.cumsum,
   /** Cumulative product (flattened, or along `axis`). */
   cumprod: scans.cumprod,
+  /** Cumulative sum with NaN counted as 0 (NumPy nancumsum). */
+  nancumsum: scans.nancumsum,
+  /** Cumulative product with NaN counted as 1. */
+  nancumprod: scans.nancumprod,
   /** A sorted copy (stable radix sort; NaNs last) along `axis` or the flattened array. */
   sort: sorting.sort,
   /** The int64 indices that sort an array along `axis` (stable). */

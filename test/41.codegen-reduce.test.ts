@@ -1,7 +1,7 @@
 /**
  * Every built-in reduction kernel compiles with NVRTC (no GPU needed): each reduction × each input
- * dtype it supports, every variant (rows scalar/vector, warp, cols scalar/vector; 32- and 64-bit offsets), for
- * sm_75 (PTX) and sm_90 (CUBIN). One module per input dtype.
+ * dtype it supports, every variant (rows scalar/vector, warp, cols scalar/vector; 32- and 64-bit
+ * offsets; the nan forms in five of them), for sm_75 (PTX) and sm_90 (CUBIN). One module per input dtype.
  */
 import { DTYPES, DType } from '../lib';
 import { compileBoth, expectEntries, startAll } from './helpers';
@@ -45,12 +45,28 @@ function specs(d: DType): ReduceSpec[] {
   ];
 }
 
+/** The NaN-skipping forms (equal to the plain ones for integers and bool): fewer variants. */
+const NAN_VARIANTS = [VARIANTS[0], VARIANTS[2], VARIANTS[3], VARIANTS[5], VARIANTS[6]];
+function nanSpecs(d: DType): ReduceSpec[] {
+  const m = meanOf(d);
+  return [
+    builtinSpec('nansum', [d], sumOf(d), sumOf(d)),
+    builtinSpec('nanprod', [d], sumOf(d), sumOf(d)),
+    builtinSpec('nanmin', [d], d, d),
+    builtinSpec('nanmax', [d], d, d),
+    builtinSpec('nanmean', [d], m, d.name === 'float16' ? d : m),
+    builtinSpec('nanvar', [d], m, realOf(m)),
+    builtinSpec('nanstd', [d], m, realOf(m)),
+  ];
+}
+
 describe('generated reduction kernels compile (NVRTC, no GPU)', () => {
   const built = startAll(Object.values(DTYPES), async (d) => {
     const parts = [PREAMBLE, REDUCE_PREAMBLE];
     const names: string[] = [];
-    for (const spec of specs(d)) {
-      for (const v of VARIANTS) {
+    const all = [...specs(d).map((s) => [s, VARIANTS] as const), ...nanSpecs(d).map((s) => [s, NAN_VARIANTS] as const)];
+    for (const [spec, variants] of all) {
+      for (const v of variants) {
         if (v.e > 1 && !spec.vec) continue;
         const { source, name } = reduceKernel(spec, v);
         parts.push(source);
@@ -59,7 +75,7 @@ describe('generated reduction kernels compile (NVRTC, no GPU)', () => {
     }
     return { names, r: await compileBoth(parts.join('\n')) };
   });
-  test.each(Object.values(DTYPES).map((d) => [d.name, d] as const))('%s: every reduction, all variants', async (_n, d) => {
+  test.each(Object.values(DTYPES).map((d) => [d.name, d] as const))('%s: every reduction, all variants, and the nan forms', async (_n, d) => {
     const { names, r } = await built(d);
     expect(new Set(names).size).toBe(names.length);
     expectEntries(r, names);

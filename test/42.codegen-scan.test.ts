@@ -18,7 +18,7 @@ function compileBoth(source: string, names: string[]): void {
 }
 
 describe('generated scan kernels compile (NVRTC, no GPU)', () => {
-  test('cumsum and cumprod for every dtype, plain and segmented', () => {
+  test('cumsum and cumprod (and the nan forms of float and complex dtypes) for every dtype, plain and segmented', () => {
     const parts = [PREAMBLE, REDUCE_PREAMBLE];
     const names: string[] = [];
     for (const d of Object.values(DTYPES)) {
@@ -27,6 +27,10 @@ describe('generated scan kernels compile (NVRTC, no GPU)', () => {
           const { source, name } = scanKernel(cumSpec(op, d, accOf(d), accOf(d), seg));
           parts.push(source);
           names.push(name);
+          if (d.kind !== 'f' && d.kind !== 'c') continue;
+          const nan = scanKernel(cumSpec(op, d, accOf(d), accOf(d), seg, true)); // nancumsum, nancumprod
+          parts.push(nan.source);
+          names.push(nan.name);
         }
       }
     }

@@ -1,5 +1,6 @@
 /**
- * The built-in reductions as data (sum, prod, min, max, any, all, mean, var, std, argmin, argmax):
+ * The built-in reductions as data (sum, prod, min, max, any, all, mean, var, std, argmin, argmax,
+ * and the NaN-skipping nansum, nanprod, nanmin, nanmax, nanmean, nanvar, nanstd):
  * for each, its accumulator and result dtypes (NumPy's, or the `dtype` option) and the kernel parts
  * for an input dtype, and builtinSpec, which turns them into a memoized ReduceSpec
  * (templates/reduction.ts) for reductions.ts to run.
@@ -154,6 +155,53 @@ const argExtremum = (op: 'argmax' | 'argmin'): KindOf => (d, acc, name) => {
   };
 };
 
+/** NaN of dtype d's accumulator (complex: both parts) as a C expression. */
+function nanOf(d: DType): string {
+  const r = d.name === 'float64' || d.name === 'complex128' ? '__longlong_as_double(0x7ff8000000000000LL)' : '__int_as_float(0x7fc00000)';
+  return d.kind === 'c' ? `${d.accC}(${r}, ${r})` : r;
+}
+
+/** nansum, nanprod: a NaN element (complex: either part) counts as 0 / 1. */
+const nanSumProd = (op: 'sum' | 'prod'): KindOf => (d, acc, name) => {
+  const k = sumProd(op)(d, acc, name);
+  return hasNaN(d) ? { ...k, map: (xs) => `(nc_isnan(${xs[0]}) ? ${k.neutral} : ${k.map(xs)})` } : k;
+};
+
+/** nanmax, nanmin: NaN is skipped; NaN is the neutral, so an all-NaN slice stays NaN. */
+const nanExtremum = (op: 'max' | 'min'): KindOf => (d, acc, name) => {
+  const k = extremum(op)(d, acc, name);
+  const cmp = op === 'max' ? '>' : '<';
+  return hasNaN(d) ? { ...k, neutral: nanOf(d), reduce: `nc_isnan(a) ? b : (nc_isnan(b) ? a : (a ${cmp} b ? a : b))` } : k;
+};
+
+/** A {sum, count} accumulator: the sum of the non-NaN elements' `value` and how many there are. */
+function counted(d: DType, sumType: DType, name: string, value: (x: string) => string, post: (s: string, n: string) => string): Kind {
+  const c = sumType.accC;
+  const t = `${name}_sn`;
+  return {
+    preamble: `#ifndef ${t}_DEF\n#define ${t}_DEF\nstruct ${t} { ${c} s; long long n; };\n#endif`,
+    map: (xs) => (hasNaN(d) ? `(nc_isnan(${xs[0]}) ? ${t}{(${c})0, 0} : ${t}{${value(xs[0])}, 1})` : `${t}{${value(xs[0])}, 1}`),
+    acc: t, accBytes: ((sumType.accBytes + 7) & -8) + 8, neutral: `${t}{(${c})0, 0}`,
+    reduce: `${t}{a.s + b.s, a.n + b.n}`, post: post('nc_acc.s', 'nc_acc.n'),
+  };
+}
+
+/** nanmean: the sum and count of the non-NaN elements; none gives 0 / 0 = NaN. */
+const nanMeanDef: KindOf = (d, acc, name) => {
+  const c = acc.accC, r = realOf(acc).accC;
+  return counted(d, acc, name, (x) => `NC_TO(${c}, ${x})`,
+    (sum, n) => (acc.kind === 'c' ? `${c}(${sum}.re / (${r})${n}, ${sum}.im / (${r})${n})` : `${sum} / (${c})${n}`));
+};
+
+/** nanvar, nanstd: squared deviations from nanmean's `mean_` over the non-NaN elements; NaN where count − ddof ≤ 0. */
+const nanVarianceDef = (op: 'var' | 'std'): KindOf => (d, acc, name) => {
+  const c = acc.accC, real = realOf(acc), r = real.accC;
+  return counted(d, real, name, (x) => `nc_sq(NC_TO(${c}, ${x}) - nc_load(mean_[nc_o]))`, (sum, n) => {
+    const div = `(${n} - ddof > 0 ? ${sum} / (${r})(${n} - ddof) : ${nanOf(real)})`;
+    return op === 'var' ? div : `${r === 'float' ? 'sqrtf' : 'sqrt'}(${div})`;
+  });
+};
+
 const withDtype = (requested: DTypeLike | undefined, fallback: DType): DType => (requested === undefined ? fallback : toDType(requested));
 const halfToFloat = computeDType;
 
@@ -207,6 +255,13 @@ const REDUCTIONS: Readonly<Record<string, ReductionDef>> = {
   std: { types: varianceTypes, kernel: varianceDef('std') },
   argmax: { types: (d) => [d, DTYPES.int64], kernel: argExtremum('argmax') },
   argmin: { types: (d) => [d, DTYPES.int64], kernel: argExtremum('argmin') },
+  nansum: { types: sumTypes, kernel: nanSumProd('sum') },
+  nanprod: { types: sumTypes, kernel: nanSumProd('prod') },
+  nanmax: { types: ownTypes('nanmax'), kernel: nanExtremum('max') },
+  nanmin: { types: ownTypes('nanmin'), kernel: nanExtremum('min') },
+  nanmean: { types: meanTypes, kernel: nanMeanDef },
+  nanvar: { types: varianceTypes, kernel: nanVarianceDef('var') },
+  nanstd: { types: varianceTypes, kernel: nanVarianceDef('std') },
 };
 
 /** @internal The definition of reduction `op`; TypeError for an unknown one. */
@@ -225,7 +280,7 @@ export function builtinSpec(op: string, inputs: DType[], acc: DType, out: DType,
     const k = reduction(op).kernel(d, acc, name);
     accBytesOf.set(name, k.accBytes);
     const arrays = inputs.map((x, j) => `const ${x.storageC} *__restrict__ in${j}`);
-    const extra = op === 'var' || op === 'std' ? [`const ${acc.storageC} *__restrict__ mean_`, 'const double ddof'] : [];
+    const extra = op.endsWith('var') || op.endsWith('std') ? [`const ${acc.storageC} *__restrict__ mean_`, 'const double ddof'] : [];
     const neutral = k.neutral;
     let params: string[];
     let map: string;

@@ -1,6 +1,7 @@
 /**
  * Array reductions with NumPy semantics: sum, prod, min, max, mean, var, std, argmin, argmax, any,
- * all, dot and the subset forms, whole-array or over `axis` (int or list) with `keepdims`,
+ * all, dot and the subset forms, and the NaN-skipping nansum, nanprod, nanmin, nanmax, nanmean,
+ * nanvar, nanstd, whole-array or over `axis` (int or list) with `keepdims`,
  * `dtype` and `out`. Each is a ReduceSpec (templates/reduction.ts) that reduction_specs.ts builds
  * from the dtypes; the engine (engine/reduce.ts) picks the kernel variant for the layout.
  */
@@ -137,6 +138,8 @@ interface Plan {
   extra?: ParamValue[];
 }
 
+const NO_IDENTITY = new Set(['min', 'max', 'argmin', 'argmax', 'nanmin', 'nanmax']);
+
 function execute(p: Plan): GPUArray {
   checkDevices(p.op, p.idx ? [...p.arrays, p.idx] : p.arrays, p.opts.out instanceof GPUArray ? p.opts.out : undefined);
   const a = p.idx ?? p.arrays[0];
@@ -154,7 +157,7 @@ function execute(p: Plan): GPUArray {
     k = axes.reduce((s, d) => s * a.shape[d], 1);
     m = keptShape.reduce((s, n) => s * n, 1);
   }
-  if (k === 0 && m > 0 && (p.op === 'min' || p.op === 'max' || p.op === 'argmin' || p.op === 'argmax')) {
+  if (k === 0 && m > 0 && NO_IDENTITY.has(p.op)) {
     throw rangeError('ERR_EMPTY_REDUCTION', `zero-size array to reduction operation ${p.op} which has no identity`);
   }
   const t = target(shape, keptShape, p.out, p.opts, p.op, p.idx ? [...p.arrays, p.idx] : p.arrays);
@@ -182,7 +185,9 @@ function checked(a: unknown, what: string): GPUArray {
 // A reduction's options: NumPy's `where` and `initial` are refused, not dropped (they change the result).
 const REDUCE_OPTIONS = ['axis', 'keepdims', 'dtype', 'out', 'stream'];
 
-function simple(op: 'sum' | 'prod' | 'min' | 'max' | 'any' | 'all' | 'mean') {
+type SimpleOp = 'sum' | 'prod' | 'min' | 'max' | 'any' | 'all' | 'mean' | 'nansum' | 'nanprod' | 'nanmin' | 'nanmax' | 'nanmean';
+
+function simple(op: SimpleOp) {
   return (a: GPUArray, opts?: ReduceOptions): GPUArray => {
     const x = checked(a, op);
     opts = checkedOptions(opts, op, REDUCE_OPTIONS);
@@ -199,8 +204,18 @@ export const max = simple('max');
 export const any = simple('any');
 export const all = simple('all');
 export const mean = simple('mean');
+/** Sum with NaN counted as 0 (NumPy nansum). @example gpuarray.nansum(a, { axis: 0 }) */
+export const nansum = simple('nansum');
+/** Product with NaN counted as 1 (NumPy nanprod). @example gpuarray.nanprod(a) */
+export const nanprod = simple('nanprod');
+/** Minimum ignoring NaN; NaN where a slice is all NaN (NumPy nanmin). @example gpuarray.nanmin(a, { axis: 1 }) */
+export const nanmin = simple('nanmin');
+/** Maximum ignoring NaN; NaN where a slice is all NaN (NumPy nanmax). @example gpuarray.nanmax(a) */
+export const nanmax = simple('nanmax');
+/** Mean of the non-NaN elements; NaN where there are none (NumPy nanmean). @example gpuarray.nanmean(a, { axis: 0 }) */
+export const nanmean = simple('nanmean');
 
-function variance(op: 'var' | 'std') {
+function variance(op: 'var' | 'std' | 'nanvar' | 'nanstd') {
   return (a: GPUArray, opts?: VarOptions): GPUArray => {
     const x = checked(a, op);
     opts = checkedOptions(opts, op, [...REDUCE_OPTIONS, 'ddof']);
@@ -208,7 +223,8 @@ function variance(op: 'var' | 'std') {
     const ddof = opts.ddof ?? 0;
     if (typeof ddof !== 'number' || !Number.isFinite(ddof)) throw typeError('ERR_INVALID_ARG_TYPE', `${op}: ddof must be a number`);
     const [acc, out] = reduction(op).types(x.dtype, opts.dtype);
-    const mu = execute({ op: 'mean', arrays: [x], acc, out: acc, opts: { axis: opts.axis, stream: opts.stream }, axes });
+    const mean = op.startsWith('nan') ? 'nanmean' : 'mean';
+    const mu = execute({ op: mean, arrays: [x], acc, out: acc, opts: { axis: opts.axis, stream: opts.stream }, axes });
     try {
       return execute({ op, arrays: [x], acc, out, opts, axes, extra: [{ ptr: mu.address }, { dtype: DTYPES.float64, value: ddof }] });
     } finally {
@@ -219,6 +235,10 @@ function variance(op: 'var' | 'std') {
 
 export const var_ = variance('var');
 export const std = variance('std');
+/** Variance of the non-NaN elements (divisor: their count − ddof; NaN where that is ≤ 0). @example gpuarray.nanvar(a, { ddof: 1 }) */
+export const nanvar = variance('nanvar');
+/** Standard deviation of the non-NaN elements (NumPy nanstd). @example gpuarray.nanstd(a, { axis: 0 }) */
+export const nanstd = variance('nanstd');
 
 function arg(op: 'argmin' | 'argmax') {
   return (a: GPUArray, opts?: ArgOptions): GPUArray => {

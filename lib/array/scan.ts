@@ -1,5 +1,5 @@
 /**
- * cumsum/cumprod (NumPy, with axis) on the scan engine (engine/scan.ts), and their GPUArray methods.
+ * cumsum/cumprod and nancumsum/nancumprod (NumPy, with axis) on the scan engine (engine/scan.ts), and their GPUArray methods.
  */
 import { DTYPES, DTypeLike, dtype as toDType } from '../base/dtype';
 import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
@@ -26,11 +26,13 @@ export interface ScanOptions {
   stream?: Stream | null;
 }
 
-function cumulative(op: 'cumsum' | 'cumprod') {
+function cumulative(what: 'cumsum' | 'cumprod' | 'nancumsum' | 'nancumprod') {
+  const nan = what.startsWith('nan');
+  const op = nan ? (what.slice(3) as 'cumsum' | 'cumprod') : (what as 'cumsum' | 'cumprod');
   return (a: GPUArray, opts?: ScanOptions): GPUArray => {
-    if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${op}: expected a GPUArray. Received ${describe(a)}`);
+    if (!(a instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: expected a GPUArray. Received ${describe(a)}`);
     a.check();
-    opts = checkedOptions(opts, op, ['axis', 'dtype', 'out', 'stream']);
+    opts = checkedOptions(opts, what, ['axis', 'dtype', 'out', 'stream']);
     const d = a.dtype;
     const acc = opts.dtype !== undefined ? toDType(opts.dtype)
       : d.kind === 'b' || d.kind === 'i' ? DTYPES.int64 : d.kind === 'u' ? DTYPES.uint64 : d;
@@ -51,23 +53,23 @@ function cumulative(op: 'cumsum' | 'cumprod') {
       const segmented = !flat && len !== a.size;
       const out = opts.out;
       if (out !== undefined) {
-        if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${op}: out must be a GPUArray`);
+        if (!(out instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: out must be a GPUArray`);
         out.check();
-        checkWritable(out, op);
+        checkWritable(out, what);
         if (out.shape.length !== shape.length || out.shape.some((n, i) => n !== shape[i])) {
-          throw rangeError('ERR_SHAPE_MISMATCH', `${op}: out has shape (${out.shape.join(',')}); the result has shape (${shape.join(',')})`);
+          throw rangeError('ERR_SHAPE_MISMATCH', `${what}: out has shape (${out.shape.join(',')}); the result has shape (${shape.join(',')})`);
         }
         if (!canCast(acc, out.dtype, 'same_kind')) {
-          throw typeError('ERR_INVALID_DTYPE', `${op}: cannot store a ${acc.name} result in a ${out.dtype.name} out array (same_kind casting)`);
+          throw typeError('ERR_INVALID_DTYPE', `${what}: cannot store a ${acc.name} result in a ${out.dtype.name} out array (same_kind casting)`);
         }
       }
-      checkDevices(op, [a], out);
+      checkDevices(what, [a], out);
       const direct = out && !perm && out.dtype === acc && out.flags.cContiguous && !overlapping(out, a);
       // Without `out` or a transposition the scanned buffer is the result (C order, the result's shape).
       const own = !out && !perm;
       const dst = direct ? out! : GPUArray.allocate(own ? shape : src.shape, acc, opts.stream);
       if (!direct) temps.push(dst);
-      const spec = cumSpec(op, src.dtype, acc, acc, segmented);
+      const spec = cumSpec(op, src.dtype, acc, acc, segmented, nan);
       const args: ParamValue[] = [{ ptr: dst.address }, { ptr: src.address }];
       if (segmented) args.push({ dtype: DTYPES.int64, value: BigInt(len) });
       runScan(spec, src.size, args, opts.stream, [dst, src]);
@@ -99,5 +101,9 @@ function overlapping(x: GPUArray, y: GPUArray): boolean {
 export const cumsum = cumulative('cumsum');
 /** Cumulative product. @example gpuarray.cumprod(a) */
 export const cumprod = cumulative('cumprod');
+/** Cumulative sum with NaN counted as 0 (NumPy nancumsum). @example gpuarray.nancumsum(a, { axis: 0 }) */
+export const nancumsum = cumulative('nancumsum');
+/** Cumulative product with NaN counted as 1 (NumPy nancumprod). @example gpuarray.nancumprod(a) */
+export const nancumprod = cumulative('nancumprod');
 
 registerArrayMethods({ cumsum, cumprod });

@@ -83,16 +83,19 @@ function memo(key: string, build: () => ScanSpec): ScanSpec {
 const tag = (d: DType) => d.name.replace('complex', 'c').replace('float', 'f').replace('uint', 'u').replace('int', 'i');
 
 /** The cumsum/cumprod spec: input dtype, accumulate dtype, output dtype, segmented or not. @internal */
-export function cumSpec(op: 'cumsum' | 'cumprod', inp: DType, acc: DType, out: DType, segmented: boolean): ScanSpec {
-  const name = `nc_${op}_${tag(inp)}_${tag(acc)}_${tag(out)}${segmented ? '_seg' : ''}`;
+export function cumSpec(op: 'cumsum' | 'cumprod', inp: DType, acc: DType, out: DType, segmented: boolean, nan = false): ScanSpec {
+  nan &&= inp.kind === 'f' || inp.kind === 'c'; // nancumsum/nancumprod: a NaN element counts as 0 / 1
+  const name = `nc_${nan ? 'nan' : ''}${op}_${tag(inp)}_${tag(acc)}_${tag(out)}${segmented ? '_seg' : ''}`;
   return memo(name, () => {
     const isInt = acc.kind === 'i' || acc.kind === 'u' || acc.kind === 'b';
     const c = isInt ? acc.accUnsignedC : acc.accC;
-    const conv = (x: string) => (isInt ? `(${c})NC_TO(${acc.computeC}, nc_load(${x}))` : `NC_TO(${c}, nc_load(${x}))`);
+    const neutral = `(${c})${op === 'cumsum' ? 0 : 1}`;
+    const value = (x: string) => (isInt ? `(${c})NC_TO(${acc.computeC}, nc_load(${x}))` : `NC_TO(${c}, nc_load(${x}))`);
+    const conv = (x: string) => (nan ? `(nc_isnan(nc_load(${x})) ? ${neutral} : ${value(x)})` : value(x));
     const input = conv('in0[i]');
     return {
       vector: segmented ? undefined : { ptr: 'in0', storage: inp.storageC, bytes: inp.bytes, input: conv('nc_x') },
-      name, acc: c, accBytes: acc.accBytes, scan: op === 'cumsum' ? 'a + b' : 'a * b', neutral: `(${c})${op === 'cumsum' ? 0 : 1}`,
+      name, acc: c, accBytes: acc.accBytes, scan: op === 'cumsum' ? 'a + b' : 'a * b', neutral,
       params: `${out.storageC} *__restrict__ out0, const ${inp.storageC} *__restrict__ in0${segmented ? ', const long long seglen' : ''}`,
       input, output: `out0[i] = NC_STORE(${out.storageC}, item);`,
       segment: segmented ? 'i % seglen == 0' : undefined,
