@@ -85,6 +85,15 @@ for (const dt of DTYPES) {
   attempt(() => ga.cumsum(a));
   attempt(() => ga.cumprod(a));
   attempt(() => ga.cumsum(m, { axis: 1 }));
+  if (dt === 'float32' || dt === 'float64') {
+    // The NaN-skipping forms at the float dtypes a NaN is in: whole array and either axis.
+    for (const op of ['nansum', 'nanmean', 'nanmax', 'nanmin', 'nanstd']) {
+      attempt(() => ga[op](a));
+      attempt(() => ga[op](m, { axis: 0 }));
+      attempt(() => ga[op](m, { axis: 1 }));
+    }
+    attempt(() => ga.nancumsum(a));
+  }
 }
 // Broadcast layouts beyond a row of a 64-wide matrix: a row or a column against a matrix whose
 // rows are odd, even or a multiple of 4 long (the engine's variants: 1, 2 or 4 items a thread), a
