@@ -174,10 +174,12 @@ class Torch:
 
             return batch, None, None
         x = t.arange(n, device="cuda", dtype=t.float32).mul_(1 / n)
+        if op in ("nansum", "nanmean"):
+            x[::16] = float("nan")  # as bench/cases/50.reduce.js: every 16th element NaN
         y = x.clone()
         fns = {"sum": lambda: x.sum(), "max": lambda: x.max(), "axis0": lambda: x.view(side, side).sum(0),
                "axis1": lambda: x.view(side, side).sum(1), "sumsq": lambda: t.dot(x, x),
-               "dot": lambda: t.dot(x, y)}
+               "dot": lambda: t.dot(x, y), "nansum": lambda: t.nansum(x), "nanmean": lambda: t.nanmean(x)}
         note = "torch.dot(x, x) (no user reduction kernels)" if op == "sumsq" else None
         return fns[op], note, t.cuda.empty_cache
 
@@ -330,10 +332,13 @@ class Cupy:
 
             return batch, None, None
         x = cp.arange(n, dtype=cp.float32) * cp.float32(1 / n)
+        if op in ("nansum", "nanmean"):
+            x[::16] = cp.nan  # as bench/cases/50.reduce.js: every 16th element NaN
         y = x.copy()
         sumsq = cp.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a", "0", "bench_sumsq")
         fns = {"sum": lambda: x.sum(), "max": lambda: x.max(), "axis0": lambda: x.reshape(side, side).sum(0),
-               "axis1": lambda: x.reshape(side, side).sum(1), "sumsq": lambda: sumsq(x), "dot": lambda: cp.dot(x, y)}
+               "axis1": lambda: x.reshape(side, side).sum(1), "sumsq": lambda: sumsq(x), "dot": lambda: cp.dot(x, y),
+               "nansum": lambda: cp.nansum(x), "nanmean": lambda: cp.nanmean(x)}
         return fns[op], None, self.free_pools
 
     def scan(self, case):

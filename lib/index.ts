@@ -27,6 +27,8 @@ import * as sorting from './array/sorting';
 import * as selection from './array/selection';
 import * as quantiles from './array/quantile';
 import * as nonzeros from './array/nonzero';
+import * as shapes from './array/shapes';
+import * as matrices from './array/matrices';
 import './array/devices'; // a.device, a.to(), a.copyTo(), device-following host transfers
 import * as randomNs from './random/random';
 import { GPUArray } from './array/gpuarray';
@@ -68,6 +70,12 @@ export type { SortOptions, ArgsortOptions, UniqueOptions, UniqueResult } from '.
 export type { SearchsortedOptions, TopkOptions, TopkResult, PartitionOptions } from './array/selection';
 export type { MedianOptions, QuantileOptions, QuantileMethod } from './array/quantile';
 export type { NonzeroOptions, CountNonzeroOptions, CompressOptions } from './array/nonzero';
+export type {
+  FlipOptions, RollOptions, RepeatOptions, ArraySplitOptions, ShapeStreamOptions, ClipBound, IscloseOptions, IscloseOutOptions,
+} from './array/shapes';
+export type {
+  EyeOptions, IdentityOptions, DiagonalOptions, TraceOptions, MatrixStreamOptions, MeshgridOptions, DiffOptions, PtpOptions,
+} from './array/matrices';
 export type { ReduceOptions, VarOptions, ArgOptions, DotOptions } from './array/reductions';
 export { GPUArray } from './array/gpuarray';
 export { tidy, keep } from './array/tidy';
@@ -156,6 +164,10 @@ export const gpuarray = Object.freeze({
   argmin: red.argmin,
   /** Index (int64) of the maximum (first on ties) over `axis` or the flattened array. */
   argmax: red.argmax,
+  /** Index (int64) of the minimum ignoring NaN (first on ties); -1 where a slice is all NaN (NumPy raises). */
+  nanargmin: red.nanargmin,
+  /** Index (int64) of the maximum ignoring NaN (first on ties); -1 where a slice is all NaN (NumPy raises). */
+  nanargmax: red.nanargmax,
   dot: red.dot,
   subsetSum: red.subsetSum,
   subsetDot: red.subsetDot,
@@ -207,6 +219,56 @@ export const gpuarray = Object.freeze({
   compress: nonzeros.compress,
   /** How many elements are nonzero, over `axis` (int64; nothing read back). */
   countNonzero: nonzeros.countNonzero,
+  /** The elements reversed along `axis` (all axes by default), as a view with negative strides (NumPy flip). */
+  flip: shapes.flip,
+  /** The array reversed along axis 1, a view (NumPy fliplr; at least 2-d). */
+  fliplr: shapes.fliplr,
+  /** The array reversed along axis 0, a view (NumPy flipud; at least 1-d). */
+  flipud: shapes.flipud,
+  /** Two axes interchanged, a view (NumPy swapaxes). */
+  swapaxes: shapes.swapaxes,
+  /** Axes moved to new positions, the others keeping their order, a view (NumPy moveaxis). */
+  moveaxis: shapes.moveaxis,
+  /** A copy with elements shifted along `axis` (or the flattened array), wrapping around (NumPy roll). */
+  roll: shapes.roll,
+  /** The array repeated `reps` times along each axis (NumPy tile). */
+  tile: shapes.tile,
+  /** Each element repeated, by one count or a count per element along `axis` (NumPy repeat). */
+  repeat: shapes.repeat,
+  /** Views of equal sections along `axis`, or split at indices (NumPy split; unequal sections throw). */
+  split: shapes.split,
+  /** split() that allows unequal sections (NumPy array_split). */
+  arraySplit: shapes.arraySplit,
+  /** Arrays joined column-wise: 1-D ones along axis 0, others along axis 1 (NumPy hstack). */
+  hstack: shapes.hstack,
+  /** Arrays joined row-wise, 1-D ones as rows (NumPy vstack). */
+  vstack: shapes.vstack,
+  /** Elements limited to [min, max], bounds broadcast or scalar, either optional; NaN propagates (NumPy 2 clip). */
+  clip: shapes.clip,
+  /** Elementwise |a − b| ≤ atol + rtol·|b| (or equal, or both NaN with equalNan) → bool (NumPy isclose). */
+  isclose: shapes.isclose,
+  /** Whether isclose(a, b) holds everywhere, read back as a JS boolean (NumPy allclose). */
+  allclose: shapes.allclose,
+  /** A 2-D array with ones on the k-th diagonal (NumPy eye; default float64). */
+  eye: matrices.eye,
+  /** The n×n identity matrix (default float64). */
+  identity: matrices.identity,
+  /** The diagonal over `axis1`, `axis2` as a view (no copy), moved to the last axis (NumPy diagonal). */
+  diagonal: matrices.diagonal,
+  /** 1-D: a square matrix with `v` on the k-th diagonal; 2-D: a copy of the k-th diagonal (NumPy diag). */
+  diag: matrices.diag,
+  /** The sum along the diagonal (NumPy trace; integers accumulate in 64 bits, as sum). */
+  trace: matrices.trace,
+  /** The lower triangle of the last two axes, zeros above the k-th diagonal (batched; dtype kept). */
+  tril: matrices.tril,
+  /** The upper triangle of the last two axes, zeros below the k-th diagonal (batched; dtype kept). */
+  triu: matrices.triu,
+  /** Coordinate grids from 1-D coordinate vectors (NumPy meshgrid: 'xy' or 'ij' indexing, sparse, copy). */
+  meshgrid: matrices.meshgrid,
+  /** The n-th discrete difference along `axis`, with optional prepend/append (NumPy diff; bool: not-equal). */
+  diff: matrices.diff,
+  /** Peak to peak, max − min over `axis` (NumPy ptp; the input's dtype). */
+  ptp: matrices.ptp,
   matmul: linalgNs.matmul,
   inner: linalgNs.inner,
   outer: linalgNs.outer,

@@ -32,8 +32,8 @@ const REVERSED = ['rsub', 'rdiv', 'rpow'];
 const UNARY = ['neg', 'abs', 'not', 'logicalNot'];
 const MATH1 = ['fabs', 'ceil', 'floor', 'trunc', 'round', 'sign', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10',
   'log1p', 'sqrt', 'cbrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'isnan',
-  'isinf', 'isfinite'];
-const MATH2 = ['fmod', 'atan2', 'hypot'];
+  'isinf', 'isfinite', 'asinh', 'acosh', 'atanh', 'deg2rad', 'rad2deg'];
+const MATH2 = ['fmod', 'atan2', 'hypot', 'copysign'];
 const REDUCE = ['sum', 'prod', 'min', 'max', 'mean', 'var', 'std', 'any', 'all', 'argmin', 'argmax'];
 
 let tried = 0;
@@ -93,7 +93,11 @@ for (const dt of DTYPES) {
       attempt(() => ga[op](m, { axis: 1 }));
     }
     attempt(() => ga.nancumsum(a));
+    for (const op of ['nanargmin', 'nanargmax']) attempt(() => ga[op](a));
+    attempt(() => ga.isclose(a, b));
   }
+  attempt(() => ga.clip(a, 0, 1));
+  attempt(() => ga.clip(a, a, b));
 }
 // Broadcast layouts beyond a row of a 64-wide matrix: a row or a column against a matrix whose
 // rows are odd, even or a multiple of 4 long (the engine's variants: 1, 2 or 4 items a thread), a

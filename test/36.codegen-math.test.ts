@@ -22,7 +22,7 @@ const FLOAT_OF: Record<string, DTypeName> = {
   uint32: 'float64', int64: 'float64', uint64: 'float64', float16: 'float16', bfloat16: 'bfloat16', float32: 'float32', float64: 'float64',
 };
 const INEXACT = ['exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan',
-  'sinh', 'cosh', 'tanh'];
+  'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh'];
 
 /** NumPy 2's result dtypes, written out independently of lib/array/cumath.ts (null: TypeError). */
 function expectedOuts(name: string, d: DTypeName): DTypeName[] | null {
@@ -37,7 +37,7 @@ function expectedOuts(name: string, d: DTypeName): DTypeName[] | null {
     case 'fmod': return [b ? 'int8' : int ? d : FLOAT_OF[d]];
     case 'frexp': return [FLOAT_OF[d], 'int32'];
     case 'modf': return [FLOAT_OF[d], FLOAT_OF[d]];
-    default: return [FLOAT_OF[d]]; // fabs cbrt atan2 hypot ldexp
+    default: return [FLOAT_OF[d]]; // fabs cbrt atan2 hypot ldexp rad2deg deg2rad copysign
   }
 }
 
@@ -134,6 +134,20 @@ describe('cumath type resolution (NumPy 2 loops)', () => {
     expect(mathPlan('sin', [DTYPES.float32]).body).not.toContain('__');
     expect(mathPlan('exp', [DTYPES.float64], true).body).toBe('r0 = exp(x0);');
     expect(mathPlan('log', [DTYPES.int16], true).body).toContain('__logf');
+  });
+  test('rad2deg/deg2rad: NumPy\'s constants in the compute type (float: 180.0f / NPY_PIf); degrees/radians are aliases', () => {
+    expect(mathPlan('rad2deg', [DTYPES.float32]).body).toBe('r0 = x0 * 57.2957763671875f;');
+    expect(mathPlan('rad2deg', [DTYPES.float16]).body).toBe('r0 = x0 * 57.2957763671875f;');
+    expect(mathPlan('rad2deg', [DTYPES.float64]).body).toBe(`r0 = x0 * ${180 / Math.PI};`);
+    expect(mathPlan('deg2rad', [DTYPES.bfloat16]).body).toBe(`r0 = x0 * ${Math.fround(Math.fround(Math.PI) / 180)}f;`);
+    expect(mathPlan('deg2rad', [DTYPES.int32]).body).toBe(`r0 = x0 * ${Math.PI / 180};`);
+    expect(mathPlan('degrees', [DTYPES.int8])).toEqual(mathPlan('rad2deg', [DTYPES.int8]));
+    expect(mathPlan('radians', [DTYPES.float32])).toEqual(mathPlan('deg2rad', [DTYPES.float32]));
+    expect(planOrNull('degrees', [DTYPES.complex64])).toBeNull();
+    expect(mathPlan('copysign', [DTYPES.int16, DTYPES.int8]).outs[0].name).toBe('float32');
+    expect(mathPlan('copysign', [DTYPES.bool, DTYPES.bool]).outs[0].name).toBe('float16');
+    expect(mathPlan('copysign', [DTYPES.float32, -1]).body).toBe('r0 = copysignf(x0, x1);');
+    expect(mathPlan('atanh', [DTYPES.complex64]).body).toBe('r0 = nc_catanh(x0);');
   });
   test('unknown function', () => {
     expect(() => mathPlan('nope', [DTYPES.float32])).toThrow(TypeError);

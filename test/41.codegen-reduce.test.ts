@@ -1,7 +1,8 @@
 /**
  * Every built-in reduction kernel compiles with NVRTC (no GPU needed): each reduction × each input
  * dtype it supports, every variant (rows scalar/vector, warp, cols scalar/vector; 32- and 64-bit
- * offsets; the nan forms in five of them), for sm_75 (PTX) and sm_90 (CUBIN). One module per input dtype.
+ * offsets; the nan forms, nanargmin/nanargmax included, in five of them), for sm_75 (PTX) and sm_90
+ * (CUBIN). One module per input dtype. Also what the nanarg kernels are made of (no GPU needed).
  */
 import { DTYPES, DType } from '../lib';
 import { compileBoth, expectEntries, startAll } from './helpers';
@@ -57,6 +58,8 @@ function nanSpecs(d: DType): ReduceSpec[] {
     builtinSpec('nanmean', [d], m, d.name === 'float16' ? d : m),
     builtinSpec('nanvar', [d], m, realOf(m)),
     builtinSpec('nanstd', [d], m, realOf(m)),
+    builtinSpec('nanargmin', [d], d, DTYPES.int64),
+    builtinSpec('nanargmax', [d], d, DTYPES.int64),
   ];
 }
 
@@ -79,5 +82,25 @@ describe('generated reduction kernels compile (NVRTC, no GPU)', () => {
     const { names, r } = await built(d);
     expect(new Set(names).size).toBe(names.length);
     expectEntries(r, names);
+  });
+});
+
+describe('nanargmin/nanargmax specs', () => {
+  test('floats and complex: NaN maps to the neutral (index INT64_MAX), an all-NaN slice stores -1; ints: argmin/argmax', () => {
+    for (const d of [DTYPES.float16, DTYPES.bfloat16, DTYPES.float32, DTYPES.float64, DTYPES.complex64, DTYPES.complex128]) {
+      for (const op of ['nanargmin', 'nanargmax']) {
+        const s = builtinSpec(op, [d], d, DTYPES.int64);
+        expect(s.map).toContain('nc_isnan(');
+        expect(s.map).toContain('9223372036854775807LL');
+        expect(s.post).toContain('-1LL');
+        expect(s.reduce).not.toContain('nc_isnan'); // no NaN reaches the accumulator
+        expect(s.vec?.map).toContain('nc_isnan(nc_x0)');
+      }
+    }
+    for (const d of [DTYPES.bool, DTYPES.int8, DTYPES.uint64]) {
+      const nan = builtinSpec('nanargmax', [d], d, DTYPES.int64), plain = builtinSpec('argmax', [d], d, DTYPES.int64);
+      const parts = (x: typeof nan) => [x.map, x.reduce, x.post, x.neutral].map((c) => c.split(x.name).join('NAME'));
+      expect(parts(nan)).toEqual(parts(plain));
+    }
   });
 });

@@ -29,19 +29,20 @@ const cyc = (xs: V[], n: number, from = 0): V[] => Array.from({ length: n }, (_,
 const live = (): number => cuda.memory().liveAllocations;
 
 const UNARY = ['fabs', 'ceil', 'floor', 'trunc', 'round', 'sign', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt',
-  'cbrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'isnan', 'isinf', 'isfinite'];
-const BINARY = ['fmod', 'atan2', 'hypot'];
+  'cbrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'rad2deg', 'deg2rad',
+  'isnan', 'isinf', 'isfinite'];
+const BINARY = ['fmod', 'atan2', 'hypot', 'copysign'];
 const INEXACT = ['exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan',
-  'sinh', 'cosh', 'tanh'];
+  'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh'];
 const TESTS = ['isnan', 'isinf', 'isfinite'];
 
 const ULPS64: Record<string, number> = {
   exp: 2, exp2: 3, expm1: 2, log: 2, log2: 2, log10: 2, log1p: 2, cbrt: 2, sin: 3, cos: 3, tan: 3, asin: 3, acos: 3, atan: 3,
-  sinh: 3, cosh: 2, tanh: 2, atan2: 3, hypot: 3,
+  sinh: 3, cosh: 2, tanh: 2, atan2: 3, hypot: 3, asinh: 4, acosh: 4, atanh: 3,
 };
 const ULPS32: Record<string, number> = {
   exp: 3, exp2: 3, expm1: 2, log: 2, log2: 2, log10: 3, log1p: 2, cbrt: 2, sin: 3, cos: 3, tan: 5, asin: 3, acos: 3, atan: 3,
-  sinh: 4, cosh: 3, tanh: 3, atan2: 4, hypot: 4,
+  sinh: 4, cosh: 3, tanh: 3, atan2: 4, hypot: 4, asinh: 4, acosh: 5, atanh: 4,
 };
 
 /** Tolerance for a float result dtype. */
@@ -117,8 +118,20 @@ const REAL: Record<string, (x: number, y: number) => number | boolean> = {
   exp: Math.exp, exp2: (x) => 2 ** x, expm1: Math.expm1, log: Math.log, log2: Math.log2, log10: Math.log10,
   log1p: Math.log1p, sqrt: Math.sqrt, cbrt: Math.cbrt, sin: Math.sin, cos: Math.cos, tan: Math.tan, asin: Math.asin,
   acos: Math.acos, atan: Math.atan, sinh: Math.sinh, cosh: Math.cosh, tanh: Math.tanh,
+  asinh: Math.asinh, acosh: Math.acosh, atanh: Math.atanh,
   isnan: (x) => Number.isNaN(x), isinf: (x) => x === Infinity || x === -Infinity, isfinite: (x) => Number.isFinite(x),
   fmod: (x, y) => x % y, atan2: Math.atan2, hypot: Math.hypot, ldexp: ldexpRef,
+  // the inputs' NaNs have the sign bit clear (V8's NaN, floatToHalfBits/floatToBf16Bits of it)
+  copysign: (x, y) => (y < 0 || Object.is(y, -0) ? -Math.abs(x) : Math.abs(x)),
+};
+/**
+ * rad2deg/deg2rad: x times NumPy's factor in the compute type, [float, double]: float16, bfloat16
+ * and float32 compute `x * (180.0f / NPY_PIf)` (57.2957763671875, not fround(180/π)), float64
+ * `x * (180.0 / NPY_PI)`. One IEEE multiplication (exact in double for float operands, then rounded).
+ */
+const DEG: Record<string, [number, number]> = {
+  rad2deg: [Math.fround(180 / Math.fround(Math.PI)), 180 / Math.PI],
+  deg2rad: [Math.fround(Math.fround(Math.PI) / 180), Math.PI / 180],
 };
 
 // Complex references in float64, written differently from the kernels where it is easy.
@@ -141,6 +154,10 @@ const ccos = (z: C): C => scale(add(cexp(timesI(z)), cexp(scale(timesI(z), -1)))
 const csinh = (z: C): C => scale(sub(cexp(z), cexp(scale(z, -1))), 0.5);
 const ccosh = (z: C): C => scale(add(cexp(z), cexp(scale(z, -1))), 0.5);
 const casin = (z: C): C => { const w = clog(add(timesI(z), csqrt(sub(ONE, mul(z, z))))); return cx(w.im, -w.re); };
+// The inverse hyperbolic functions by their log formulas (principal branches off the cuts, DLMF 4.37).
+const casinh = (z: C): C => clog(add(z, csqrt(add(mul(z, z), ONE))));
+const cacosh = (z: C): C => clog(add(z, mul(csqrt(add(z, ONE)), csqrt(sub(z, ONE)))));
+const catanh = (z: C): C => scale(sub(clog(add(ONE, z)), clog(sub(ONE, z))), 0.5);
 const COMPLEX: Record<string, (z: C) => C> = {
   exp: cexp, log: clog, sqrt: csqrt, sin: csin, cos: ccos, sinh: csinh, cosh: ccosh,
   tan: (z) => div(csin(z), ccos(z)), tanh: (z) => div(csinh(z), ccosh(z)),
@@ -148,6 +165,7 @@ const COMPLEX: Record<string, (z: C) => C> = {
   expm1: (z) => sub(cexp(z), ONE), log1p: (z) => clog(add(ONE, z)),
   asin: casin, acos: (z) => sub(cx(Math.PI / 2, 0), casin(z)),
   atan: (z) => { const w = clog(div(add(I, z), sub(I, z))); return cx(-w.im / 2, w.re / 2); },
+  asinh: casinh, acosh: cacosh, atanh: catanh,
   round: (z) => cx(rint(z.re), rint(z.im)),
   sign: (z) => {
     const a = Math.hypot(z.re, z.im);
@@ -178,6 +196,7 @@ function expected(name: string, d: DTypeName, o: DTypeName, x: V, y?: V): V {
     return store(o, b); // ceil floor trunc round
   }
   const fx = Number(x), fy = Number(y);
+  if (name in DEG) return store(o, o === 'float64' ? fx * DEG[name][1] : Math.fround(fx * DEG[name][0]));
   const r = REAL[name](fx, fy);
   if (typeof r === 'boolean') return r ? 1 : 0;
   return o === 'float16' ? halfOf(r) : store(o, r);
@@ -276,6 +295,55 @@ describeGpu('cumath × dtypes (JS Math reference, NumPy 2 types)', () => {
       expectArray(cumath.atan2(i8, cuda.float32(2)), 'float32', [8], I.map((x) => Math.fround(Math.atan2(x, 2))), tolFor('atan2', 'float32'));
       expectCode(() => cumath.fmod(i8, 1000), RangeError, 'ERR_OUT_OF_RANGE');
       expectCode(() => cumath.atan2(1, 2), TypeError, 'ERR_INVALID_ARG_TYPE');
+    }));
+  });
+
+  describe('inverse hyperbolic domains, rad2deg/deg2rad (and degrees/radians), copysign', () => {
+    const N = NaN, I = Infinity;
+    test.each(['float16', 'bfloat16', 'float32', 'float64'] as DTypeName[])('%s: NaN outside the domain, atanh(±1) = ±Inf, signed zeros', (d) => cuda.tidy(() => {
+      expectArray(cumath.atanh(upload(d, [1, -1, 2, -2, I, -I, N, -0, 0])), d, [9], [I, -I, N, N, N, N, N, -0, 0], 0, 'atanh');
+      expectArray(cumath.acosh(upload(d, [1, 0.5, -1, 0, -0, I, -I, N])), d, [8], [0, N, N, N, N, I, N, N], 0, 'acosh');
+      expectArray(cumath.asinh(upload(d, [I, -I, -0, 0, N])), d, [5], [I, -I, -0, 0, N], 0, 'asinh');
+      // just inside the domains: atanh near ±1, acosh near 1 (within the table's tolerance)
+      const near = [0.99, -0.999, 0.9999, 1 - 2 ** -11, -(1 - 2 ** -11)].map((x) => store(d, x) as number);
+      expectArray(cumath.atanh(upload(d, near)), d, [5], near.map((x) => (d === 'float16' ? halfOf(Math.atanh(x)) : store(d, Math.atanh(x)))),
+        tolFor('atanh', d), 'atanh near ±1');
+      const above = [1 + 2 ** -10, 1 + 2 ** -7, 1.0625, 1.5].map((x) => store(d, x) as number);
+      expectArray(cumath.acosh(upload(d, above)), d, [4], above.map((x) => (d === 'float16' ? halfOf(Math.acosh(x)) : store(d, Math.acosh(x)))),
+        tolFor('acosh', d), 'acosh near 1');
+    }));
+    test('integers promote (NumPy 2): int8 → float16, int16 → float32, int32 → float64', () => cuda.tidy(() => {
+      expectArray(cumath.atanh(upload('int8', [1, -1, 0, 2])), 'float16', [4], [I, -I, 0, N]);
+      expectArray(cumath.acosh(upload('int16', [1, 0])), 'float32', [2], [0, N]);
+      expectArray(cumath.asinh(upload('int32', [0, 3])), 'float64', [2], [0, Math.asinh(3)], tolFor('asinh', 'float64'));
+      expectArray(cumath.rad2deg(upload('uint8', [0, 1])), 'float16', [2], [0, halfOf(Math.fround(180 / Math.fround(Math.PI)))]);
+    }));
+    test('rad2deg/deg2rad with NumPy\'s factors; degrees and radians are the same functions', () => cuda.tidy(() => {
+      const x64 = upload('float64', [Math.PI, -Math.PI / 2, 0, -0, I, N]);
+      expectArray(cumath.rad2deg(x64), 'float64', [6], [180, -90, 0, -0, I, N]);
+      expectArray(cumath.degrees(x64), 'float64', [6], [180, -90, 0, -0, I, N]);
+      const deg = upload('float64', [180, -90, 0, 360]);
+      expectArray(cumath.deg2rad(deg), 'float64', [4], [180, -90, 0, 360].map((x) => x * (Math.PI / 180)));
+      expectArray(cumath.radians(deg), 'float64', [4], [180, -90, 0, 360].map((x) => x * (Math.PI / 180)));
+      // float32: x * (180.0f / NPY_PIf) = x * 57.2957763671875 (NumPy's float loop), not fround(x * 180 / π)
+      const X = [1, 1.2345678, -3.75, 1e30, 2 ** -140].map(Math.fround), x32 = upload('float32', X);
+      expectArray(cumath.rad2deg(x32), 'float32', [5], X.map((x) => Math.fround(x * 57.2957763671875)));
+      expectArray(cumath.degrees(x32), 'float32', [5], X.map((x) => Math.fround(x * 57.2957763671875)));
+      expectArray(cumath.deg2rad(x32), 'float32', [5], X.map((x) => Math.fround(x * Math.fround(Math.fround(Math.PI) / 180))));
+      expectArray(cumath.apply('radians', [x32]), 'float32', [5], X.map((x) => Math.fround(x * Math.fround(Math.fround(Math.PI) / 180))));
+      expectCode(() => cumath.degrees(upload('complex64', [{ re: 1, im: 0 }])), TypeError, 'ERR_INVALID_DTYPE');
+    }));
+    test('copysign: |x| with the sign of y (zeros too), weak scalars, integer promotion; complex refused', () => cuda.tidy(() => {
+      const X = [3, -3, 0, -0, I, -I, N], a = upload('float32', X);
+      expectArray(cumath.copysign(a, -1), 'float32', [7], [-3, -3, -0, -0, -I, -I, N]);
+      expectArray(cumath.copysign(a, 0), 'float32', [7], [3, 3, 0, 0, I, I, N]);
+      expectArray(cumath.copysign(a, -0), 'float32', [7], [-3, -3, -0, -0, -I, -I, N]);
+      expectArray(cumath.copysign(2.5, a.index(':6')), 'float32', [6], [2.5, -2.5, 2.5, -2.5, 2.5, -2.5]);
+      expectArray(cumath.copysign(upload('int16', [5, -5, 7]), upload('int8', [-1, 1, 0])), 'float32', [3], [-5, 5, 7]);
+      expectArray(cumath.copysign(upload('bool', [1, 1]), upload('bool', [0, 1])), 'float16', [2], [1, 1]);
+      const b = upload('float64', [1.5, -2, 0], [3, 1]), c = upload('float64', [-1, 1]);
+      expectArray(cumath.copysign(b, c), 'float64', [3, 2], [-1.5, 1.5, -2, 2, -0, 0]);
+      expectCode(() => cumath.copysign(upload('complex64', [{ re: 1, im: 0 }]), -1), TypeError, 'ERR_INVALID_DTYPE');
     }));
   });
 

@@ -8,6 +8,9 @@
  * 1-D, 2-D and 3-D, transposed, stepped and broadcast inputs (float16, float32, complex64); all-NaN
  * rows and columns; empty axes; ddof 0/1/large; the dtype, out and stream options; argument errors
  * (a non-array also without a GPU). Float results within the reference's tolerance, integers exactly.
+ * nanargmin/nanargmax: the first index of the extreme of the non-NaN elements, -1 for an all-NaN
+ * slice (NumPy raises; CuPy's -1), exactly, for every dtype (random and tied data, ties across
+ * blocks, ±Inf among NaNs), one axis or none on the same views (and int32), empty inputs as argmin.
  */
 import * as cuda from '../lib';
 import { GPUArray, driver, gpuarray } from '../lib';
@@ -15,7 +18,8 @@ import type { DTypeName } from '../lib';
 import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import { C, DTYPE_NAMES, V, download, kind, show, softly, upload, viewOf, wrap } from './reference';
 import {
-  Expect, axesOf, cumprodRef, cumsumRef, expectClose, groups, randomValues, reduceRef, resultDtype, rng, scanAlong, sumDtype,
+  Expect, axesOf, cumprodRef, cumsumRef, expectClose, groups, less, randomValues, reduceRef, resultDtype, rng, scanAlong, smallInts,
+  sumDtype,
 } from './reduce-reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, Number, BigInt } = globalThis;
@@ -37,6 +41,15 @@ const nanf = (name: Name, a: GPUArray, opts?: Opts): GPUArray => {
 const PLAIN = { nansum: 'sum', nanprod: 'prod', nanmin: 'min', nanmax: 'max', nanmean: 'mean', nanvar: 'var', nanstd: 'std' } as const;
 type RName = keyof typeof PLAIN;
 const RNAMES = Object.keys(PLAIN) as RName[];
+/** nanargmin/nanargmax (one axis or none; int64; -1 for an all-NaN slice) and the plain forms they are compared with. */
+const ARGS = { nanargmin: gpuarray.nanargmin, nanargmax: gpuarray.nanargmax, argmin: gpuarray.argmin, argmax: gpuarray.argmax };
+type AName = keyof typeof ARGS;
+const NANARGS = ['nanargmin', 'nanargmax'] as const;
+/** gpuarray.<name>(a, opts) for the arg reductions */
+const argf = (name: AName, a: GPUArray, opts?: Opts): GPUArray => {
+  const fn = ARGS[name] as unknown as Fn;
+  return opts === undefined ? fn(a) : fn(a, opts);
+};
 
 const live = (): number => cuda.memory().liveAllocations;
 const FLOATS: DTypeName[] = ['float16', 'bfloat16', 'float32', 'float64', 'complex64', 'complex128'];
@@ -81,6 +94,30 @@ function nanRef(name: RName, d: DTypeName, xs: V[], opts: { dtype?: DTypeName; d
   const kept = xs.filter((x) => !nan(x));
   if (kept.length === 0 && (name === 'nanmin' || name === 'nanmax')) return { value: f(d, NaN, NaN), tol: 0 };
   return reduceRef(PLAIN[name], d, kept, opts);
+}
+
+/** nanargmin/nanargmax: the first index of the extreme of the non-NaN elements (complex: lexicographic); -1 where there are none. */
+function nanArgRef(xs: V[], name: 'nanargmin' | 'nanargmax'): bigint {
+  let k = -1;
+  for (let i = 0; i < xs.length; i++) {
+    if (nan(xs[i])) continue;
+    if (k < 0 || (name === 'nanargmax' ? less(xs[k], xs[i]) : less(xs[i], xs[k]))) k = i;
+  }
+  return BigInt(k);
+}
+
+/** Checks an arg result: int64, its shape, and one index per group (exactly). */
+function expectArg(r: GPUArray, name: 'nanargmin' | 'nanargmax', gs: V[][], shape: number[], label: string = name): void {
+  expect([label, r.dtype.name, [...r.shape]]).toEqual([label, 'int64', shape]);
+  expect([label, download(r)]).toEqual([label, gs.map((xs) => nanArgRef(xs, name))]);
+}
+
+/** Small integers 0..4 as dtype d (many ties), NaN at about a quarter of the places for float and complex dtypes. */
+function tieData(d: DTypeName, n: number, seed: number): V[] {
+  const xs = smallInts(d, n, seed, 0, 4);
+  if (!isFloat(d)) return xs;
+  const r = rng(seed + 31);
+  return xs.map((x, i) => (r() < 0.25 ? nanOf(d, i) : x));
 }
 
 /** Checks dtype, shape and each output element against nanRef over its group (nanmin/nanmax of an all-NaN group: any NaN). */
@@ -426,6 +463,171 @@ describeGpu('nan reductions and scans', () => {
     }));
   });
 
+  describe('nanargmin / nanargmax', () => {
+    test.each(DTYPE_NAMES)('%s: whole array at n = 1, 3, 1000, 4097, 300001 (random and tied data); = argmin/argmax without NaN', (d) => cuda.tidy(() => {
+      const check = softly();
+      for (const [n, seed] of [[1, 1], [3, 2], [1000, 3], [4097, 4], [300001, 5]]) {
+        for (const [what, xs] of [['random', nanData(d, n, seed + 300)], ['ties', tieData(d, n, seed + 400)]] as Array<[string, V[]]>) {
+          const a = upload(d, xs);
+          for (const name of NANARGS) check(() => expectArg(argf(name, a), name, [xs], [], `${name} ${what} n=${n}`));
+          if (isFloat(d) && n >= 1000) check(() => expect(xs.filter(nan).length).toBeGreaterThan(n / 5)); // the data has NaNs
+        }
+        const clean = tieData(d, n, seed + 500).filter((x) => !nan(x));
+        if (clean.length === 0) continue;
+        const c = upload(d, clean);
+        for (const name of NANARGS) {
+          const plain = name === 'nanargmin' ? 'argmin' : 'argmax';
+          check(() => expect([name, n, download(argf(name, c))]).toEqual([name, n, download(argf(plain, c))]));
+        }
+      }
+      check.done();
+    }));
+
+    test.each(DTYPE_NAMES)('%s: ties → the first index, across blocks (1000003 elements, NaN before each extreme)', (d) => cuda.tidy(() => {
+      const check = softly();
+      for (const n of [31, 1000003]) {
+        const xs: V[] = Array(n).fill(k(d, 1));
+        const hiAt = [n - 1, 777 % n, 4096 * 3 + 1 < n ? 4096 * 3 + 1 : 5];
+        const loAt = [n - 2, 20, 999999 < n ? 999999 : 30];
+        for (const p of hiAt) xs[p] = kind(d) === 'b' ? 1 : k(d, 5);
+        for (const p of loAt) xs[p] = k(d, 0);
+        if (isFloat(d)) for (const p of [0, 19, 776 % n, n - 3]) xs[p] = nanOf(d, p);
+        if (kind(d) === 'c') xs[10] = { re: 5, im: -1 }; // same real part as the max, smaller imaginary part: not a tie
+        const a = upload(d, xs);
+        for (const name of NANARGS) check(() => expectArg(argf(name, a), name, [xs], [], `${name} n=${n}`));
+      }
+      for (const name of NANARGS) check(() => expect(download(argf(name, upload(d, Array(100).fill(k(d, 1)))))).toEqual([0n]));
+      check.done();
+    }));
+
+    test.each(FLOATS)('%s: NaN, ±Inf, -0 and all-NaN (-1): hand-computed indices', (d) => cuda.tidy(() => {
+      const check = softly();
+      const N = NaN, I = Infinity;
+      const c = (re: number, im: number): V => f(d, re, im);
+      // [values, nanargmin, nanargmax]
+      const rows: Array<[V[], number, number]> = kind(d) === 'c' ? [
+        [[c(N, 1), c(2, 1), c(2, N), c(2, 3), c(-1, 5), c(-1, N)], 4, 3],
+        [[c(I, N), c(-I, 0), c(0, N)], 1, 1],
+        [[c(N, N), c(0, N), c(N, 0)], -1, -1],
+        [[c(-I, -I), c(N, 0)], 0, 0], // ties with the neutral value: the element's index wins
+        [[c(N, 0), c(I, I), c(I, 2)], 2, 1],
+        [[c(-0, 1), c(0, 1), c(N, N)], 0, 0],
+      ] : [
+        [[-I, N], 0, 0],
+        [[N, I], 1, 1],
+        [[N, N, N], -1, -1],
+        [[N], -1, -1],
+        [[2.5], 0, 0],
+        [[N, 3, -0, 0, 3, N, -0], 2, 1],
+        [[N, -I, I, -I, I], 1, 2],
+        [[I, N, I], 0, 0],
+        [[-I, -I, N], 0, 0],
+      ];
+      for (const [xs, lo, hi] of rows) {
+        const a = upload(d, xs);
+        const label = `[${xs.map(show).join(', ')}]`;
+        check(() => expect([label, download(gpuarray.nanargmin(a)), download(gpuarray.nanargmax(a))])
+          .toEqual([label, [BigInt(lo)], [BigInt(hi)]]));
+        for (const name of NANARGS) check(() => expectArg(argf(name, a), name, [xs], [], `${name}${label}`));
+      }
+      // Many blocks: all NaN → -1; one ±Inf (or finite) value among NaNs → its index
+      const n = 300001;
+      const all: V[] = Array.from({ length: n }, (_, i) => nanOf(d, i));
+      check(() => expect(download(gpuarray.nanargmin(upload(d, all)))).toEqual([-1n]));
+      check(() => expect(download(gpuarray.nanargmax(upload(d, all)))).toEqual([-1n]));
+      for (const [v, at] of [[c(-I, 0), n - 1], [c(I, 0), 4099], [c(0.5, 0.5), 0]] as Array<[V, number]>) {
+        const xs = all.slice();
+        xs[at] = v;
+        const a = upload(d, xs);
+        check(() => expect([show(v), at, download(gpuarray.nanargmin(a)), download(gpuarray.nanargmax(a))])
+          .toEqual([show(v), at, [BigInt(at)], [BigInt(at)]]));
+      }
+      check.done();
+    }));
+
+    test.each(['float16', 'float32', 'complex64', 'int32'] as DTypeName[])('%s: axis 0, 1, -1, null and keepdims on 1-D, 2-D, 3-D, transposed, stepped, broadcast inputs', (d) => cuda.tidy(() => {
+      const check = softly();
+      CASES.forEach((c, ci) => {
+        const size = c.base.reduce((p, q) => p * q, 1);
+        const data = ci % 2 ? tieData(d, size, 600 + ci) : nanData(d, size, 600 + ci);
+        const [v, host] = viewData(c, d, data);
+        const axes: Array<number | null> = [null, ...c.axes.filter((x): x is number => typeof x === 'number')];
+        NANARGS.forEach((name, ni) => {
+          axes.forEach((axis, j) => {
+            const keepdims = (j + ni + ci) % 2 === 1;
+            const g = groups(host, c.shape, axesOf(axis, c.shape.length));
+            const label = `${c.name} ${name}(${JSON.stringify({ axis, keepdims })})`;
+            check(() => expectArg(argf(name, v, { axis, keepdims }), name, g.groups, keepdims ? g.keep : g.shape, label));
+          });
+        });
+      });
+      check.done();
+    }));
+
+    test.each(['float16', 'float32', 'complex64'] as DTypeName[])('%s: an all-NaN row and column give -1 there', (d) => cuda.tidy(() => {
+      const check = softly();
+      const shape = [5, 9];
+      const xs = nanData(d, 45, 660, 0.1);
+      for (let j = 0; j < 9; j++) xs[2 * 9 + j] = nanOf(d, j); // row 2
+      for (let i = 0; i < 5; i++) xs[i * 9 + 4] = nanOf(d, i); // column 4
+      const a = upload(d, xs, shape);
+      for (const name of NANARGS) {
+        for (const [axis, at] of [[1, 2], [0, 4]]) {
+          const g = groups(xs, shape, [axis]);
+          const r = argf(name, a, { axis });
+          check(() => expectArg(r, name, g.groups, g.shape, `${name} axis ${axis}`));
+          const minusOne = (): number[] => download(r).flatMap((x, i) => (x === -1n ? [i] : []));
+          check(() => expect([name, axis, minusOne()]).toEqual([name, axis, [at]]));
+        }
+      }
+      check.done();
+    }));
+
+    test.each(['float32', 'complex128', 'int32', 'bool'] as DTypeName[])('%s: empty → RangeError ERR_EMPTY_REDUCTION (as argmin); an empty output is fine', (d) => cuda.tidy(() => {
+      const check = softly();
+      const e = gpuarray.empty([0], d), e2 = gpuarray.empty([0, 3], d);
+      for (const name of [...NANARGS, 'argmin', 'argmax'] as AName[]) {
+        check(() => expectCode(() => argf(name, e), RangeError, 'ERR_EMPTY_REDUCTION'));
+        check(() => expectCode(() => argf(name, e2, { axis: 0 }), RangeError, 'ERR_EMPTY_REDUCTION'));
+        check(() => expectCode(() => argf(name, e2), RangeError, 'ERR_EMPTY_REDUCTION'));
+        check(() => expect([...argf(name, e2, { axis: 1 }).shape]).toEqual([0]));
+        check(() => expect([...argf(name, e2, { axis: 1, keepdims: true }).shape]).toEqual([0, 1]));
+      }
+      check.done();
+    }));
+
+    test('out and stream; bad options and axes', async () => {
+      const check = softly();
+      const xs = nanData('float32', 6 * 7, 680, 0.3);
+      for (let j = 0; j < 7; j++) xs[3 * 7 + j] = NaN; // row 3 all NaN
+      const a = upload('float32', xs, [6, 7]);
+      const g0 = groups(xs, [6, 7], [0]).groups, g1 = groups(xs, [6, 7], [1]).groups;
+      const o = gpuarray.full([6], 99n, 'int64');
+      check(() => expect(gpuarray.nanargmax(a, { axis: 1, out: o })).toBe(o));
+      check(() => expectArg(o, 'nanargmax', g1, [6], 'nanargmax into out'));
+      const ok = gpuarray.full([1, 7], 99n, 'int64');
+      check(() => expect(gpuarray.nanargmin(a, { axis: 0, keepdims: true, out: ok })).toBe(ok));
+      check(() => expectArg(ok, 'nanargmin', g0, [1, 7], 'nanargmin into a keepdims out'));
+      check(() => expectCode(() => gpuarray.nanargmin(a, { axis: 1, out: gpuarray.empty([7], 'int64') }), RangeError, 'ERR_SHAPE_MISMATCH'));
+      const s = new driver.Stream();
+      const rs = [gpuarray.nanargmin(a, { axis: 1, stream: s }), gpuarray.nanargmax(a, { stream: s })];
+      await s.synchronizeAsync();
+      check(() => expectArg(rs[0], 'nanargmin', g1, [6], 'on a stream'));
+      check(() => expectArg(rs[1], 'nanargmax', [xs], [], 'on a stream, flattened'));
+      for (const name of NANARGS) {
+        for (const axis of [2, -3]) check(() => expectCode(() => argf(name, a, { axis }), RangeError, 'ERR_AXIS_OUT_OF_RANGE'));
+        for (const axis of [[0], [0, 1], '0']) check(() => expectCode(() => argf(name, a, { axis }), TypeError, 'ERR_INVALID_ARG_TYPE'));
+        for (const key of ['dtype', 'ddof', 'initial', 'where']) {
+          check(() => expect(expectCode(() => argf(name, a, { [key]: 1 }), TypeError, 'ERR_INVALID_ARG_VALUE').message)
+            .toMatch(new RegExp(`^${name}: unknown option "${key}"`)));
+        }
+      }
+      for (const x of [a, o, ok, ...rs]) x.dispose();
+      s.dispose();
+      check.done();
+    });
+  });
+
   test('argument errors: unknown options, bad axes, ddof where not taken; nothing leaked', () => {
     const check = softly();
     const a = gpuarray.zeros([2, 3, 4], 'float32');
@@ -458,6 +660,14 @@ describe('nan reductions and scans: argument errors (no GPU needed)', () => {
       for (const bad of [[1, 2], null, 5, new Float32Array(3)]) {
         expectCode(() => nanf(name, bad as unknown as GPUArray), TypeError, 'ERR_INVALID_ARG_TYPE');
         expectCode(() => nanf(name, bad as unknown as GPUArray, { axis: 0 }), TypeError, 'ERR_INVALID_ARG_TYPE');
+      }
+    }
+  });
+  test('nanargmin/nanargmax: a non-GPUArray a → TypeError ERR_INVALID_ARG_TYPE', () => {
+    for (const name of NANARGS) {
+      for (const bad of [[1, 2], null, 5, new Float32Array(3)]) {
+        expectCode(() => argf(name, bad as unknown as GPUArray), TypeError, 'ERR_INVALID_ARG_TYPE');
+        expectCode(() => argf(name, bad as unknown as GPUArray, { axis: 0 }), TypeError, 'ERR_INVALID_ARG_TYPE');
       }
     }
   });

@@ -12,6 +12,12 @@ const SMALL_ITERS = 10_000;
 
 const dispose = (ctx) => { for (const v of Object.values(ctx)) if (v && typeof v.dispose === 'function') v.dispose(); };
 const data = (n, dtype) => gpuarray.arange(0, n, 1, 'float32').mul(1 / n).astype(dtype);
+// The same data with every 16th element NaN (peers.py: x[::16] = nan).
+const withNaN = (n) => {
+  const x = data(n, 'float32');
+  x.index('::16').fill(NaN);
+  return x;
+};
 
 function reduce(op, label, bytes, target, setup, run) {
   return {
@@ -24,6 +30,8 @@ let sumsq;
 module.exports = [
   reduce('sum', 'sum f32', N * 4, 4400, () => ({ x: data(N, 'float32') }), ({ x }) => x.sum()),
   reduce('max', 'max f32', N * 4, 4400, () => ({ x: data(N, 'float32') }), ({ x }) => x.max()),
+  reduce('nansum', 'nansum f32 (1/16 NaN)', N * 4, 4400, () => ({ x: withNaN(N) }), ({ x }) => gpuarray.nansum(x)),
+  reduce('nanmean', 'nanmean f32 (1/16 NaN)', N * 4, 4400, () => ({ x: withNaN(N) }), ({ x }) => gpuarray.nanmean(x)),
   reduce('axis0', 'sum axis 0 f32', N * 4, 4200, () => ({ x: data(N, 'float32').reshape(SIDE, SIDE) }), ({ x }) => x.sum({ axis: 0 })),
   reduce('axis1', 'sum axis 1 f32', N * 4, 4200, () => ({ x: data(N, 'float32').reshape(SIDE, SIDE) }), ({ x }) => x.sum({ axis: 1 })),
   reduce('sumsq', 'ReductionKernel sum of squares f32', N * 4, 4000, () => {

@@ -107,6 +107,20 @@ template <typename R> __device__ __forceinline__ NC_C(R) nc_catan(NC_C(R) z) {
   const NC_C(R) d = nc_clog(NC_C(R)(1 + z.im, -z.re)) - nc_clog(NC_C(R)(1 - z.im, z.re));
   return NC_C(R)(-d.im / 2, d.re / 2);
 }
+template <typename R> __device__ __forceinline__ NC_C(R) nc_casinh(NC_C(R) z) {
+  // asinh z = -i asin(iz)
+  const NC_C(R) w = nc_casin(NC_C(R)(-z.im, z.re));
+  return NC_C(R)(w.im, -w.re);
+}
+template <typename R> __device__ __forceinline__ NC_C(R) nc_cacosh(NC_C(R) z) {
+  // acosh z = log(z + sqrt(z + 1) sqrt(z - 1)): the principal branch (DLMF 4.37.21)
+  return nc_clog(z + nc_csqrt(z + NC_C(R)(1, 0)) * nc_csqrt(z - NC_C(R)(1, 0)));
+}
+template <typename R> __device__ __forceinline__ NC_C(R) nc_catanh(NC_C(R) z) {
+  // atanh z = -i atan(iz) = (log(1 + z) - log(1 - z)) / 2
+  const NC_C(R) w = nc_catan(NC_C(R)(-z.im, z.re));
+  return NC_C(R)(w.im, -w.re);
+}
 template <typename R> __device__ __forceinline__ NC_C(R) nc_crint(NC_C(R) z) { return NC_C(R)(rint(z.re), rint(z.im)); }
 template <typename R> __device__ __forceinline__ NC_C(R) nc_csign(NC_C(R) z) {
   // NumPy 2: z / |z| (0 for 0; unit along an infinite part; NaN when both are infinite or any is NaN).
@@ -179,6 +193,16 @@ const real = (f: string, nin: 1 | 2 = 1): UfuncRow => math(nin, LOOPS.real(f), n
 const keepInt = (f: string): UfuncRow => math(1, LOOPS.keepInt(f), `${f}#(x0)`, { int: 'x0' });
 const test = (real: string, complex: string, int: string): UfuncRow => math(1, LOOPS.test(), real, { complex, int });
 
+/**
+ * NumPy's rad2deg/deg2rad factors in the compute type: npy_rad2degf is `x * (180.0f / NPY_PIf)`,
+ * a float quotient (57.2957763671875, not the float nearest 180/π), npy_rad2deg the double one.
+ * JS's double quotient rounded to float is the correctly rounded float quotient (53 ≥ 2·24 + 2).
+ */
+function scaled(name: string, float: number, double: number): UfuncRow {
+  return { nin: 1, types: LOOPS.real(name), body: (d) => `r0 = x0 * ${d.name === 'float64' ? String(double) : `${String(float)}f`};` };
+}
+const f32 = Math.fround;
+
 /** ldexp's exponent: an integer (array or scalar) computed as int32 or int64. */
 function exponent(t: OperandType): DType {
   if (typeof t === 'number' || typeof t === 'bigint' || typeof t === 'boolean') {
@@ -220,12 +244,18 @@ export const MATH: Readonly<Record<string, UfuncDef>> = ufuncTable({
   sinh: inexact('sinh'),
   cosh: inexact('cosh'),
   tanh: inexact('tanh'),
+  asinh: inexact('asinh'),
+  acosh: inexact('acosh'),
+  atanh: inexact('atanh'),
+  rad2deg: scaled('rad2deg', f32(180 / f32(Math.PI)), 180 / Math.PI),
+  deg2rad: scaled('deg2rad', f32(f32(Math.PI) / 180), Math.PI / 180),
   isnan: test('isnan(x0)', 'nc_isnan(x0)', 'false'),
   isinf: test('isinf(x0)', 'isinf(x0.re) || isinf(x0.im)', 'false'),
   isfinite: test('isfinite(x0)', 'isfinite(x0.re) && isfinite(x0.im)', 'true'),
   fmod: math(2, LOOPS.fmod('fmod'), 'fmod#(x0, x1)', { int: 'nc_ifmod(x0, x1)' }),
   atan2: real('atan2', 2),
   hypot: real('hypot', 2),
+  copysign: real('copysign', 2),
   // The exponent stays out of promotion: float x, integer e.
   ldexp: { ...math(2, LOOPS.real('ldexp'), 'ldexp#(x0, nc_exponent(x1))'), aside: { 1: exponent } },
   frexp: { ...math(1, LOOPS.split('frexp', DTYPES.int32), 'r0 = frexp#(x0, &r1);'), nout: 2 },
@@ -235,6 +265,11 @@ export const MATH: Readonly<Record<string, UfuncDef>> = ufuncTable({
 /** A resolved call: compute dtypes per input, result dtypes, C statement. */
 export type MathPlan = UfuncPlan;
 
+/** NumPy's other names of table rows (same kernel). */
+const ALIASES: Readonly<Record<string, string>> = Object.freeze({ degrees: 'rad2deg', radians: 'deg2rad' });
+/** The row of function `name` (or of the row an alias names); undefined for an unknown name. */
+const rowOf = (name: string): UfuncDef | undefined => own(MATH, own(ALIASES, name) ?? name);
+
 /**
  * Resolves function `name` for operands of dtypes `types` (weak scalars as JS values), as NumPy 2
  * picks its loop. Throws a TypeError (ERR_INVALID_DTYPE) where NumPy has no loop.
@@ -242,7 +277,7 @@ export type MathPlan = UfuncPlan;
  * mathPlan('sin', [DTYPES.int16]).outs[0].name === 'float32';
  */
 export function mathPlan(name: string, types: OperandType[], fastMath = false): MathPlan {
-  const def = own(MATH, name);
+  const def = rowOf(name);
   if (!def) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown cumath function ${describe(name)}`);
   return resolve(def, types, fastMath);
 }
@@ -269,7 +304,7 @@ function checkOpts(name: string, opts: unknown, pair = false): void {
  */
 export function apply(name: string, operands: unknown[], opts: MathOptions = {}): GPUArray {
   opts ??= {}; // null: no options, as in the operators
-  const def = own(MATH, name);
+  const def = rowOf(name);
   if (!def || def.nout !== 1) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown single-result cumath function ${describe(name)}`);
   if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `cumath.${name} takes ${def.nin} operand(s)`);
   checkOpts(name, opts);
@@ -400,6 +435,20 @@ export interface CumathFunctions {
   cosh: Unary;
   /** Hyperbolic tangent. @example cumath.tanh(a) */
   tanh: Unary;
+  /** Inverse hyperbolic sine (complex: principal branch). @example cumath.asinh(a) */
+  asinh: Unary;
+  /** Inverse hyperbolic cosine (NaN below 1; complex: principal branch). @example cumath.acosh(a) */
+  acosh: Unary;
+  /** Inverse hyperbolic tangent (±Inf at ±1, NaN outside [-1, 1]; complex: principal branch). @example cumath.atanh(a) */
+  atanh: Unary;
+  /** Radians to degrees: `x * (180 / π)` with NumPy's constant in the compute type; real dtypes only. @example cumath.rad2deg(a) */
+  rad2deg: Unary;
+  /** Degrees to radians: `x * (π / 180)` with NumPy's constant in the compute type; real dtypes only. @example cumath.deg2rad(a) */
+  deg2rad: Unary;
+  /** NumPy's other name of `rad2deg`. @example cumath.degrees(a) */
+  degrees: Unary;
+  /** NumPy's other name of `deg2rad`. @example cumath.radians(a) */
+  radians: Unary;
   /** NaN test → bool (false for integers). @example cumath.isnan(a) */
   isnan: Unary;
   /** ±Inf test → bool. @example cumath.isinf(a) */
@@ -412,6 +461,8 @@ export interface CumathFunctions {
   atan2: Binary;
   /** sqrt(x² + y²) without overflow. @example cumath.hypot(a, b) */
   hypot: Binary;
+  /** |x| with the sign (bit) of y; integers and bool promote to float (NumPy 2); complex: TypeError. @example cumath.copysign(a, -1) */
+  copysign: Binary;
   /** x * 2**e for an integer e (array or integer scalar). @example cumath.ldexp(m, e) */
   ldexp: Binary;
   frexp: typeof frexp;
@@ -424,7 +475,9 @@ const binary = (name: string): Binary => (x, y, opts) => apply(name, [x, y], opt
 /** Every cumath function by name. */
 export const cumathFunctions: CumathFunctions = {
   ...(Object.fromEntries(Object.entries(MATH).filter(([, d]) => d.nout === 1)
-    .map(([n, d]) => [n, d.nin === 1 ? unary(n) : binary(n)])) as Omit<CumathFunctions, 'frexp' | 'modf'>),
+    .map(([n, d]) => [n, d.nin === 1 ? unary(n) : binary(n)])) as Omit<CumathFunctions, 'frexp' | 'modf' | 'degrees' | 'radians'>),
+  degrees: unary('degrees'),
+  radians: unary('radians'),
   frexp,
   modf,
 };

@@ -24,6 +24,8 @@ import type { ScanOptions } from './scan';
 import type { ArgsortOptions, SortOptions } from './sorting';
 import type { PartitionOptions, SearchsortedOptions, TopkOptions, TopkResult } from './selection';
 import type { NonzeroOptions } from './nonzero';
+import type { DiagonalOptions, TraceOptions } from './matrices';
+import type { ClipBound, RepeatOptions } from './shapes';
 
 const CREATE = Symbol('nodecuda.create');
 
@@ -544,6 +546,16 @@ export class GPUArray {
    * const y = x.matmul(w);
    */
   matmul(b: GPUArray, opts?: MatmulOptions): GPUArray { return impl.matmul(this, b, opts); }
+  /** The diagonal at `offset` over `axis1`, `axis2` as a view, on the last axis (gpuarray.diagonal). @example m.diagonal({ offset: 1 }) */
+  diagonal(opts?: DiagonalOptions): GPUArray { return impl.diagonal(this, opts); }
+  /** The sum along the diagonal (gpuarray.trace; integers in 64 bits, as sum()). @example m.trace().item() */
+  trace(opts?: TraceOptions): GPUArray { return impl.trace(this, opts); }
+  /** A view with axes `axis1` and `axis2` interchanged (gpuarray.swapaxes). @example m.swapaxes(0, 1) */
+  swapaxes(axis1: number, axis2: number): GPUArray { return impl.swapaxes(this, axis1, axis2); }
+  /** Each element repeated (gpuarray.repeat; flattened without `axis`). @example v.repeat(2) */
+  repeat(repeats: number | readonly number[], opts?: RepeatOptions): GPUArray { return impl.repeat(this, repeats, opts); }
+  /** Limited to [min, max], either may be null (gpuarray.clip, NumPy 2). @example x.clip(0, 1) */
+  clip(min?: ClipBound, max?: ClipBound, opts?: OpOptions): GPUArray { return impl.clip(this, min, max, opts); }
 
   // ---- printing -----------------------------------------------------------------------------
 

@@ -16,6 +16,8 @@ import type { MatmulOptions } from '../linalg/matmul';
 import type { ArgsortOptions, SortOptions } from './sorting';
 import type { PartitionOptions, SearchsortedOptions, TopkOptions, TopkResult } from './selection';
 import type { NonzeroOptions } from './nonzero';
+import type { ClipBound, RepeatOptions } from './shapes';
+import type { DiagonalOptions, TraceOptions } from './matrices';
 import type { Complex } from '../base/dtype';
 import type { DType } from '../base/dtype';
 import type { Stream } from '../cuda/driver';
@@ -54,6 +56,13 @@ export interface ArrayMethodImpls {
   argpartition(a: GPUArray, kth: number | readonly number[], opts?: PartitionOptions): GPUArray;
   // nonzero.ts
   nonzero(a: GPUArray, opts?: NonzeroOptions): GPUArray[];
+  // matrices.ts
+  diagonal(a: GPUArray, opts?: DiagonalOptions): GPUArray;
+  trace(a: GPUArray, opts?: TraceOptions): GPUArray;
+  // shapes.ts
+  swapaxes(a: GPUArray, axis1: number, axis2: number): GPUArray;
+  repeat(a: GPUArray, repeats: number | readonly number[], opts?: RepeatOptions): GPUArray;
+  clip(a: GPUArray, min?: ClipBound, max?: ClipBound, opts?: OpOptions): GPUArray;
   // linalg/index.ts
   matmul(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray;
 }
@@ -73,12 +82,13 @@ export const impl: ArrayMethodImpls = {
   cumsum: notLoaded('cumsum'), cumprod: notLoaded('cumprod'), matmul: notLoaded('matmul'),
   sort: notLoaded('sort'), argsort: notLoaded('argsort'), searchsorted: notLoaded('searchsorted'),
   topk: notLoaded('topk'), partition: notLoaded('partition'), argpartition: notLoaded('argpartition'),
-  nonzero: notLoaded('nonzero'),
+  swapaxes: notLoaded('swapaxes'), repeat: notLoaded('repeat'), clip: notLoaded('clip'),
+  nonzero: notLoaded('nonzero'), diagonal: notLoaded('diagonal'), trace: notLoaded('trace'),
 };
 
 /**
  * Registers implementations (called once by operators.ts, reductions.ts, scan.ts, sorting.ts,
- * selection.ts, nonzero.ts and linalg/index.ts at load). @internal
+ * selection.ts, nonzero.ts, shapes.ts, matrices.ts and linalg/index.ts at load). @internal
  */
 export function registerArrayMethods(part: Partial<ArrayMethodImpls>): void {
   Object.assign(impl, part);

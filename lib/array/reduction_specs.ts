@@ -1,6 +1,6 @@
 /**
  * The built-in reductions as data (sum, prod, min, max, any, all, mean, var, std, argmin, argmax,
- * and the NaN-skipping nansum, nanprod, nanmin, nanmax, nanmean, nanvar, nanstd):
+ * and the NaN-skipping nansum, nanprod, nanmin, nanmax, nanmean, nanvar, nanstd, nanargmin, nanargmax):
  * for each, its accumulator and result dtypes (NumPy's, or the `dtype` option) and the kernel parts
  * for an input dtype, and builtinSpec, which turns them into a memoized ReduceSpec
  * (templates/reduction.ts) for reductions.ts to run.
@@ -155,6 +155,23 @@ const argExtremum = (op: 'argmax' | 'argmin'): KindOf => (d, acc, name) => {
   };
 };
 
+/**
+ * nanargmax, nanargmin: a NaN element (complex: either part) maps to the neutral, whose index
+ * (INT64_MAX) loses every tie, so ±Inf still win over it; a slice of nothing but NaN keeps the
+ * neutral and stores -1 (NumPy raises; CuPy's -1). Integers and bool: argmax/argmin's kernel.
+ */
+const nanArgExtremum = (op: 'argmax' | 'argmin'): KindOf => (d, acc, name) => {
+  const k = argExtremum(op)(d, acc, name);
+  if (!hasNaN(d)) return k;
+  const cmp = op === 'argmax' ? '>' : '<';
+  return {
+    ...k,
+    map: (xs) => `(nc_isnan(${xs[0]}) ? ${k.neutral} : ${k.map(xs)})`,
+    reduce: `(a.v ${cmp} b.v || (a.v == b.v && a.i < b.i)) ? a : b`,
+    post: '(nc_acc.i == 9223372036854775807LL ? -1LL : nc_acc.i)',
+  };
+};
+
 /** NaN of dtype d's accumulator (complex: both parts) as a C expression. */
 function nanOf(d: DType): string {
   const r = d.name === 'float64' || d.name === 'complex128' ? '__longlong_as_double(0x7ff8000000000000LL)' : '__int_as_float(0x7fc00000)';
@@ -262,6 +279,8 @@ const REDUCTIONS: Readonly<Record<string, ReductionDef>> = {
   nanmean: { types: meanTypes, kernel: nanMeanDef },
   nanvar: { types: varianceTypes, kernel: nanVarianceDef('var') },
   nanstd: { types: varianceTypes, kernel: nanVarianceDef('std') },
+  nanargmax: { types: (d) => [d, DTYPES.int64], kernel: nanArgExtremum('argmax') },
+  nanargmin: { types: (d) => [d, DTYPES.int64], kernel: nanArgExtremum('argmin') },
 };
 
 /** @internal The definition of reduction `op`; TypeError for an unknown one. */

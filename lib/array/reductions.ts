@@ -1,7 +1,7 @@
 /**
  * Array reductions with NumPy semantics: sum, prod, min, max, mean, var, std, argmin, argmax, any,
  * all, dot and the subset forms, and the NaN-skipping nansum, nanprod, nanmin, nanmax, nanmean,
- * nanvar, nanstd, whole-array or over `axis` (int or list) with `keepdims`,
+ * nanvar, nanstd, nanargmin, nanargmax, whole-array or over `axis` (int or list) with `keepdims`,
  * `dtype` and `out`. Each is a ReduceSpec (templates/reduction.ts) that reduction_specs.ts builds
  * from the dtypes; the engine (engine/reduce.ts) picks the kernel variant for the layout.
  */
@@ -138,7 +138,7 @@ interface Plan {
   extra?: ParamValue[];
 }
 
-const NO_IDENTITY = new Set(['min', 'max', 'argmin', 'argmax', 'nanmin', 'nanmax']);
+const NO_IDENTITY = new Set(['min', 'max', 'argmin', 'argmax', 'nanmin', 'nanmax', 'nanargmin', 'nanargmax']);
 
 function execute(p: Plan): GPUArray {
   checkDevices(p.op, p.idx ? [...p.arrays, p.idx] : p.arrays, p.opts.out instanceof GPUArray ? p.opts.out : undefined);
@@ -170,7 +170,7 @@ function execute(p: Plan): GPUArray {
     args.push(...(p.extra ?? []));
     usedOn(p.opts.stream, [...p.arrays, p.idx, t.write]); // memory of another stream is recorded (memory.ts useOn)
     runReduction(spec, {
-      shape: a.shape, strides: elemStrides(a), axes, orderFree: !p.op.startsWith('arg'), args, out: t.write.address,
+      shape: a.shape, strides: elemStrides(a), axes, orderFree: !p.op.includes('arg'), args, out: t.write.address,
       accBytes: specAccBytes(spec),
       vec: p.arrays.map((x) => ({ bytes: x.dtype.bytes, align16: x.align16 })), stream: p.opts.stream,
     });
@@ -240,7 +240,7 @@ export const nanvar = variance('nanvar');
 /** Standard deviation of the non-NaN elements (NumPy nanstd). @example gpuarray.nanstd(a, { axis: 0 }) */
 export const nanstd = variance('nanstd');
 
-function arg(op: 'argmin' | 'argmax') {
+function arg(op: 'argmin' | 'argmax' | 'nanargmin' | 'nanargmax') {
   return (a: GPUArray, opts?: ArgOptions): GPUArray => {
     const x = checked(a, op);
     opts = checkedOptions(opts, op, ['axis', 'keepdims', 'out', 'stream']);
@@ -255,6 +255,23 @@ function arg(op: 'argmin' | 'argmax') {
 
 export const argmin = arg('argmin');
 export const argmax = arg('argmax');
+/**
+ * The int64 index of the minimum ignoring NaN (first on ties; complex: NaN in either part, ordered
+ * lexicographically) along `axis`, or into the flattened array. A slice that is all NaN gives -1
+ * (NumPy raises a ValueError, which would need a read back; CuPy's -1). NaN never competes:
+ * `nanargmin([NaN, Inf])` is 1, as CuPy's (NumPy, which swaps NaN for Inf first, gives 0).
+ * Integers and bool: as argmin.
+ * @example
+ * gpuarray.nanargmin(gpuarray.toGpu([NaN, 3, 1, NaN])).item(); // 2n
+ */
+export const nanargmin = arg('nanargmin');
+/**
+ * The int64 index of the maximum ignoring NaN (first on ties) along `axis`, or into the flattened
+ * array; -1 where a slice is all NaN. Integers and bool: as argmax.
+ * @example
+ * gpuarray.nanargmax(m, { axis: 1 }); // int64, one index per row
+ */
+export const nanargmax = arg('nanargmax');
 
 /** `t`, added to `temps` (disposed by the caller). */
 const temp = (temps: GPUArray[], t: GPUArray): GPUArray => (temps.push(t), t);

@@ -1,0 +1,548 @@
+/**
+ * Shape functions with NumPy semantics: views (flip, fliplr, flipud, swapaxes, moveaxis, split,
+ * arraySplit), copies made by strided assignment (roll, tile, repeat, hstack, vstack), and two
+ * elementwise kernels (clip, isclose; allclose reads isclose's `all()` back).
+ */
+import { DTYPES, DType } from '../base/dtype';
+import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
+import { Slice } from '../base/indexing';
+import { normalizeAxis } from '../base/shape';
+import { resultType } from '../base/promote';
+import { Stream } from '../cuda/driver';
+import { GPUArray, arrayArg, filled } from './gpuarray';
+import { registerArrayMethods } from './methods';
+import { OpOptions, Operand, Parsed, assign, elementwise, operandType, parse } from './operators';
+import { concatenate, take } from './joins';
+import { checkDevices } from './devices';
+
+/** Options of flip(). */
+export interface FlipOptions {
+  /** Axis or axes to reverse (negative counts from the end); every axis when null/undefined. */
+  axis?: number | readonly number[] | null;
+}
+
+/** Options of roll(). */
+export interface RollOptions {
+  /** Axis or axes to roll along (paired with `shift`); the flattened array when null/undefined. */
+  axis?: number | readonly number[] | null;
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
+
+/** Options of repeat(). */
+export interface RepeatOptions {
+  /** Axis to repeat along (negative counts from the end); the flattened array when null/undefined. */
+  axis?: number | null;
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
+
+/** Options of split() and arraySplit(). */
+export interface ArraySplitOptions {
+  /** Axis to split along (default 0; negative counts from the end). */
+  axis?: number;
+}
+
+/** Options of the functions that only make a copy: tile(), hstack(), vstack(). */
+export interface ShapeStreamOptions {
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
+
+/** A bound of clip(): an array (broadcast), a JS or typed scalar, or null/undefined for none. */
+export type ClipBound = Operand | null | undefined;
+
+/** Options of isclose() and allclose(). */
+export interface IscloseOptions {
+  /** Relative tolerance (default 1e-5): a finite number ≥ 0. */
+  rtol?: number;
+  /** Absolute tolerance (default 1e-8): a finite number ≥ 0. */
+  atol?: number;
+  /** NaN compares equal to NaN (default false). */
+  equalNan?: boolean;
+  /** Stream to run on (default: the legacy default stream). */
+  stream?: Stream | null;
+}
+
+/** Options of isclose(): IscloseOptions and an `out` for the bool result. */
+export interface IscloseOutOptions extends IscloseOptions {
+  /** Write the result here (shape of the broadcast operands; any dtype: bool casts 'same_kind' to all). */
+  out?: GPUArray;
+}
+
+// ---- arguments --------------------------------------------------------------------------------
+
+/** Integers from a number or an array of numbers; below `min` is a RangeError ERR_OUT_OF_RANGE. */
+function ints(v: unknown, what: string, min = -Infinity): number[] {
+  const list = typeof v === 'number' ? [v] : Array.isArray(v) ? Array.from(v as unknown[]) : null;
+  if (!list || list.some((x) => typeof x !== 'number' || !Number.isSafeInteger(x))) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `${what} must be an integer or an array of integers. Received ${describe(v)}`);
+  }
+  for (const x of list as number[]) {
+    if (x < min) throw rangeError('ERR_OUT_OF_RANGE', `${what} may not contain values below ${min}. Received ${x}`);
+  }
+  return list as number[];
+}
+
+/** Normalized axes; a repeated one is RangeError ERR_INVALID_ARG_VALUE (NumPy's ValueError). */
+function axesArg(axis: unknown, ndim: number, what: string, repeats = false): number[] {
+  if (typeof axis !== 'number' && !Array.isArray(axis)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `${what}: an axis must be an integer or an array of integers. Received ${describe(axis)}`);
+  }
+  const list = Array.from(typeof axis === 'number' ? [axis] : (axis as unknown[]), (x) => normalizeAxis(x as number, ndim));
+  if (!repeats && new Set(list).size !== list.length) {
+    throw rangeError('ERR_INVALID_ARG_VALUE', `${what}: repeated axis in (${list.join(', ')})`);
+  }
+  return list;
+}
+
+/** A non-empty list of live GPUArrays of the current device (TypeError otherwise). */
+function arrayList(list: unknown, what: string): GPUArray[] {
+  if (!Array.isArray(list) || list.length === 0 || list.some((a) => !(a instanceof GPUArray))) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `${what} takes a non-empty array of GPUArrays. Received ${describe(list)}`);
+  }
+  const xs = (list as GPUArray[]).map((a) => a.check());
+  checkDevices(what, xs);
+  return xs;
+}
+
+const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
+
+// ---- views ------------------------------------------------------------------------------------
+
+function flipAxes(a: GPUArray, axes: readonly number[]): GPUArray {
+  const set = new Set(axes);
+  return a.index(...a.shape.map((_, d) => (set.has(d) ? '::-1' : ':')));
+}
+
+/**
+ * The array with the order of elements reversed along `axis` (every axis by default), as a view
+ * with negative strides (NumPy's flip). A repeated axis is a RangeError ERR_INVALID_ARG_VALUE.
+ * @example
+ * gpuarray.flip(m, { axis: 1 }); // m[:, ::-1]
+ * gpuarray.flip(v);              // v[::-1]
+ */
+export function flip(a: GPUArray, opts: FlipOptions = {}): GPUArray {
+  arrayArg(a, 'a');
+  const { axis } = checkedOptions(opts, 'flip', ['axis']);
+  return flipAxes(a, axis === undefined || axis === null ? range(a.ndim) : axesArg(axis, a.ndim, 'flip'));
+}
+
+/**
+ * The array reversed along axis 1 (left/right), a view; the array must be at least 2-d
+ * (RangeError ERR_AXIS_OUT_OF_RANGE otherwise).
+ * @example
+ * gpuarray.fliplr(m); // m[:, ::-1]
+ */
+export function fliplr(a: GPUArray): GPUArray {
+  arrayArg(a, 'a');
+  if (a.ndim < 2) throw rangeError('ERR_AXIS_OUT_OF_RANGE', `fliplr: the array must be at least 2-d; it is ${a.ndim}-d`);
+  return flipAxes(a, [1]);
+}
+
+/**
+ * The array reversed along axis 0 (up/down), a view; the array must be at least 1-d
+ * (RangeError ERR_AXIS_OUT_OF_RANGE otherwise).
+ * @example
+ * gpuarray.flipud(m); // m[::-1]
+ */
+export function flipud(a: GPUArray): GPUArray {
+  arrayArg(a, 'a');
+  if (a.ndim < 1) throw rangeError('ERR_AXIS_OUT_OF_RANGE', 'flipud: the array must be at least 1-d; it is 0-d');
+  return flipAxes(a, [0]);
+}
+
+/**
+ * The array with two axes interchanged, a view (NumPy's swapaxes; also `a.swapaxes(i, j)`).
+ * @example
+ * gpuarray.swapaxes(x, 0, -1).shape; // [5, 4, 3] for x of shape [3, 4, 5]
+ */
+export function swapaxes(a: GPUArray, axis1: number, axis2: number): GPUArray {
+  arrayArg(a, 'a');
+  const i = normalizeAxis(axis1, a.ndim), j = normalizeAxis(axis2, a.ndim);
+  const p = range(a.ndim);
+  [p[i], p[j]] = [p[j], p[i]];
+  return a.transpose(p);
+}
+
+/**
+ * The array with axes `source` moved to positions `destination` (the others keep their order),
+ * a view (NumPy's moveaxis). Both are an axis or equally long arrays of distinct axes.
+ * @example
+ * gpuarray.moveaxis(x, 0, -1).shape;        // [4, 5, 3] for x of shape [3, 4, 5]
+ * gpuarray.moveaxis(x, [0, 1], [-1, -2]).shape; // [5, 4, 3]
+ */
+export function moveaxis(a: GPUArray, source: number | readonly number[], destination: number | readonly number[]): GPUArray {
+  arrayArg(a, 'a');
+  const src = axesArg(source, a.ndim, 'moveaxis source');
+  const dst = axesArg(destination, a.ndim, 'moveaxis destination');
+  if (src.length !== dst.length) {
+    throw rangeError('ERR_INVALID_ARG_VALUE', `moveaxis: source and destination must have the same number of axes (${src.length} and ${dst.length})`);
+  }
+  const order = range(a.ndim).filter((k) => !src.includes(k));
+  const moves = dst.map((d, k) => [d, src[k]]).sort((x, y) => x[0] - y[0]);
+  for (const [d, s] of moves) order.splice(d, 0, s);
+  return a.transpose(order);
+}
+
+/** Division points along an axis of length n (NumPy's array_split). */
+function divisionPoints(what: string, ios: unknown, n: number, equal: boolean): number[] {
+  if (typeof ios === 'number') {
+    if (!Number.isSafeInteger(ios)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: sections must be an integer. Received ${ios}`);
+    if (ios <= 0) throw rangeError('ERR_OUT_OF_RANGE', `${what}: the number of sections must be larger than 0. Received ${ios}`);
+    if (equal && n % ios !== 0) {
+      throw rangeError('ERR_INVALID_ARG_VALUE', `${what}: an axis of length ${n} does not split into ${ios} equal sections (use arraySplit)`);
+    }
+    const each = Math.floor(n / ios), extras = n % ios;
+    const points = [0];
+    for (let i = 0; i < ios; i++) points.push(points[i] + each + (i < extras ? 1 : 0));
+    return points;
+  }
+  if (!Array.isArray(ios)) {
+    throw typeError('ERR_INVALID_ARG_TYPE', `${what}: indicesOrSections must be an integer or an array of integers. Received ${describe(ios)}`);
+  }
+  return [0, ...ints(ios, `${what}: indices`), n];
+}
+
+function splitAt(what: string, a: GPUArray, ios: unknown, opts: ArraySplitOptions, equal: boolean): GPUArray[] {
+  arrayArg(a, 'a');
+  const { axis = 0 } = checkedOptions(opts, what, ['axis']);
+  const ax = normalizeAxis(axis, a.ndim);
+  const points = divisionPoints(what, ios, a.shape[ax], equal);
+  const lead = new Array<string>(ax).fill(':');
+  // Python slices: negative indices count from the end, past the end clamps, start ≥ stop is empty.
+  return points.slice(0, -1).map((start, i) => a.index(...lead, new Slice(start, points[i + 1])));
+}
+
+/**
+ * Views of `a` split along `axis` (default 0): into `sections` equal parts (the axis length must
+ * divide, else RangeError ERR_INVALID_ARG_VALUE), or at the given indices (NumPy's split:
+ * `[2, 5]` gives `a[:2]`, `a[2:5]`, `a[5:]`).
+ * @example
+ * const [p, q, r] = gpuarray.split(v, 3);          // v of length 9: three views of 3
+ * const parts = gpuarray.split(m, [1, 3], { axis: 1 }); // m[:, :1], m[:, 1:3], m[:, 3:]
+ */
+export function split(a: GPUArray, indicesOrSections: number | readonly number[], opts: ArraySplitOptions = {}): GPUArray[] {
+  return splitAt('split', a, indicesOrSections, opts, true);
+}
+
+/**
+ * split() that allows an unequal division (NumPy's array_split): an axis of length n in k
+ * sections gives n % k sections of ⌊n/k⌋ + 1 elements, then sections of ⌊n/k⌋.
+ * @example
+ * gpuarray.arraySplit(v, 3).map((x) => x.size); // [3, 2, 2] for v of length 7
+ */
+export function arraySplit(a: GPUArray, indicesOrSections: number | readonly number[], opts: ArraySplitOptions = {}): GPUArray[] {
+  return splitAt('arraySplit', a, indicesOrSections, opts, false);
+}
+
+// ---- copies -----------------------------------------------------------------------------------
+
+/** `a` as a C-contiguous 1-D array: a view of it, or of a copy (`temp`, for the caller to dispose). */
+function flattened(a: GPUArray, stream: Stream | null | undefined): { flat: GPUArray; temp: GPUArray | null } {
+  if (a.flags.cContiguous) return { flat: a.reshape(-1), temp: null };
+  const temp = a.copy({ stream });
+  return { flat: temp.reshape(-1), temp };
+}
+
+/** dst = src rolled by `shifts` (one per axis, in [0, n)): 2^k block copies for k rolled axes (NumPy's way). */
+function rollInto(dst: GPUArray, src: GPUArray, shifts: readonly number[], stream: Stream | null | undefined): void {
+  let blocks: Array<Array<[Slice | string, Slice | string]>> = [[]];
+  shifts.forEach((k) => {
+    const pairs: Array<[Slice | string, Slice | string]> = k === 0 ? [[':', ':']]
+      : [[new Slice(null, -k), new Slice(k, null)], [new Slice(-k, null), new Slice(null, k)]];
+    blocks = blocks.flatMap((b) => pairs.map((p) => [...b, p]));
+  });
+  for (const b of blocks) assign(dst.index(...b.map((p) => p[1])), src.index(...b.map((p) => p[0])), stream);
+}
+
+/**
+ * A copy with the elements shifted by `shift` along `axis`; elements shifted past the end come
+ * back at the start (NumPy's roll). Without `axis` the flattened array is rolled and the shape
+ * kept. `shift` and `axis` may be arrays of equal length (or one of them a single value); shifts
+ * on the same axis add up.
+ * @example
+ * gpuarray.roll(v, 2);                         // [1,2,3,4,5] → [4,5,1,2,3]
+ * gpuarray.roll(m, [1, -1], { axis: [0, 1] });
+ */
+export function roll(a: GPUArray, shift: number | readonly number[], opts: RollOptions = {}): GPUArray {
+  arrayArg(a, 'a');
+  const { axis, stream } = checkedOptions(opts, 'roll', ['axis', 'stream']);
+  const shifts = ints(shift, 'roll: shift');
+  checkDevices('roll', [a]);
+  const flat = axis === undefined || axis === null;
+  const axes = flat ? [0] : axesArg(axis, a.ndim, 'roll', true);
+  if (shifts.length !== axes.length && shifts.length !== 1 && axes.length !== 1) {
+    throw rangeError('ERR_INVALID_ARG_VALUE', `roll: shift (${shifts.length} values) and axis (${axes.length}) must pair up`);
+  }
+  const n = Math.max(shifts.length, axes.length) * (shifts.length && axes.length ? 1 : 0);
+  const lengths = flat ? [a.size] : a.shape;
+  const per = lengths.map(() => 0);
+  for (let i = 0; i < n; i++) {
+    const ax = axes[axes.length === 1 ? 0 : i], len = lengths[ax] || 1;
+    per[ax] = (per[ax] + (shifts[shifts.length === 1 ? 0 : i] % len) + len) % len;
+  }
+  return filled(GPUArray.allocate(a.shape, a.dtype, stream), (out) => {
+    if (out.size === 0) return;
+    if (!flat) return rollInto(out, a, per, stream);
+    const { flat: src, temp } = flattened(a, stream);
+    try {
+      rollInto(out.reshape(-1), src, per, stream);
+    } finally {
+      temp?.dispose(); // stream-ordered: after the copies
+    }
+  });
+}
+
+/**
+ * `a` repeated `reps` times along each axis (NumPy's tile): `a` gets leading axes of length 1 when
+ * `reps` is longer than its shape, `reps` leading 1s when shorter. One strided copy.
+ * @example
+ * gpuarray.tile(v, 2);         // [1,2,3] → [1,2,3,1,2,3]
+ * gpuarray.tile(v, [2, 1]).shape; // [2, 3]
+ */
+export function tile(a: GPUArray, reps: number | readonly number[], opts: ShapeStreamOptions = {}): GPUArray {
+  arrayArg(a, 'a');
+  const { stream } = checkedOptions(opts, 'tile', ['stream']);
+  const r0 = ints(reps, 'tile: reps', 0);
+  checkDevices('tile', [a]);
+  const nd = Math.max(a.ndim, r0.length);
+  const s = [...new Array<number>(nd - a.ndim).fill(1), ...a.shape];
+  const r = [...new Array<number>(nd - r0.length).fill(1), ...r0];
+  return filled(GPUArray.allocate(s.map((n, i) => n * r[i]), a.dtype, stream), (out) => {
+    if (out.size === 0) return;
+    // out as [r0, s0, r1, s1, …] (a view of its C order) ← a as [1, s0, 1, s1, …] broadcast.
+    const pairs = s.flatMap((n, i) => [r[i], n]);
+    const src = a.index(...new Array<null>(nd - a.ndim).fill(null), '...');
+    assign(out.reshape(pairs), src.index(...s.flatMap(() => [null, ':'])).broadcastTo(pairs), stream);
+  });
+}
+
+/**
+ * Each element repeated (NumPy's repeat; also `a.repeat(repeats, opts)`): `repeats` is a
+ * non-negative integer, or one count per element along `axis` (a 1-element array is broadcast).
+ * Without `axis` the flattened array is repeated and the result is 1-D.
+ * @example
+ * gpuarray.repeat(v, 2);                  // [1,2,3] → [1,1,2,2,3,3]
+ * gpuarray.repeat(m, [1, 0, 2], { axis: 1 }); // column 0 once, column 1 dropped, column 2 twice
+ */
+export function repeat(a: GPUArray, repeats: number | readonly number[], opts: RepeatOptions = {}): GPUArray {
+  arrayArg(a, 'a');
+  const { axis, stream } = checkedOptions(opts, 'repeat', ['axis', 'stream']);
+  const counts = ints(repeats, 'repeat: repeats', 0);
+  checkDevices('repeat', [a]);
+  const flat = axis === undefined || axis === null;
+  const ax = flat ? 0 : normalizeAxis(axis, a.ndim);
+  const n = flat ? a.size : a.shape[ax];
+  if (counts.length === 1) {
+    const k = counts[0];
+    const shape = flat ? [a.size * k] : a.shape.map((m, d) => (d === ax ? m * k : m));
+    return filled(GPUArray.allocate(shape, a.dtype, stream), (out) => {
+      if (out.size === 0) return;
+      // out as a's shape with k inserted after the axis (after the last one when flattened) ← a broadcast there.
+      const at = flat ? a.ndim : ax + 1;
+      const wide = [...a.shape.slice(0, at), k, ...a.shape.slice(at)];
+      assign(out.reshape(wide), a.index(...new Array<string>(at).fill(':'), null, '...').broadcastTo(wide), stream);
+    });
+  }
+  if (counts.length !== n) {
+    throw rangeError('ERR_SHAPE_MISMATCH', `repeat: ${counts.length} counts for ${n} elements${flat ? '' : ` along axis ${ax}`}`);
+  }
+  const idx: number[] = [];
+  counts.forEach((c, i) => { for (let j = 0; j < c; j++) idx.push(i); });
+  if (idx.length === 0 || a.size === 0) { // nothing to gather
+    return GPUArray.allocate(flat ? [idx.length] : a.shape.map((m, d) => (d === ax ? idx.length : m)), a.dtype, stream);
+  }
+  return take(a, idx, flat ? undefined : ax, { stream });
+}
+
+/**
+ * Arrays joined column-wise (NumPy's hstack): 1-D arrays (and 0-d ones, as length 1) are
+ * concatenated along axis 0, others along axis 1. Dtypes promote as in concatenate.
+ * @example
+ * gpuarray.hstack([a, b]); // [1,2] and [3] → [1,2,3]; [2,1] and [2,3] → [2,4]
+ */
+export function hstack(list: readonly GPUArray[], opts: ShapeStreamOptions = {}): GPUArray {
+  const xs = arrayList(list, 'hstack');
+  opts = checkedOptions(opts, 'hstack', ['stream']);
+  const ys = xs.map((x) => (x.ndim === 0 ? x.index(null) : x));
+  return concatenate(ys, ys[0].ndim === 1 ? 0 : 1, opts);
+}
+
+/**
+ * Arrays joined row-wise (NumPy's vstack): 1-D arrays of length n count as rows [1, n] (0-d ones
+ * as [1, 1]), then everything is concatenated along axis 0.
+ * @example
+ * gpuarray.vstack([a, b]); // [1,2,3] and [4,5,6] → [[1,2,3],[4,5,6]]
+ */
+export function vstack(list: readonly GPUArray[], opts: ShapeStreamOptions = {}): GPUArray {
+  const xs = arrayList(list, 'vstack');
+  opts = checkedOptions(opts, 'vstack', ['stream']);
+  return concatenate(xs.map((x) => (x.ndim === 0 ? x.index(null, null) : x.ndim === 1 ? x.index(null) : x)), 0, opts);
+}
+
+// ---- clip -------------------------------------------------------------------------------------
+
+const INT_LIMITS = (d: DType): [bigint, bigint] => {
+  const bits = BigInt(d.bytes * 8);
+  return d.kind === 'u' ? [0n, (1n << bits) - 1n] : [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n];
+};
+
+/** A weak (JS) integer, as NumPy's Python int. */
+function weakInt(p: Parsed): bigint | null {
+  if (p.arr || p.strong) return null;
+  const v = p.value;
+  if (typeof v === 'bigint') return v;
+  return typeof v === 'number' && Number.isInteger(v) ? BigInt(v) : null;
+}
+
+/**
+ * @internal clip's kernel body for dtype `dt` with a lower (`lo`) and/or upper (`hi`) bound: NumPy's
+ * clip loop (clip.cpp), Max(x, lo) = isnan(x) || x > lo ? x : lo, then Min with hi; NaN anywhere wins.
+ */
+export function clipBody(dt: DType, lo: boolean, hi: boolean): string {
+  const nan = dt.kind === 'f' || dt.kind === 'c';
+  const keep = (op: string, x: string) => (nan ? `nc_isnan(r0) || r0 ${op} ${x}` : `r0 ${op} ${x}`);
+  let body = 'r0 = x0;';
+  if (lo) body += ` if (!(${keep('>', 'x1')})) r0 = x1;`;
+  if (hi) body += ` if (!(${keep('<', lo ? 'x2' : 'x1')})) r0 = ${lo ? 'x2' : 'x1'};`;
+  return body;
+}
+
+/**
+ * `a` limited to [min, max] elementwise (NumPy 2's clip; also `a.clip(min, max, opts)`). Bounds
+ * are arrays (broadcast with `a`) or scalars, either may be null/undefined (neither: a copy). NaN
+ * propagates (from `a` or a bound); where min > max the result is max. The result dtype is NumPy 2's
+ * (a JS number is a weak Python scalar: int8 with 0 and 100 stays int8, float32 with 0.5 stays
+ * float32, int8 with 0.5 gives float64), and as in NumPy a JS integer bound beyond an integer
+ * array's range on the side where it cannot bind (min below the minimum, max above the maximum) is
+ * dropped, while one that would bind but cannot be stored is a RangeError ERR_OUT_OF_RANGE.
+ * `{ out, stream }` as for the operators.
+ * @example
+ * gpuarray.clip(x, 0, 1);            // each element in [0, 1]
+ * gpuarray.clip(x, null, 6, { out: x }); // in place, upper bound only
+ * gpuarray.clip(u8, -5, 300);        // uint8: both bounds past the range, a copy of u8
+ */
+export function clip(a: GPUArray, min?: ClipBound, max?: ClipBound, opts: OpOptions = {}): GPUArray {
+  arrayArg(a, 'a');
+  opts = checkedOptions(opts, 'clip', ['out', 'stream']);
+  let lo = min === null || min === undefined ? null : parse(min, 'clip');
+  let hi = max === null || max === undefined ? null : parse(max, 'clip');
+  if (a.dtype.kind === 'i' || a.dtype.kind === 'u') {
+    const [least, most] = INT_LIMITS(a.dtype);
+    const l = lo ? weakInt(lo) : null, h = hi ? weakInt(hi) : null;
+    if (l !== null && l <= least) lo = null;
+    if (h !== null && h >= most) hi = null;
+  }
+  const inputs: Parsed[] = [{ arr: a }];
+  if (lo) inputs.push(lo);
+  if (hi) inputs.push(hi);
+  const dt = resultType(...inputs.map(operandType));
+  return elementwise('clip', clipBody(dt, !!lo, !!hi), inputs, inputs.map(() => dt), dt, dt, opts);
+}
+
+// ---- isclose, allclose ------------------------------------------------------------------------
+
+const ISCLOSE_KEYS = ['rtol', 'atol', 'equalNan', 'stream'];
+
+function tolerance(v: unknown, dflt: number, what: string): number {
+  if (v === undefined) return dflt;
+  if (typeof v !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `${what} must be a number. Received ${describe(v)}`);
+  if (!Number.isFinite(v) || v < 0) throw rangeError('ERR_OUT_OF_RANGE', `${what} must be a finite number ≥ 0. Received ${v}`);
+  return v;
+}
+
+type CloseOptions = IscloseOutOptions & { rtol: number; atol: number };
+
+function closeOptions(opts: IscloseOutOptions | undefined, what: string, keys: string[]): CloseOptions {
+  const o = checkedOptions(opts, what, keys);
+  if (o.equalNan !== undefined && typeof o.equalNan !== 'boolean') {
+    throw typeError('ERR_INVALID_ARG_TYPE', `${what}: equalNan must be a boolean. Received ${describe(o.equalNan)}`);
+  }
+  return { ...o, rtol: tolerance(o.rtol, 1e-5, `${what}: rtol`), atol: tolerance(o.atol, 1e-8, `${what}: atol`) };
+}
+
+/**
+ * @internal The dtype isclose's tolerances are passed in for a b of dtype `d`: its real part type
+ * (float16/bfloat16 stay themselves: the scalars are rounded to them, as NumPy's weak floats are).
+ */
+export const realOf = (d: DType): DType => (d.kind === 'c' ? (d.name === 'complex64' ? DTYPES.float32 : DTYPES.float64) : d);
+
+/** `e` (a float) rounded to a 16-bit float dtype `d` and back, as NumPy's float16 loops round each result. */
+function round16(d: DType, e: string): string {
+  return d.name === 'float16' ? `nc_h2f(nc_f2h(${e}))` : d.name === 'bfloat16' ? `nc_bf2f(nc_f2bf(${e}))` : e;
+}
+
+/**
+ * @internal isclose's kernel body: x0 in the common dtype `c`, x1 (b) in `y`, x2 = atol and x3 =
+ * rtol in y's real type. NumPy: |a - b| <= atol + rtol·|b| and b finite, or a == b (so ±Inf equals
+ * itself). Each step rounds like NumPy's ufunc of it: the multiply and the add separately (no FMA),
+ * float16/bfloat16 results to 16 bits.
+ */
+export function closeBody(c: DType, y: DType, equalNan: boolean): string {
+  const rc = realOf(c).computeC, ry = realOf(y).computeC;
+  const f = (t: string) => (t === 'double' ? '' : 'f'); // fabsf/hypotf for float
+  const b = c === y ? 'x1' : `${c.computeC}(x1)`;
+  const absY = y.kind === 'c' ? `hypot${f(ry)}(x1.re, x1.im)` : `fabs${f(ry)}(x1)`;
+  const finite = y.kind === 'c' ? 'isfinite(x1.re) && isfinite(x1.im)' : 'isfinite(x1)';
+  const diff = c.kind === 'c'
+    ? `const ${c.computeC} nc_e = x0 - ${b}; const ${rc} nc_d = hypot${f(rc)}(nc_e.re, nc_e.im);`
+    : `const ${rc} nc_d = ${round16(c, `fabs${f(rc)}(x0 - ${b})`)};`;
+  const rn = ry === 'double' ? 'd' : 'f';
+  const t = round16(y, `__${rn}add_rn(x2, ${round16(y, `__${rn}mul_rn(x3, ${absY})`)})`);
+  return `${diff} const ${ry} nc_t = ${t}; ` +
+    `r0 = (nc_d <= nc_t && ${finite}) || x0 == ${b}${equalNan ? ' || (nc_isnan(x0) && nc_isnan(x1))' : ''};`;
+}
+
+/**
+ * Elementwise "a is close to b" → bool array (NumPy's isclose): |a − b| ≤ atol + rtol·|b| where b
+ * is finite, or a == b (so ±Inf matches only itself); NaN matches NaN only with `equalNan`. Not
+ * symmetric (rtol scales |b|). As in NumPy, an integer or bool b becomes float64 first and the
+ * comparison runs in the dtype a and b promote to (so integers compare in float64), each step
+ * rounded as NumPy's (float16 results to float16). One operand may be a JS scalar; shapes
+ * broadcast. `rtol` and `atol` are numbers, finite and ≥ 0 (RangeError ERR_OUT_OF_RANGE; NumPy
+ * only warns about non-finite ones and also takes arrays).
+ * @example
+ * gpuarray.isclose(x, y);                          // bool array
+ * gpuarray.isclose(x, 0, { atol: 1e-6, rtol: 0 });
+ * gpuarray.isclose(x, y, { equalNan: true });
+ */
+export function isclose(a: Operand, b: Operand, opts: IscloseOutOptions = {}): GPUArray {
+  const o = closeOptions(opts, 'isclose', [...ISCLOSE_KEYS, 'out']);
+  const x = parse(a, 'isclose'), y0 = parse(b, 'isclose');
+  if (!x.arr && !y0.arr) throw typeError('ERR_INVALID_ARG_TYPE', 'isclose: at least one operand must be a GPUArray');
+  // NumPy makes b inexact first (result_type(b, 1.0): ints and bool become float64); a weak b
+  // takes part in promotion as a Python float and is converted to the common dtype.
+  const strong = y0.arr?.dtype ?? y0.strong;
+  const y = strong && (strong.kind === 'f' || strong.kind === 'c' ? strong : DTYPES.float64);
+  const c = resultType(operandType(x), y ?? (typeof y0.value === 'object' ? y0.value : 0.5));
+  const yc = y ?? c;
+  const tol = realOf(yc);
+  const inputs: Parsed[] = [x, y0, { value: o.atol }, { value: o.rtol }];
+  return elementwise('isclose', closeBody(c, yc, !!o.equalNan), inputs, [c, yc, tol, tol], DTYPES.bool, DTYPES.bool,
+    { out: o.out, stream: o.stream });
+}
+
+/**
+ * Whether every element of isclose(a, b, opts) is true, as a JS boolean (NumPy's allclose: waits
+ * for the stream and reads the answer back). Empty arrays are all close.
+ * @example
+ * if (!gpuarray.allclose(result, expected, { rtol: 1e-4 })) throw new Error('mismatch');
+ */
+export function allclose(a: Operand, b: Operand, opts: IscloseOptions = {}): boolean {
+  const o = closeOptions(opts, 'allclose', ISCLOSE_KEYS);
+  const close = isclose(a, b, o);
+  try {
+    const all = close.all({ stream: o.stream });
+    try {
+      o.stream?.synchronize();
+      return Boolean(all.item());
+    } finally {
+      all.dispose();
+    }
+  } finally {
+    close.dispose();
+  }
+}
+
+registerArrayMethods({ swapaxes, repeat, clip });
