@@ -45,8 +45,8 @@ function smalls(d: DTypeName): Array<{ label: string; a: GPUArray; host: V[]; sh
     { label: '31', a: upload(d, cyc(p, 31, 2, 3)), host: cyc(p, 31, 2, 3), shape: [31] },
     { label: '[0]', a: upload(d, []), host: [], shape: [0] },
     { label: '[0,3]', a: upload(d, [], [0, 3]), host: [], shape: [0, 3] },
-    { label: '[1]', a: upload(d, [p[1]]), host: [p[1]], shape: [1] },
-    { label: '0-d', a: upload(d, [p[2]]).reshape([]), host: [p[2]], shape: [] },
+    { label: '[1]', a: upload(d, [p[1 % p.length]]), host: [p[1 % p.length]], shape: [1] },
+    { label: '0-d', a: upload(d, [p[2 % p.length]]).reshape([]), host: [p[2 % p.length]], shape: [] },
   ];
 }
 const isView = (r: GPUArray, a: GPUArray): boolean => r.base !== null && r.base === (a.base ?? a);

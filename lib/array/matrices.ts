@@ -130,17 +130,19 @@ const shapeText = (a: GPUArray): string => `(${a.shape.join(',')})`;
 /**
  * @internal The layout of the diagonal at `k` over axes `ax1`, `ax2` (distinct, normalized) of an
  * array: the other axes in order, then the diagonal (NumPy's ndarray.diagonal), and the byte offset
- * of its first element from the array's (0 when the diagonal is empty, so no address past the end).
+ * of its first element from the array's (0 when the view is empty — the diagonal or another axis —
+ * so no address past the end: an array of shape [0, 3, 3] has no memory at all).
  */
 export function diagonalLayout(shape: readonly number[], strides: readonly number[], k: number, ax1: number, ax2: number):
   { shape: number[]; strides: number[]; byteOffset: number } {
   const n1 = shape[ax1], n2 = shape[ax2];
   const len = Math.max(0, k >= 0 ? Math.min(n1, n2 - k) : Math.min(n1 + k, n2));
   const rest = shape.map((_, d) => d).filter((d) => d !== ax1 && d !== ax2);
+  const out = [...rest.map((d) => shape[d]), len];
   return {
-    shape: [...rest.map((d) => shape[d]), len],
+    shape: out,
     strides: [...rest.map((d) => strides[d]), strides[ax1] + strides[ax2]],
-    byteOffset: len === 0 ? 0 : k >= 0 ? k * strides[ax2] : -k * strides[ax1],
+    byteOffset: out.includes(0) ? 0 : k >= 0 ? k * strides[ax2] : -k * strides[ax1],
   };
 }
 
@@ -325,7 +327,12 @@ export function meshgrid(...args: GPUArray[] | [...GPUArray[], MeshgridOptions])
     for (const f of flats) f.dispose();
     throw e;
   }
-  if (copy) for (const f of flats) f.dispose(); // views (copy: false) keep theirs
+  if (copy) {
+    for (const f of flats) f.dispose();
+  } else {
+    // A view of a flat copy owns it (as a view tidy() returns): disposing the view frees the copy.
+    for (const f of flats) f.handOver_(outs.filter((v) => v.base === f));
+  }
   return outs;
 }
 
@@ -387,7 +394,7 @@ export function diff(a: GPUArray, opts: DiffOptions = {}): GPUArray {
       const len = cur.shape[ax];
       const shape = [...cur.shape];
       shape[ax] = Math.max(0, len - 1);
-      const hi = cur.view_(shape, cur.strides, cur.offset + (len > 0 ? cur.strides[ax] : 0)); // cur[1:]
+      const hi = cur.view_(shape, cur.strides, cur.offset + (len > 1 ? cur.strides[ax] : 0)); // cur[1:] (empty: no offset past the end)
       const lo = cur.view_(shape, cur.strides, cur.offset); // cur[:-1]
       const next = apply(op, [hi, lo], { stream });
       if (own) cur.dispose();
@@ -416,17 +423,19 @@ export function ptp(a: GPUArray, opts: PtpOptions = {}): GPUArray {
   if (x.dtype.kind === 'b') throw typeError('ERR_INVALID_DTYPE', 'ptp is not supported for bool (NumPy has no boolean subtract)');
   const axes = axesOf(axis, x.ndim);
   if (axes.length === 0) return apply('sub', [x, x], { out, stream }); // max and min over no axis: x itself
-  const hi = max(x, { axis: axes, keepdims, out, stream }); // into out, as NumPy's: the difference in out's dtype
+  // The minimum first: an out that shares memory with x (x[:, 0] for axis 1) is written only after
+  // both reductions have read x.
+  const lo = min(x, { axis: axes, keepdims, stream });
   try {
-    const lo = min(x, { axis: axes, keepdims, stream });
+    const hi = max(x, { axis: axes, keepdims, out, stream }); // into out, as NumPy's: the difference in out's dtype
     try {
       return apply('sub', [hi, lo], { out: hi, stream });
-    } finally {
-      lo.dispose();
+    } catch (e) {
+      if (hi !== out) hi.dispose();
+      throw e;
     }
-  } catch (e) {
-    if (hi !== out) hi.dispose();
-    throw e;
+  } finally {
+    lo.dispose();
   }
 }
 

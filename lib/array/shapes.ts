@@ -6,7 +6,7 @@
 import { DTYPES, DType } from '../base/dtype';
 import { checkedOptions, describe, rangeError, typeError } from '../base/errors';
 import { Slice } from '../base/indexing';
-import { normalizeAxis } from '../base/shape';
+import { normalizeAxis, normalizeShape } from '../base/shape';
 import { resultType } from '../base/promote';
 import { Stream } from '../cuda/driver';
 import { GPUArray, arrayArg, filled } from './gpuarray';
@@ -14,6 +14,9 @@ import { registerArrayMethods } from './methods';
 import { OpOptions, Operand, Parsed, assign, elementwise, operandType, parse } from './operators';
 import { concatenate, take } from './joins';
 import { checkDevices } from './devices';
+
+/** NumPy 2's NPY_MAXDIMS: tile() makes no array of more dimensions (its reps could ask for millions). */
+const MAX_DIMS = 64;
 
 /** Options of flip(). */
 export interface FlipOptions {
@@ -81,7 +84,7 @@ function ints(v: unknown, what: string, min = -Infinity): number[] {
   for (const x of list as number[]) {
     if (x < min) throw rangeError('ERR_OUT_OF_RANGE', `${what} may not contain values below ${min}. Received ${x}`);
   }
-  return list as number[];
+  return (list as number[]).map((x) => x + 0); // -0 → 0: no -0 dimension in a result's shape
 }
 
 /** Normalized axes; a repeated one is RangeError ERR_INVALID_ARG_VALUE (NumPy's ValueError). */
@@ -185,11 +188,23 @@ export function moveaxis(a: GPUArray, source: number | readonly number[], destin
   return a.transpose(order);
 }
 
+/**
+ * The most views split() and arraySplit() make: each is a JS object of a few hundred bytes, so
+ * millions of them (arraySplit(v, 1e12), or split() of an empty axis, which any count divides)
+ * would exhaust the JS heap, a fatal error, rather than throw.
+ */
+const MAX_PIECES = 2 ** 20;
+
+function tooManyPieces(what: string, pieces: number): never {
+  throw rangeError('ERR_OUT_OF_RANGE', `${what}: ${pieces} sections are too many (at most ${MAX_PIECES} views)`);
+}
+
 /** Division points along an axis of length n (NumPy's array_split). */
 function divisionPoints(what: string, ios: unknown, n: number, equal: boolean): number[] {
   if (typeof ios === 'number') {
     if (!Number.isSafeInteger(ios)) throw typeError('ERR_INVALID_ARG_TYPE', `${what}: sections must be an integer. Received ${ios}`);
     if (ios <= 0) throw rangeError('ERR_OUT_OF_RANGE', `${what}: the number of sections must be larger than 0. Received ${ios}`);
+    if (ios > MAX_PIECES) tooManyPieces(what, ios);
     if (equal && n % ios !== 0) {
       throw rangeError('ERR_INVALID_ARG_VALUE', `${what}: an axis of length ${n} does not split into ${ios} equal sections (use arraySplit)`);
     }
@@ -201,6 +216,7 @@ function divisionPoints(what: string, ios: unknown, n: number, equal: boolean): 
   if (!Array.isArray(ios)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `${what}: indicesOrSections must be an integer or an array of integers. Received ${describe(ios)}`);
   }
+  if (ios.length >= MAX_PIECES) tooManyPieces(what, ios.length + 1);
   return [0, ...ints(ios, `${what}: indices`), n];
 }
 
@@ -256,6 +272,32 @@ function rollInto(dst: GPUArray, src: GPUArray, shifts: readonly number[], strea
   for (const b of blocks) assign(dst.index(...b.map((p) => p[1])), src.index(...b.map((p) => p[0])), stream);
 }
 
+/** Axes rolled together by one rollInto (2^4 block copies); more are rolled in rounds. */
+const ROLL_GROUP = 4;
+
+/**
+ * dst = src rolled by `shifts`: one rollInto when at most ROLL_GROUP axes move, else rounds of
+ * ROLL_GROUP axes each, alternating between dst and a temporary so that the last round writes dst
+ * (2^k copies for k rolled axes would be a launch per element of a [2, 2, …] array).
+ */
+function rollAll(dst: GPUArray, src: GPUArray, shifts: readonly number[], stream: Stream | null | undefined): void {
+  const moved = shifts.flatMap((k, d) => (k ? [d] : []));
+  if (moved.length <= ROLL_GROUP) return rollInto(dst, src, shifts, stream);
+  const rounds: number[][] = [];
+  for (let i = 0; i < moved.length; i += ROLL_GROUP) rounds.push(moved.slice(i, i + ROLL_GROUP));
+  const temp = GPUArray.allocate(dst.shape, dst.dtype, stream);
+  try {
+    let from = src;
+    rounds.forEach((axes, i) => {
+      const to = (rounds.length - 1 - i) % 2 === 0 ? dst : temp;
+      rollInto(to, from, shifts.map((k, d) => (axes.includes(d) ? k : 0)), stream);
+      from = to;
+    });
+  } finally {
+    temp.dispose(); // stream-ordered: after the copies
+  }
+}
+
 /**
  * A copy with the elements shifted by `shift` along `axis`; elements shifted past the end come
  * back at the start (NumPy's roll). Without `axis` the flattened array is rolled and the shape
@@ -284,7 +326,7 @@ export function roll(a: GPUArray, shift: number | readonly number[], opts: RollO
   }
   return filled(GPUArray.allocate(a.shape, a.dtype, stream), (out) => {
     if (out.size === 0) return;
-    if (!flat) return rollInto(out, a, per, stream);
+    if (!flat) return rollAll(out, a, per, stream);
     const { flat: src, temp } = flattened(a, stream);
     try {
       rollInto(out.reshape(-1), src, per, stream);
@@ -307,9 +349,13 @@ export function tile(a: GPUArray, reps: number | readonly number[], opts: ShapeS
   const r0 = ints(reps, 'tile: reps', 0);
   checkDevices('tile', [a]);
   const nd = Math.max(a.ndim, r0.length);
+  if (nd > MAX_DIMS) {
+    throw rangeError('ERR_OUT_OF_RANGE', `tile: ${r0.length} repetitions make a ${nd}-d array; at most ${MAX_DIMS} dimensions (NumPy's limit)`);
+  }
   const s = [...new Array<number>(nd - a.ndim).fill(1), ...a.shape];
   const r = [...new Array<number>(nd - r0.length).fill(1), ...r0];
-  return filled(GPUArray.allocate(s.map((n, i) => n * r[i]), a.dtype, stream), (out) => {
+  // normalizeShape: RangeError for a dimension or size past 2^53 (also next to a 0: no unsafe dimension).
+  return filled(GPUArray.allocate(normalizeShape(s.map((n, i) => n * r[i]), 'tile result'), a.dtype, stream), (out) => {
     if (out.size === 0) return;
     // out as [r0, s0, r1, s1, …] (a view of its C order) ← a as [1, s0, 1, s1, …] broadcast.
     const pairs = s.flatMap((n, i) => [r[i], n]);
@@ -334,10 +380,10 @@ export function repeat(a: GPUArray, repeats: number | readonly number[], opts: R
   const flat = axis === undefined || axis === null;
   const ax = flat ? 0 : normalizeAxis(axis, a.ndim);
   const n = flat ? a.size : a.shape[ax];
+  const shapeOf = (len: number) => normalizeShape(flat ? [len] : a.shape.map((m, d) => (d === ax ? len : m)), 'repeat result');
   if (counts.length === 1) {
     const k = counts[0];
-    const shape = flat ? [a.size * k] : a.shape.map((m, d) => (d === ax ? m * k : m));
-    return filled(GPUArray.allocate(shape, a.dtype, stream), (out) => {
+    return filled(GPUArray.allocate(shapeOf(n * k), a.dtype, stream), (out) => {
       if (out.size === 0) return;
       // out as a's shape with k inserted after the axis (after the last one when flattened) ← a broadcast there.
       const at = flat ? a.ndim : ax + 1;
@@ -348,12 +394,48 @@ export function repeat(a: GPUArray, repeats: number | readonly number[], opts: R
   if (counts.length !== n) {
     throw rangeError('ERR_SHAPE_MISMATCH', `repeat: ${counts.length} counts for ${n} elements${flat ? '' : ` along axis ${ax}`}`);
   }
-  const idx: number[] = [];
-  counts.forEach((c, i) => { for (let j = 0; j < c; j++) idx.push(i); });
-  if (idx.length === 0 || a.size === 0) { // nothing to gather
-    return GPUArray.allocate(flat ? [idx.length] : a.shape.map((m, d) => (d === ax ? idx.length : m)), a.dtype, stream);
+  let total = 0;
+  for (const c of counts) total += c;
+  if (!Number.isSafeInteger(total)) throw rangeError('ERR_OUT_OF_RANGE', `repeat: the counts add up to ${total}, past 2^53`);
+  const shape = shapeOf(total);
+  if (total === 0 || a.size === 0) return GPUArray.allocate(shape, a.dtype, stream); // nothing to gather
+  const idx = repeatIndices(counts, total, stream);
+  try {
+    return take(a, idx, flat ? undefined : ax, { stream });
+  } finally {
+    idx.dispose(); // stream-ordered: after the gather
   }
-  return take(a, idx, flat ? undefined : ax, { stream });
+}
+
+/** Host indices written per copy by repeatIndices (8 MiB). */
+const INDEX_CHUNK = 2 ** 20;
+
+/**
+ * repeat's gather indices, i repeated counts[i] times, as a device int64 array of `total` (> 0)
+ * elements written from the host a chunk at a time: host memory stays bounded however large the
+ * counts (a JS array of them all could exhaust the heap, a fatal error).
+ */
+function repeatIndices(counts: readonly number[], total: number, stream: Stream | null | undefined): GPUArray {
+  return filled(GPUArray.allocate([total], DTYPES.int64, stream), (idx) => {
+    const buf = new BigInt64Array(Math.min(total, INDEX_CHUNK));
+    let used = 0, done = 0;
+    const flush = (): void => {
+      idx.index(new Slice(done, done + used)).set(used === buf.length ? buf : buf.subarray(0, used));
+      done += used;
+      used = 0;
+    };
+    counts.forEach((c, i) => {
+      const v = BigInt(i);
+      for (let left = c; left > 0;) {
+        const m = Math.min(left, buf.length - used);
+        buf.fill(v, used, used + m);
+        used += m;
+        left -= m;
+        if (used === buf.length) flush();
+      }
+    });
+    if (used > 0) flush();
+  });
 }
 
 /**
