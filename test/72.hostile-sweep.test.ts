@@ -180,7 +180,7 @@ const SCRIPT = String.raw`
       catch (e) {
         const typed = (e instanceof TypeError || e instanceof RangeError || e instanceof cuda.CudaError || e instanceof cuda.NvrtcError ||
           e instanceof cuda.CublasError || e instanceof cuda.CufftError) && typeof e.code === 'string';
-        outcome = { ok: false, typed, name: e && e.name, code: e && e.code, message: String(e && e.message).slice(0, 200) };
+        outcome = { ok: false, typed, error: e && e.name, code: e && e.code, message: String(e && e.message).slice(0, 200) };
       }
       results.push({ name, expect, ...outcome });
     }
@@ -190,7 +190,7 @@ const SCRIPT = String.raw`
   })().catch((e) => console.log(JSON.stringify({ ok: false, error: String(e && e.stack) })));
 `;
 
-interface Outcome { name: string; expect: 'ok' | 'throws' | 'either'; ok: boolean; typed?: boolean; code?: string; message?: string }
+interface Outcome { name: string; expect: 'ok' | 'throws' | 'either'; ok: boolean; typed?: boolean; error?: string; code?: string; message?: string }
 
 describeGpu('hostile sweep on the GPU', () => {
   test('every scenario ends normally or with a typed error; the context stays healthy', () => {

@@ -174,6 +174,14 @@ describe('matrix helpers: arguments and layouts (no GPU)', () => {
     check(() => expectCode(() => gpuarray.eye(3, { order: 'F' } as never), TypeError, 'ERR_INVALID_ARG_VALUE'));
     check(() => expectCode(() => gpuarray.eye(3, { dtype: 'float99' as never }), TypeError, 'ERR_INVALID_ARG_VALUE'));
     check(() => expectCode(() => gpuarray.eye(3, {}, {}), TypeError, 'ERR_INVALID_ARG_TYPE')); // m an object and options too
+    check(() => expectCode(() => gpuarray.eye(NaN), RangeError, 'ERR_OUT_OF_RANGE'));
+    check(() => expectCode(() => gpuarray.eye(Infinity), RangeError, 'ERR_OUT_OF_RANGE'));
+    check(() => expectCode(() => gpuarray.eye(3n as never), TypeError, 'ERR_INVALID_ARG_TYPE'));
+    check(() => expectCode(() => gpuarray.eye(3, 2 ** 53), RangeError, 'ERR_OUT_OF_RANGE'));
+    check(() => expectCode(() => gpuarray.eye(3, { k: 2 ** 53 }), RangeError, 'ERR_OUT_OF_RANGE'));
+    check(() => expectCode(() => gpuarray.eye(3, { k: 1n as never }), TypeError, 'ERR_INVALID_ARG_TYPE'));
+    check(() => expectCode(() => gpuarray.eye(2 ** 31), RangeError, 'ERR_OUT_OF_RANGE')); // 2^62 elements: refused before allocating
+    check(() => expectCode(() => gpuarray.identity(2 ** 31), RangeError, 'ERR_OUT_OF_RANGE'));
     check(() => expectCode(() => gpuarray.identity(2.5), RangeError, 'ERR_OUT_OF_RANGE'));
     check(() => expectCode(() => gpuarray.identity(3, { k: 1 } as never), TypeError, 'ERR_INVALID_ARG_VALUE'));
     check.done();
@@ -219,6 +227,9 @@ describe('matrix helpers: arguments and layouts (no GPU)', () => {
     expect(L([2, 3, 4], [96, 32, 8], 0, 1, 2)).toEqual({ shape: [2, 3], strides: [96, 40], byteOffset: 0 });
     expect(L([0, 5], [40, 8], 0, 0, 1)).toEqual({ shape: [0], strides: [48], byteOffset: 0 });
     expect(L([4, 4], [-32, 8], 1, 0, 1)).toEqual({ shape: [3], strides: [-24], byteOffset: 8 }); // a reversed view
+    // Empty along another axis: no offset (an array of shape [0, 3, 3] has no memory to point into).
+    expect(L([0, 3, 3], [72, 24, 8], 1, 1, 2)).toEqual({ shape: [0, 2], strides: [72, 32], byteOffset: 0 });
+    expect(L([3, 0, 3], [24, 24, 8], -1, 0, 2)).toEqual({ shape: [0, 2], strides: [24, 32], byteOffset: 0 });
   });
 });
 

@@ -101,10 +101,12 @@ function axesArg(axis: unknown, ndim: number, what: string, repeats = false): nu
 
 /** A non-empty list of live GPUArrays of the current device (TypeError otherwise). */
 function arrayList(list: unknown, what: string): GPUArray[] {
-  if (!Array.isArray(list) || list.length === 0 || list.some((a) => !(a instanceof GPUArray))) {
+  // Array.from: a hole reads as undefined, which is refused (some() and map() would skip it).
+  const items = Array.isArray(list) ? Array.from(list as unknown[]) : null;
+  if (!items || items.length === 0 || items.some((a) => !(a instanceof GPUArray))) {
     throw typeError('ERR_INVALID_ARG_TYPE', `${what} takes a non-empty array of GPUArrays. Received ${describe(list)}`);
   }
-  const xs = (list as GPUArray[]).map((a) => a.check());
+  const xs = (items as GPUArray[]).map((a) => a.check());
   checkDevices(what, xs);
   return xs;
 }
@@ -233,7 +235,7 @@ function splitAt(what: string, a: GPUArray, ios: unknown, opts: ArraySplitOption
 /**
  * Views of `a` split along `axis` (default 0): into `sections` equal parts (the axis length must
  * divide, else RangeError ERR_INVALID_ARG_VALUE), or at the given indices (NumPy's split:
- * `[2, 5]` gives `a[:2]`, `a[2:5]`, `a[5:]`).
+ * `[2, 5]` gives `a[:2]`, `a[2:5]`, `a[5:]`). More than 2^20 pieces is a RangeError ERR_OUT_OF_RANGE.
  * @example
  * const [p, q, r] = gpuarray.split(v, 3);          // v of length 9: three views of 3
  * const parts = gpuarray.split(m, [1, 3], { axis: 1 }); // m[:, :1], m[:, 1:3], m[:, 3:]
@@ -338,7 +340,8 @@ export function roll(a: GPUArray, shift: number | readonly number[], opts: RollO
 
 /**
  * `a` repeated `reps` times along each axis (NumPy's tile): `a` gets leading axes of length 1 when
- * `reps` is longer than its shape, `reps` leading 1s when shorter. One strided copy.
+ * `reps` is longer than its shape, `reps` leading 1s when shorter. One strided copy. A result of
+ * more than 64 dimensions (NumPy's limit) or 2^53 elements is a RangeError ERR_OUT_OF_RANGE.
  * @example
  * gpuarray.tile(v, 2);         // [1,2,3] → [1,2,3,1,2,3]
  * gpuarray.tile(v, [2, 1]).shape; // [2, 3]
