@@ -60,6 +60,7 @@ describe('shape functions: argument errors before any GPU work', () => {
       ['roll', [1, 1]], ['tile', [1, 2]], ['repeat', [1, 2]], ['split', [1, 2]], ['arraySplit', [[1, 2], 2]],
       ['clip', [1, 0, 1]], ['hstack', [[]]], ['hstack', [[1]]], ['vstack', ['x']], ['vstack', [undefined]],
       ['hstack', [new Array(2)]], ['vstack', [new Array(1)]], // holes: refused, not skipped (some() skips them)
+      ['concatenate', [new Array(2)]], ['stack', [new Array(3)]],
       ['isclose', [1, 2]], ['isclose', ['a', 2]], ['allclose', [1, 2]],
     ] as Array<[string, unknown[]]>) {
       expectCode(() => G[name](...args), TypeError, 'ERR_INVALID_ARG_TYPE');

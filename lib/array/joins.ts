@@ -17,7 +17,8 @@ import { PREAMBLE } from '../engine/templates/preamble';
 import { checkDevices } from './devices';
 
 function arrays(list: unknown, what: string): GPUArray[] {
-  if (!Array.isArray(list) || list.length === 0 || list.some((a) => !(a instanceof GPUArray))) {
+  // every(), not some(): a hole (new Array(2)) is skipped by some() and would fail later without a code.
+  if (!Array.isArray(list) || list.length === 0 || !Array.from(list).every((a) => a instanceof GPUArray)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `${what} takes a non-empty array of GPUArrays. Received ${describe(list)}`);
   }
   return sameContext(what, (list as GPUArray[]).map((a) => a.check()));
@@ -50,11 +51,15 @@ export function concatenate(list: readonly GPUArray[], axis = 0, opts: { stream?
   shape[ax] = xs.reduce((s, x) => s + x.shape[ax], 0);
   const out = GPUArray.allocate(shape, resultType(...xs.map((x) => x.dtype)), opts.stream);
   let start = 0;
-  for (const x of xs) {
-    const idx = shape.map((_, d) => (d === ax ? `${start}:${start + x.shape[ax]}` : ':'));
-    const dst = out.index(...idx);
-    assign(dst, x, opts.stream);
-    start += x.shape[ax];
+  try {
+    for (const x of xs) {
+      const idx = shape.map((_, d) => (d === ax ? `${start}:${start + x.shape[ax]}` : ':'));
+      assign(out.index(...idx), x, opts.stream);
+      start += x.shape[ax];
+    }
+  } catch (e) {
+    out.dispose(); // a copy failed part way (out of memory for a temporary, a faulted context)
+    throw e;
   }
   return out;
 }
@@ -132,7 +137,12 @@ function indexArray(indices: GPUArray | readonly number[], stream?: Stream | nul
   }
   const h = BigInt64Array.from(indices.map((x) => BigInt(x)));
   const idx = GPUArray.allocate([h.length], DTYPES.int64, stream);
-  cu.memcpyHtod(idx.ptr, h.buffer, 0, h.byteLength, false);
+  try {
+    cu.memcpyHtod(idx.ptr, h.buffer, 0, h.byteLength, false);
+  } catch (e) {
+    idx.dispose();
+    throw e;
+  }
   return { idx, temp: true };
 }
 
