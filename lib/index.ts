@@ -21,14 +21,18 @@ import * as creation from './array/creation';
 import * as ops from './array/operators';
 import * as joins from './array/joins';
 import * as cumathNs from './array/cumath';
+import * as complexNs from './array/complex'; // a.real, a.imag, a.conj()
 import * as red from './array/reductions';
 import * as scans from './array/scan';
 import * as sorting from './array/sorting';
 import * as selection from './array/selection';
 import * as quantiles from './array/quantile';
 import * as nonzeros from './array/nonzero';
+import * as histograms from './array/histogram';
 import * as shapes from './array/shapes';
 import * as matrices from './array/matrices';
+import * as padding from './array/pad';
+import * as shapesMore from './array/shapes_more';
 import './array/devices'; // a.device, a.to(), a.copyTo(), device-following host transfers
 import * as randomNs from './random/random';
 import { GPUArray } from './array/gpuarray';
@@ -71,11 +75,16 @@ export type { SearchsortedOptions, TopkOptions, TopkResult, PartitionOptions } f
 export type { MedianOptions, QuantileOptions, QuantileMethod } from './array/quantile';
 export type { NonzeroOptions, CountNonzeroOptions, CompressOptions } from './array/nonzero';
 export type {
+  BincountOptions, HistogramOptions, HistogramBinEdgesOptions, HistogramResult, HistogramBins, DigitizeOptions,
+} from './array/histogram';
+export type {
   FlipOptions, RollOptions, RepeatOptions, ArraySplitOptions, ShapeStreamOptions, ClipBound, IscloseOptions, IscloseOutOptions,
 } from './array/shapes';
 export type {
   EyeOptions, IdentityOptions, DiagonalOptions, TraceOptions, MatrixStreamOptions, MeshgridOptions, DiffOptions, PtpOptions,
 } from './array/matrices';
+export type { PadMode, PadWidth, PadScalar, PadConstant, PadOptions } from './array/pad';
+export type { StackOptions, AverageOptions, LogspaceOptions, GeomspaceOptions } from './array/shapes_more';
 export type { ReduceOptions, VarOptions, ArgOptions, DotOptions } from './array/reductions';
 export { GPUArray } from './array/gpuarray';
 export { tidy, keep } from './array/tidy';
@@ -121,6 +130,14 @@ export const gpuarray = Object.freeze({
   onesLike: creation.onesLike,
   ...ops.binaryFunctions,
   ...ops.unaryFunctions,
+  /** Elementwise maximum ignoring NaN (NumPy fmax; the same as cumath.fmax). */
+  fmax: cumathNs.cumathFunctions.fmax,
+  /** Elementwise minimum ignoring NaN (NumPy fmin; the same as cumath.fmin). */
+  fmin: cumathNs.cumathFunctions.fmin,
+  /** The real parts of a complex array as a view (NumPy real); any other array itself. */
+  real: complexNs.real,
+  /** The imaginary parts of a complex array as a view (NumPy imag); zeros (a new array) for any other array. */
+  imag: complexNs.imag,
   concatenate: joins.concatenate,
   stack: joins.stack,
   take: joins.take,
@@ -189,6 +206,14 @@ export const gpuarray = Object.freeze({
   unique: sorting.unique,
   /** Insertion points of values in a sorted 1-D array (binary search). */
   searchsorted: selection.searchsorted,
+  /** How often each non-negative integer occurs in a 1-D array, or the sums of weights per value (NumPy bincount; reads the max back). */
+  bincount: histograms.bincount,
+  /** The histogram of the flattened array: `{ hist, binEdges }` (NumPy histogram; equal-width bins or given edges). */
+  histogram: histograms.histogram,
+  /** The bin edges histogram() would use (NumPy histogram_bin_edges). */
+  histogramBinEdges: histograms.histogramBinEdges,
+  /** The int64 index of the bin each element falls in, bins increasing or decreasing (NumPy digitize). */
+  digitize: histograms.digitize,
   /** The k largest (or smallest) elements along `axis` and their int64 positions (torch.topk; a selection or a sort). */
   topk: selection.topk,
   /** A copy partitioned around each kth position along `axis` (NumPy; one kth of a long axis by selection, else a stable sort). */
@@ -269,6 +294,38 @@ export const gpuarray = Object.freeze({
   diff: matrices.diff,
   /** Peak to peak, max − min over `axis` (NumPy ptp; the input's dtype). */
   ptp: matrices.ptp,
+  /** The array padded on each side of each axis: 'constant', 'edge', 'reflect', 'symmetric' or 'wrap' (NumPy pad; one gather kernel). */
+  pad: padding.pad,
+  /** The array rotated by 90° k times in the plane of two axes, a view (NumPy rot90). */
+  rot90: shapesMore.rot90,
+  /** Arrays joined along a third axis, each made at least 3-d first (NumPy dstack). */
+  dstack: shapesMore.dstack,
+  /** 1-D arrays as the columns of a 2-D array, others joined on axis 1 (NumPy column_stack). */
+  columnStack: shapesMore.columnStack,
+  /** split() along axis 1 (axis 0 of a 1-D array), views (NumPy hsplit). */
+  hsplit: shapesMore.hsplit,
+  /** split() along axis 0 of an array of at least 2 dimensions, views (NumPy vsplit). */
+  vsplit: shapesMore.vsplit,
+  /** split() along axis 2 of an array of at least 3 dimensions, views (NumPy dsplit). */
+  dsplit: shapesMore.dsplit,
+  /** The arrays with at least 1 dimension (0-d as [1]), views (NumPy atleast_1d). */
+  atleast1d: shapesMore.atleast1d,
+  /** The arrays with at least 2 dimensions ([n] as [1, n]), views (NumPy atleast_2d). */
+  atleast2d: shapesMore.atleast2d,
+  /** The arrays with at least 3 dimensions ([n] as [1, n, 1], [m, n] as [m, n, 1]), views (NumPy atleast_3d). */
+  atleast3d: shapesMore.atleast3d,
+  /** A broadcast view of an array with the given shape (NumPy broadcast_to; also `a.broadcastTo`). */
+  broadcastTo: shapesMore.broadcastTo,
+  /** The arrays broadcast against each other, as views of one shape (NumPy broadcast_arrays). */
+  broadcastArrays: shapesMore.broadcastArrays,
+  /** The shape that shapes broadcast to (NumPy broadcast_shapes). */
+  broadcastShapes: shapesMore.broadcastShapes,
+  /** The weighted average over `axis`, optionally with the weights' sum (NumPy average; zero weight sums give NaN/Inf). */
+  average: shapesMore.average,
+  /** `num` powers base ** y, y evenly spaced from start to stop (NumPy logspace; computed in float64). */
+  logspace: shapesMore.logspace,
+  /** `num` values in geometric progression from start to stop, ends exact (NumPy geomspace). */
+  geomspace: shapesMore.geomspace,
   matmul: linalgNs.matmul,
   inner: linalgNs.inner,
   outer: linalgNs.outer,
@@ -324,7 +381,7 @@ export type { Algorithm as RandomAlgorithm, GeneratorOptions, RandomState, DrawO
  * @namespace
  */
 export const cumath = Object.freeze({ ...cumathNs.cumathFunctions, apply: cumathNs.apply });
-export type { MathOptions, SplitOptions, CumathFunctions } from './array/cumath';
+export type { MathOptions, SplitOptions, CumathFunctions, AngleOptions, NanToNumOptions } from './array/cumath';
 
 /**
  * pycuda.driver: devices, contexts, memory, copies, streams, events, modules, launches.

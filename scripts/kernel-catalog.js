@@ -22,6 +22,7 @@ const { gpuarray: ga, cumath, random } = cuda;
 const {
   uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCounts, uniqueHistogram, uniqueInverse, uniqueMinMax, uniqueResults,
 } = require(path.join(process.env.NODECUDA_DIST || path.join(__dirname, '..', 'dist'), 'engine', 'sort'));
+const { histRange, runHistogram } = require(path.join(process.env.NODECUDA_DIST || path.join(__dirname, '..', 'dist'), 'engine', 'histogram'));
 
 // The dtypes most programs use; others still compile on first use (NVRTC + the disk cache).
 const DTYPES = ['float32', 'float64', 'int32', 'int64', 'float16', 'uint8', 'bool'];
@@ -32,8 +33,8 @@ const REVERSED = ['rsub', 'rdiv', 'rpow'];
 const UNARY = ['neg', 'abs', 'not', 'logicalNot'];
 const MATH1 = ['fabs', 'ceil', 'floor', 'trunc', 'round', 'sign', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10',
   'log1p', 'sqrt', 'cbrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'isnan',
-  'isinf', 'isfinite', 'asinh', 'acosh', 'atanh', 'deg2rad', 'rad2deg'];
-const MATH2 = ['fmod', 'atan2', 'hypot', 'copysign'];
+  'isinf', 'isfinite', 'asinh', 'acosh', 'atanh', 'deg2rad', 'rad2deg', 'square', 'reciprocal', 'sinc', 'nanToNum'];
+const MATH2 = ['fmod', 'atan2', 'hypot', 'copysign', 'fmax', 'fmin', 'logaddexp', 'logaddexp2', 'heaviside', 'nextafter'];
 const REDUCE = ['sum', 'prod', 'min', 'max', 'mean', 'var', 'std', 'any', 'all', 'argmin', 'argmax'];
 
 let tried = 0;
@@ -128,6 +129,7 @@ for (const dt of FLOATS) {
 for (const dt of ['int32', 'int64', 'uint8']) {
   const a = ga.zeros([N], dt);
   for (const f of ['fabs', 'sqrt', 'sin', 'exp', 'log']) attempt(() => cumath[f](a));
+  if (dt !== 'uint8') for (const f of ['gcd', 'lcm']) attempt(() => cumath[f](a, a));
 }
 for (const dt of ['float32', 'int32', 'int64', 'float64']) {
   const a = ga.zeros([N], dt);
@@ -175,6 +177,26 @@ for (const dt of ['int32', 'int64', 'uint8', 'bool']) {
     uniqueInverse(a.dtype, a.address, hist.address, 0n, N, 0n, 32, null, []);
   });
 }
+// bincount and histogram (engine/histogram.ts), launched directly: past their min/max read back
+// (garbage on the double) the functions would not go on. One kernel serves both ways of adding.
+for (const dt of ['int32', 'int64']) {
+  attempt(() => {
+    const a = ga.zeros([N], dt);
+    const out = ga.zeros([64], 'float64');
+    const w = ga.zeros([N], 'float64');
+    runHistogram({ x: a.dtype, input: a.address, n: N, bins: 64, out: out.address, uses: [] });
+    runHistogram({ x: a.dtype, input: a.address, n: N, bins: 64, out: out.address, weights: { dt: w.dtype, address: w.address }, uses: [] });
+  });
+}
+for (const dt of ['float32', 'float64']) {
+  attempt(() => {
+    const a = ga.zeros([N], dt);
+    const out = ga.zeros([64], 'int64');
+    histRange(a.dtype, a.address, a.align16, N, out.address, null, []);
+    const edges = { dt: a.dtype, cmp: a.dtype, address: a.address, uniform: { lo: 0, hi: 1 } };
+    runHistogram({ x: a.dtype, input: a.address, n: N, bins: 32, out: out.address, edges, uses: [] });
+  });
+}
 {
   // bfloat16: a few common kernels (conversions with float32, arithmetic, sums); the rest compile on first use.
   const h = ga.zeros([N], 'bfloat16');
@@ -188,6 +210,18 @@ for (const dt of ['int32', 'int64', 'uint8', 'bool']) {
   attempt(() => h.fill(1));
   attempt(() => h.copy());
   for (const op of ['sum', 'mean', 'max']) attempt(() => ga[op](h));
+}
+for (const dt of ['float32', 'float64', 'int32']) {
+  // pad's gather (one kernel per element size and dimension count, every mode), average's product
+  // in the result dtype, logspace/geomspace's float64 powers.
+  const v = ga.zeros([N], dt);
+  const m = ga.zeros([64, 64], dt);
+  attempt(() => ga.pad(v, 2)); // 1-D, constant
+  attempt(() => ga.pad(m, 1, 'reflect')); // 2-D
+  attempt(() => ga.pad(ga.zeros([8, 64, 64], dt), [[0, 0], [1, 1], [1, 1]], 'edge')); // a batch of images: 3-D
+  attempt(() => ga.average(m, { axis: 1, weights: ga.ones([64], dt) }));
+  attempt(() => ga.logspace(0, 1, N, { dtype: dt }));
+  attempt(() => ga.geomspace(1, 2, N, { dtype: dt }));
 }
 for (const dt of ['float32', 'float64']) {
   attempt(() => random.rand([N], dt));

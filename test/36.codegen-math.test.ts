@@ -7,6 +7,7 @@
 import { DTYPES, DType, DTypeName } from '../lib';
 import { compileBoth, expectEntries, startAll } from './helpers';
 import { MATH, MATH_PREAMBLE, MathPlan, mathPlan } from '../lib/array/cumath';
+import { MATH_MORE_PREAMBLE } from '../lib/array/cumath_device';
 import { ElementwiseSpec, Variant, elementwiseKernel } from '../lib/engine/templates/elementwise';
 import { PREAMBLE } from '../lib/engine/templates/preamble';
 
@@ -29,6 +30,14 @@ function expectedOuts(name: string, d: DTypeName): DTypeName[] | null {
   const k = DTYPES[d].kind, c = k === 'c', int = k === 'i' || k === 'u', b = k === 'b';
   if (['isnan', 'isinf', 'isfinite'].includes(name)) return ['bool'];
   if (INEXACT.includes(name)) return [c ? d : FLOAT_OF[d]];
+  switch (name) {
+    case 'square': case 'reciprocal': case 'conj': return [b ? 'int8' : d];
+    case 'fmax': case 'fmin': case 'nanToNum': return [d];
+    case 'sinc': return [c || k === 'f' ? d : 'float64'];
+    case 'angle': return [d === 'complex64' ? 'float32' : d === 'complex128' || b ? 'float64' : FLOAT_OF[d]];
+    case 'gcd': case 'lcm': return c || k === 'f' ? null : [b ? 'int8' : d];
+    default: // the others below
+  }
   if (c && name !== 'round' && name !== 'sign') return null; // fabs ceil floor trunc cbrt fmod atan2 hypot frexp modf
   switch (name) {
     case 'ceil': case 'floor': case 'trunc': return [int || b ? d : FLOAT_OF[d]];
@@ -37,7 +46,7 @@ function expectedOuts(name: string, d: DTypeName): DTypeName[] | null {
     case 'fmod': return [b ? 'int8' : int ? d : FLOAT_OF[d]];
     case 'frexp': return [FLOAT_OF[d], 'int32'];
     case 'modf': return [FLOAT_OF[d], FLOAT_OF[d]];
-    default: return [FLOAT_OF[d]]; // fabs cbrt atan2 hypot ldexp rad2deg deg2rad copysign
+    default: return [FLOAT_OF[d]]; // fabs cbrt atan2 hypot ldexp rad2deg deg2rad copysign logaddexp(2) heaviside nextafter
   }
 }
 
@@ -55,9 +64,10 @@ function planOrNull(name: string, types: Parameters<typeof mathPlan>[1], fast = 
 function specs(d: DType): ElementwiseSpec[] {
   const out: ElementwiseSpec[] = [];
   const add = (tag: string, plan: MathPlan, scalar: boolean[], stored: DType[] = [d]): void => {
+    const sc = (i: number): boolean => scalar[i] ?? true; // the row's parameters (angle, nanToNum) are scalars
     out.push({
       name: `m_${tag}`, body: plan.body,
-      inputs: plan.computes.map((c, i) => ({ dtype: scalar[i] ? c : stored[i], compute: c, scalar: scalar[i] })),
+      inputs: plan.computes.map((c, i) => ({ dtype: sc(i) ? c : stored[i], compute: c, scalar: sc(i) })),
       outputs: plan.outs.map((o) => ({ dtype: o, compute: o })),
     });
   };
@@ -81,7 +91,7 @@ function specs(d: DType): ElementwiseSpec[] {
 
 function moduleSource(d: DType): { source: string; names: string[] } {
   const names: string[] = [];
-  const parts = [PREAMBLE, MATH_PREAMBLE];
+  const parts = [PREAMBLE, MATH_PREAMBLE, MATH_MORE_PREAMBLE];
   for (const spec of specs(d)) {
     const arrays = spec.outputs.length + spec.inputs.filter((x) => !x.scalar).length;
     const inputs = spec.inputs.filter((x) => !x.scalar).length;
@@ -148,6 +158,48 @@ describe('cumath type resolution (NumPy 2 loops)', () => {
     expect(mathPlan('copysign', [DTYPES.bool, DTYPES.bool]).outs[0].name).toBe('float16');
     expect(mathPlan('copysign', [DTYPES.float32, -1]).body).toBe('r0 = copysignf(x0, x1);');
     expect(mathPlan('atanh', [DTYPES.complex64]).body).toBe('r0 = nc_catanh(x0);');
+  });
+  test('square … nanToNum: NumPy\'s loops, bodies and scalar parameters', () => {
+    const names = (ds: DType[]): string[] => ds.map((x) => x.name);
+    expect(mathPlan('nextafter', [DTYPES.float16]).body).toBe('r0 = nc_nextafter16<false>(x0, x1);');
+    expect(mathPlan('nextafter', [DTYPES.bfloat16]).body).toBe('r0 = nc_nextafter16<true>(x0, x1);');
+    expect(mathPlan('nextafter', [DTYPES.float32, DTYPES.float32]).body).toBe('r0 = nextafterf(x0, x1);');
+    expect(mathPlan('nextafter', [DTYPES.int32, 1]).body).toBe('r0 = nextafter(x0, x1);');
+    // angle: one parameter, the factor, in the part dtype (float32 for float16: not rounded to half)
+    expect([names(mathPlan('angle', [DTYPES.complex64]).computes), mathPlan('angle', [DTYPES.complex64]).params]).toEqual([['complex64', 'float32'], [1]]);
+    expect(names(mathPlan('angle', [DTYPES.float16]).computes)).toEqual(['float16', 'float32']);
+    expect(names(mathPlan('angle', [DTYPES.complex128]).outs)).toEqual(['float64']);
+    expect(mathPlan('angle', [DTYPES.float32]).body).toBe('r0 = atan2f(0.0f, x0) * x1;');
+    // nanToNum: NaN, +Inf, -Inf values in the dtype of the values they replace
+    const h = mathPlan('nanToNum', [DTYPES.float16]);
+    expect([names(h.computes), h.params]).toEqual([['float16', 'float16', 'float16', 'float16'], [0, 65504, -65504]]);
+    const z = mathPlan('nanToNum', [DTYPES.complex128]);
+    expect([names(z.computes), z.params]).toEqual([['complex128', 'float64', 'float64', 'float64'], [0, Number.MAX_VALUE, -Number.MAX_VALUE]]);
+    expect(mathPlan('nanToNum', [DTYPES.bfloat16]).params[1]).toBe(3.3895313892515355e38);
+    expect(mathPlan('nanToNum', [DTYPES.complex64]).params[2]).toBe(-3.4028234663852886e38);
+    const i = mathPlan('nanToNum', [DTYPES.int32]);
+    expect([names(i.computes), i.params, i.body]).toEqual([['int32'], [], 'r0 = x0;']);
+    // integer arithmetic through unsigned types (no signed overflow)
+    expect(mathPlan('gcd', [DTYPES.int8, DTYPES.int8]).body).toBe('r0 = (signed char)nc_gcdu(nc_uabs<unsigned>(x0), nc_uabs<unsigned>(x1));');
+    expect(mathPlan('lcm', [DTYPES.uint64, DTYPES.uint64]).body).toBe('r0 = (unsigned long long)nc_lcmu((unsigned long long)x0, (unsigned long long)x1);');
+    expect(mathPlan('square', [DTYPES.int16]).body).toBe('r0 = (short)((unsigned)x0 * (unsigned)x0);');
+    expect(mathPlan('reciprocal', [DTYPES.uint8]).body).toBe('r0 = x0 == 1;');
+    expect(mathPlan('reciprocal', [DTYPES.bool]).body).toBe('r0 = x0 == 1 || x0 == -1 ? x0 : 0;');
+    expect(mathPlan('conj', [DTYPES.complex64]).body).toBe('r0 = x0; r0.im = -x0.im;');
+    expect(mathPlan('conjugate', [DTYPES.int8])).toEqual(mathPlan('conj', [DTYPES.int8]));
+    // weak scalars and promotion (NumPy 2)
+    expect(mathPlan('fmax', [DTYPES.float32, 2.5]).outs[0].name).toBe('float32');
+    expect(mathPlan('fmax', [DTYPES.int8, 2.5]).outs[0].name).toBe('float64');
+    expect(mathPlan('fmin', [DTYPES.uint8, DTYPES.int8]).outs[0].name).toBe('int16');
+    expect(mathPlan('gcd', [DTYPES.int16, 12]).outs[0].name).toBe('int16');
+    expect(() => mathPlan('gcd', [DTYPES.int8, 1000])).toThrow(RangeError);
+    expect(planOrNull('gcd', [DTYPES.int8, 2.5])).toBeNull();
+    expect(mathPlan('heaviside', [DTYPES.int8, 0.5]).outs[0].name).toBe('float64');
+    expect(mathPlan('heaviside', [DTYPES.float16, 0.5]).outs[0].name).toBe('float16');
+    expect(mathPlan('logaddexp', [DTYPES.int16, DTYPES.int16]).outs[0].name).toBe('float32');
+    expect(mathPlan('logaddexp2', [DTYPES.float32, DTYPES.float64]).outs[0].name).toBe('float64');
+    expect(mathPlan('sinc', [DTYPES.int8]).outs[0].name).toBe('float64');
+    expect(mathPlan('sinc', [DTYPES.bfloat16]).body).toBe('r0 = nc_sinc(x0);');
   });
   test('unknown function', () => {
     expect(() => mathPlan('nope', [DTYPES.float32])).toThrow(TypeError);

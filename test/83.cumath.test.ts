@@ -7,7 +7,9 @@
  * Tolerances, relative to |expected| (plus a few subnormal ulps, see reference.ts):
  * - float64: ULPS64[f] × 2^-52: CUDA's documented max ulp error (Programming Guide, "Mathematical
  *   Functions") + 1 for V8's own error; 0 for the exact functions (fabs ceil floor trunc round
- *   sqrt fmod ldexp frexp modf sign).
+ *   sqrt fmod ldexp frexp modf sign, and square reciprocal conj nanToNum fmax fmin heaviside
+ *   nextafter gcd lcm); sinc as sin plus a division, angle as atan2. More cases of the later
+ *   functions (logaddexp, edge cases, real/imag views): test/83.cumath-extra.test.ts.
  * - float32: ULPS32[f] × 2^-23: CUDA's max ulp error + 1 (the reference is Math.fround of the
  *   float64 result, itself within 0.5 ulp).
  * - float16 (computed in float32, stored as half): one half ulp, 2^-10 (double rounding).
@@ -20,6 +22,7 @@ import { GPUArray, cumath, driver, gpuarray } from '../lib';
 import type { DTypeName } from '../lib';
 import { collect, describeGpu, expectCode, settledLive } from './helpers';
 import { C, DTYPE_NAMES, V, broadcast2, download, expectArray, expectSame, halfOf, kind, pool, show, store, upload, viewOf } from './reference';
+import { cfmaxmin, crecip, fmaxmin, gcdRef, lcmRef, nanToNumRef, nextafterRef, sincRef } from './cumath-reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, Number, BigInt } = globalThis;
 
@@ -30,19 +33,23 @@ const live = (): number => cuda.memory().liveAllocations;
 
 const UNARY = ['fabs', 'ceil', 'floor', 'trunc', 'round', 'sign', 'exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt',
   'cbrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh', 'rad2deg', 'deg2rad',
-  'isnan', 'isinf', 'isfinite'];
-const BINARY = ['fmod', 'atan2', 'hypot', 'copysign'];
+  'isnan', 'isinf', 'isfinite', 'square', 'reciprocal', 'sinc', 'conj', 'angle', 'nanToNum'];
+const BINARY = ['fmod', 'atan2', 'hypot', 'copysign', 'fmax', 'fmin', 'heaviside', 'nextafter', 'gcd', 'lcm'];
+/** NumPy leaves the sign of a zero fmax/fmin of -0 and 0 open. */
+const ANY_ZERO_SIGN = ['fmax', 'fmin'];
+/** float16/bfloat16/float32 results that are one float32 operation (then the 16-bit rounding, as NumPy's float16 loops). */
+const ONE_F32_OP = ['square', 'reciprocal'];
 const INEXACT = ['exp', 'exp2', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan',
   'sinh', 'cosh', 'tanh', 'asinh', 'acosh', 'atanh'];
 const TESTS = ['isnan', 'isinf', 'isfinite'];
 
 const ULPS64: Record<string, number> = {
   exp: 2, exp2: 3, expm1: 2, log: 2, log2: 2, log10: 2, log1p: 2, cbrt: 2, sin: 3, cos: 3, tan: 3, asin: 3, acos: 3, atan: 3,
-  sinh: 3, cosh: 2, tanh: 2, atan2: 3, hypot: 3, asinh: 4, acosh: 4, atanh: 3,
+  sinh: 3, cosh: 2, tanh: 2, atan2: 3, hypot: 3, asinh: 4, acosh: 4, atanh: 3, sinc: 4, angle: 3,
 };
 const ULPS32: Record<string, number> = {
   exp: 3, exp2: 3, expm1: 2, log: 2, log2: 2, log10: 3, log1p: 2, cbrt: 2, sin: 3, cos: 3, tan: 5, asin: 3, acos: 3, atan: 3,
-  sinh: 4, cosh: 3, tanh: 3, atan2: 4, hypot: 4, asinh: 4, acosh: 5, atanh: 4,
+  sinh: 4, cosh: 3, tanh: 3, atan2: 4, hypot: 4, asinh: 4, acosh: 5, atanh: 4, sinc: 4, angle: 4,
 };
 
 /** Tolerance for a float result dtype. */
@@ -68,6 +75,11 @@ const FLOAT_OF: Record<string, DTypeName> = {
 function outType(name: string, d: DTypeName): DTypeName | null {
   const k = kind(d), int = k === 'i' || k === 'u';
   if (TESTS.includes(name)) return 'bool';
+  if (['square', 'reciprocal', 'conj'].includes(name)) return k === 'b' ? 'int8' : d;
+  if (['fmax', 'fmin', 'nanToNum'].includes(name)) return d;
+  if (name === 'sinc') return k === 'f' || k === 'c' ? d : 'float64'; // np.sinc: pi * x
+  if (name === 'angle') return d === 'complex64' ? 'float32' : d === 'complex128' || k === 'b' ? 'float64' : FLOAT_OF[d];
+  if (name === 'gcd' || name === 'lcm') return k === 'f' || k === 'c' ? null : k === 'b' ? 'int8' : d;
   if (INEXACT.includes(name)) return k === 'c' ? d : FLOAT_OF[d];
   if (name === 'round') return int || k === 'c' ? d : FLOAT_OF[d];
   if (name === 'sign') return k === 'b' ? null : int || k === 'c' ? d : FLOAT_OF[d];
@@ -120,6 +132,9 @@ const REAL: Record<string, (x: number, y: number) => number | boolean> = {
   acos: Math.acos, atan: Math.atan, sinh: Math.sinh, cosh: Math.cosh, tanh: Math.tanh,
   asinh: Math.asinh, acosh: Math.acosh, atanh: Math.atanh,
   isnan: (x) => Number.isNaN(x), isinf: (x) => x === Infinity || x === -Infinity, isfinite: (x) => Number.isFinite(x),
+  square: (x) => x * x, reciprocal: (x) => 1 / x, conj: (x) => x, angle: (x) => Math.atan2(0, x),
+  fmax: (x, y) => fmaxmin(true, x, y), fmin: (x, y) => fmaxmin(false, x, y),
+  heaviside: (x, y) => (Number.isNaN(x) ? NaN : x === 0 ? y : x < 0 ? 0 : 1),
   fmod: (x, y) => x % y, atan2: Math.atan2, hypot: Math.hypot, ldexp: ldexpRef,
   // the inputs' NaNs have the sign bit clear (V8's NaN, floatToHalfBits/floatToBf16Bits of it)
   copysign: (x, y) => (y < 0 || Object.is(y, -0) ? -Math.abs(x) : Math.abs(x)),
@@ -167,6 +182,8 @@ const COMPLEX: Record<string, (z: C) => C> = {
   atan: (z) => { const w = clog(div(add(I, z), sub(I, z))); return cx(-w.im / 2, w.re / 2); },
   asinh: casinh, acosh: cacosh, atanh: catanh,
   round: (z) => cx(rint(z.re), rint(z.im)),
+  square: (z) => mul(z, z), reciprocal: crecip, conj: (z) => cx(z.re, -z.im), angle: (z) => cx(Math.atan2(z.im, z.re), 0),
+  sinc: (z) => { const y = scale(z, Math.PI); return y.re === 0 && y.im === 0 ? ONE : div(csin(y), y); },
   sign: (z) => {
     const a = Math.hypot(z.re, z.im);
     if (Number.isNaN(a) || (!Number.isFinite(z.re) && !Number.isFinite(z.im))) return cx(NaN, NaN);
@@ -180,8 +197,10 @@ const cinf = (z: C): boolean => Math.abs(z.re) === Infinity || Math.abs(z.im) ==
 /** The expected stored result of `name` for input value x of dtype d (result dtype o). */
 function expected(name: string, d: DTypeName, o: DTypeName, x: V, y?: V): V {
   const k = kind(d);
+  if (name === 'nanToNum') return store(o, nanToNumRef(o, x));
   if (k === 'c') {
     const z = x as C;
+    if (name === 'fmax' || name === 'fmin') return store(o, cfmaxmin(name === 'fmax', z, y as C));
     if (name === 'isnan') return cnan(z) ? 1 : 0;
     if (name === 'isinf') return cinf(z) ? 1 : 0;
     if (name === 'isfinite') return !cnan(z) && !cinf(z) ? 1 : 0;
@@ -192,14 +211,21 @@ function expected(name: string, d: DTypeName, o: DTypeName, x: V, y?: V): V {
     const b = BigInt(x as number | bigint);
     if (TESTS.includes(name)) return name === 'isfinite' ? 1 : 0;
     if (name === 'sign') return store(o, b > 0n ? 1n : b < 0n ? -1n : 0n);
-    if (name === 'fmod') { const c = BigInt(y as number | bigint); return store(o, c === 0n ? 0n : b % c); }
-    return store(o, b); // ceil floor trunc round
+    const c = BigInt(y as number | bigint ?? 0);
+    if (name === 'fmod') return store(o, c === 0n ? 0n : b % c);
+    if (name === 'square') return store(o, b * b);
+    if (name === 'reciprocal') return store(o, b === 1n || b === -1n ? b : 0n);
+    if (name === 'fmax' || name === 'fmin') return store(o, (name === 'fmax') === (b >= c) ? b : c);
+    if (name === 'gcd' || name === 'lcm') return (name === 'gcd' ? gcdRef : lcmRef)(o, b, c);
+    return store(o, b); // ceil floor trunc round conj
   }
   const fx = Number(x), fy = Number(y);
   if (name in DEG) return store(o, o === 'float64' ? fx * DEG[name][1] : Math.fround(fx * DEG[name][0]));
-  const r = REAL[name](fx, fy);
+  if (name === 'nextafter') return nextafterRef(o, fx, fy);
+  const r = name === 'sinc' ? sincRef(o, fx) : REAL[name](fx, fy);
   if (typeof r === 'boolean') return r ? 1 : 0;
-  return o === 'float16' ? halfOf(r) : store(o, r);
+  const rf = ONE_F32_OP.includes(name) && o !== 'float64' ? Math.fround(r) : r;
+  return o === 'float16' ? halfOf(rf) : store(o, rf);
 }
 
 // ---- inputs -------------------------------------------------------------------------------------
@@ -213,7 +239,7 @@ const COMPLEX_VALUES: C[] = [[0.5, 0.25], [1, 2], [-1.5, 0.5], [2.5, -0.5], [-0.
 function inputs(name: string, d: DTypeName): V[] {
   if (kind(d) === 'c') {
     const vals = COMPLEX_VALUES.map((z) => store(d, z));
-    return ['isnan', 'isinf', 'isfinite', 'round', 'sign'].includes(name) ? [...vals, ...pool(d)] : vals;
+    return ['isnan', 'isinf', 'isfinite', 'round', 'sign', 'conj', 'nanToNum', 'angle', 'fmax', 'fmin'].includes(name) ? [...vals, ...pool(d)] : vals;
   }
   return kind(d) === 'f' ? floatPool(d) : pool(d);
 }
@@ -252,12 +278,13 @@ function checkBinary(name: string, d: DTypeName): void {
     }
     const tol = tolFor(name, o);
     const f = (x: V, y: V): V => expected(name, d, o, x, y);
-    expectArray(call(name, a, b), o, [X.length], X.map((x, i) => f(x, Y[i])), tol, `${name} ${d}`);
+    const signedZero = !ANY_ZERO_SIGN.includes(name);
+    expectArray(call(name, a, b), o, [X.length], X.map((x, i) => f(x, Y[i])), tol, `${name} ${d}`, signedZero);
     // Broadcast of strided operands with different ranks: [3,1,5] with [4,1].
     const bx = cyc(xs, 30, 1), by = cyc(ys, 8, 2);
     const sx = upload(d, bx, [5, 2, 3]).T.index(':', '1:', ':'), sy = upload(d, by, [4, 2]).index('::-1', '::2');
     const want = broadcast2(viewOf(bx, [3, 1, 5], [1, 3, 6], 3), [3, 1, 5], viewOf(by, [4, 1], [-2, 2], 6), [4, 1], f);
-    expectArray(call(name, sx, sy), o, [3, 4, 5], want.out, tol, 'strided+broadcast');
+    expectArray(call(name, sx, sy), o, [3, 4, 5], want.out, tol, 'strided+broadcast', signedZero);
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * cumath (pycuda.cumath + common NumPy ufuncs): elementwise math functions declared as rows of
- * the ufunc dialect (ufunc.ts; docs/design/ufuncs.md) in one table and run on the same path as the
- * GPUArray operators (operators.ts elementwise()). Types follow NumPy 2's loops:
+ * the ufunc dialect (ufunc.ts; docs/design/ufuncs.md) in two tables (BASE, MORE: their device
+ * helpers in cumath_device.ts) and run on the same path as the GPUArray operators (operators.ts
+ * elementwise()). Types follow NumPy 2's loops:
  * float32 stays float32 (the `f` functions), float16 computes in float and stores half, integers
  * and bool promote to the smallest float holding them, complex where NumPy has a loop.
  */
@@ -16,6 +17,7 @@ import { broadcastShapes } from '../base/shape';
 import { UfuncDef, UfuncPlan, UfuncRow, resolve, ufuncTable } from './ufunc';
 import { checkDevices } from './devices';
 import { checkWritable } from './overlap';
+import { MATH_MORE_PREAMBLE, MATH_PREAMBLE } from './cumath_device';
 
 /** Options of the cumath functions. */
 export interface MathOptions extends OpOptions {
@@ -32,106 +34,7 @@ export interface SplitOptions {
 }
 
 
-/** Device helpers the table's complex and integer expressions use. */
-export const MATH_PREAMBLE = String.raw`
-template <typename T> __device__ __forceinline__ T nc_sign(T x) {
-  return x > 0 ? (T)1 : (x < (T)0 ? (T)-1 : (x == 0 ? (T)0 : x));
-}
-template <typename T> __device__ __forceinline__ T nc_ifmod(T a, T b) {
-  // C remainder (sign of a) like NumPy's integer fmod; 0 for b == 0 and for MIN % -1.
-  if (b == 0 || ((T)-1 < (T)0 && b == (T)-1)) return 0;
-  return a % b;
-}
-template <typename T> __device__ __forceinline__ int nc_exponent(T e) {
-  return e > (T)100000 ? 100000 : (e < (T)-100000 ? -100000 : (int)e);
-}
-#define NC_C(R) nc_complex<R>
-template <typename R> __device__ __forceinline__ NC_C(R) nc_cexp(NC_C(R) z) {
-  if (z.im == 0) return NC_C(R)(exp(z.re), z.im);
-  const R e = exp(z.re);
-  return NC_C(R)(e * cos(z.im), e * sin(z.im));
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_clog(NC_C(R) z) { return NC_C(R)(log(hypot(z.re, z.im)), atan2(z.im, z.re)); }
-template <typename R> __device__ __forceinline__ NC_C(R) nc_cscale(NC_C(R) z, R s) { return NC_C(R)(z.re * s, z.im * s); }
-template <typename R> __device__ __forceinline__ NC_C(R) nc_cexp2(NC_C(R) z) { return nc_cexp(nc_cscale(z, (R)0.693147180559945309417)); }
-template <typename R> __device__ __forceinline__ NC_C(R) nc_clog2(NC_C(R) z) { return nc_cscale(nc_clog(z), (R)1.44269504088896340736); }
-template <typename R> __device__ __forceinline__ NC_C(R) nc_clog10(NC_C(R) z) { return nc_cscale(nc_clog(z), (R)0.434294481903251827651); }
-template <typename R> __device__ __forceinline__ NC_C(R) nc_cexpm1(NC_C(R) z) {
-  // NumPy's nc_expm1: no cancellation for small |z|.
-  const R a = sin(z.im / 2);
-  return NC_C(R)(expm1(z.re) * cos(z.im) - 2 * a * a, exp(z.re) * sin(z.im));
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_clog1p(NC_C(R) z) {
-  return NC_C(R)(log(hypot(z.re + 1, z.im)), atan2(z.im, z.re + 1));
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_csqrt(NC_C(R) z) {
-  if (z.re == 0 && z.im == 0) return NC_C(R)(0, z.im);
-  if (isinf(z.im)) return NC_C(R)(fabs(z.im), z.im);
-  const R t = sqrt((fabs(z.re) + hypot(z.re, z.im)) / 2);
-  if (z.re >= 0) return NC_C(R)(t, z.im / (2 * t));
-  return NC_C(R)(fabs(z.im) / (2 * t), copysign(t, z.im));
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_csinh(NC_C(R) z) { return NC_C(R)(sinh(z.re) * cos(z.im), cosh(z.re) * sin(z.im)); }
-template <typename R> __device__ __forceinline__ NC_C(R) nc_ccosh(NC_C(R) z) { return NC_C(R)(cosh(z.re) * cos(z.im), sinh(z.re) * sin(z.im)); }
-template <typename R> __device__ __forceinline__ NC_C(R) nc_csin(NC_C(R) z) { return NC_C(R)(sin(z.re) * cosh(z.im), cos(z.re) * sinh(z.im)); }
-template <typename R> __device__ __forceinline__ NC_C(R) nc_ccos(NC_C(R) z) { return NC_C(R)(cos(z.re) * cosh(z.im), -(sin(z.re) * sinh(z.im))); }
-template <typename R> __device__ __forceinline__ NC_C(R) nc_ctanh(NC_C(R) z) {
-  // Kahan's algorithm (as C99 ctanh in FreeBSD's libm).
-  const R x = z.re, y = z.im;
-  if (isnan(x)) return NC_C(R)(x, y == 0 ? y : x);
-  if (isinf(x)) return NC_C(R)(copysign((R)1, x), copysign((R)0, isinf(y) ? y : sin(y) * cos(y)));
-  if (!isfinite(y)) return NC_C(R)(y - y, y - y);
-  if (fabs(x) >= (sizeof(R) == 4 ? (R)9 : (R)22)) {
-    return NC_C(R)(copysign((R)1, x), 4 * sin(y) * cos(y) * exp(-2 * fabs(x)));
-  }
-  const R t = tan(y), beta = 1 + t * t, s = sinh(x), rho = sqrt(1 + s * s), den = 1 + beta * s * s;
-  return NC_C(R)(beta * rho * s / den, t / den);
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_ctan(NC_C(R) z) {
-  const NC_C(R) w = nc_ctanh(NC_C(R)(-z.im, z.re)); // tan z = -i tanh(iz)
-  return NC_C(R)(w.im, -w.re);
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_casin(NC_C(R) z) {
-  // asin z = -i log(iz + sqrt(1 - z^2))
-  const NC_C(R) w = nc_clog(NC_C(R)(-z.im, z.re) + nc_csqrt(NC_C(R)(1, 0) - z * z));
-  return NC_C(R)(w.im, -w.re);
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_cacos(NC_C(R) z) {
-  // acos z = -i log(z + i sqrt(1 - z^2))
-  const NC_C(R) s = nc_csqrt(NC_C(R)(1, 0) - z * z);
-  const NC_C(R) w = nc_clog(z + NC_C(R)(-s.im, s.re));
-  return NC_C(R)(w.im, -w.re);
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_catan(NC_C(R) z) {
-  // atan z = (i/2) (log(1 - iz) - log(1 + iz))
-  const NC_C(R) d = nc_clog(NC_C(R)(1 + z.im, -z.re)) - nc_clog(NC_C(R)(1 - z.im, z.re));
-  return NC_C(R)(-d.im / 2, d.re / 2);
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_casinh(NC_C(R) z) {
-  // asinh z = -i asin(iz)
-  const NC_C(R) w = nc_casin(NC_C(R)(-z.im, z.re));
-  return NC_C(R)(w.im, -w.re);
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_cacosh(NC_C(R) z) {
-  // acosh z = log(z + sqrt(z + 1) sqrt(z - 1)): the principal branch (DLMF 4.37.21)
-  return nc_clog(z + nc_csqrt(z + NC_C(R)(1, 0)) * nc_csqrt(z - NC_C(R)(1, 0)));
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_catanh(NC_C(R) z) {
-  // atanh z = -i atan(iz) = (log(1 + z) - log(1 - z)) / 2
-  const NC_C(R) w = nc_catan(NC_C(R)(-z.im, z.re));
-  return NC_C(R)(w.im, -w.re);
-}
-template <typename R> __device__ __forceinline__ NC_C(R) nc_crint(NC_C(R) z) { return NC_C(R)(rint(z.re), rint(z.im)); }
-template <typename R> __device__ __forceinline__ NC_C(R) nc_csign(NC_C(R) z) {
-  // NumPy 2: z / |z| (0 for 0; unit along an infinite part; NaN when both are infinite or any is NaN).
-  const R a = hypot(z.re, z.im);
-  if (isnan(a) || (isinf(z.re) && isinf(z.im))) { const R n = (R)__int_as_float(0x7fc00000); return NC_C(R)(n, n); }
-  if (isinf(a)) return isinf(z.re) ? NC_C(R)(copysign((R)1, z.re), 0) : NC_C(R)(0, copysign((R)1, z.im));
-  if (a == 0) return NC_C(R)(0, 0);
-  return NC_C(R)(z.re / a, z.im / a);
-}
-#undef NC_C
-`;
+export { MATH_PREAMBLE } from './cumath_device';
 
 
 /** NumPy's float loop for a real dtype: floats keep theirs, else the smallest float that holds it (int8 → float16, int32 → float64). */
@@ -143,6 +46,8 @@ function unsupported(name: string, d: DType): never {
 
 type Types = UfuncDef['types'];
 const floating = (p: DType): [DType, DType] => [toFloat(p), toFloat(p)];
+/** The real dtype of a float or complex compute dtype's values: float64 for float64/complex128, else float32 (float16's compute type). */
+const partOf = (d: DType): DType => (d.name === 'float64' || d.name === 'complex128' ? DTYPES.float64 : DTYPES.float32);
 const int = (p: DType) => p.kind === 'i' || p.kind === 'u';
 
 /**
@@ -169,6 +74,17 @@ const LOOPS = {
     const [f] = p.kind === 'c' ? unsupported(name, p) : floating(p);
     return [f, f, second ?? f];
   },
+  // ints + inexact (square, reciprocal, conjugate): every dtype keeps its own, bool computes as int8
+  keep: (): Types => (p) => (p.kind === 'b' ? [DTYPES.int8, DTYPES.int8] : [p, p]),
+  // every dtype keeps its own (fmax, fmin, nanToNum)
+  any: (): Types => (p) => [p, p],
+  // integers only (gcd, lcm): bool computes as int8
+  integer: (name: string): Types => (p) => (p.kind === 'f' || p.kind === 'c' ? unsupported(name, p)
+    : p.kind === 'b' ? [DTYPES.int8, DTYPES.int8] : [p, p]),
+  // np.sinc computes pi * x: floats and complex keep theirs, integers and bool give float64
+  sinc: (): Types => (p) => (p.kind === 'f' || p.kind === 'c' ? [p, p] : [DTYPES.float64, DTYPES.float64]),
+  // np.angle is arctan2(z.imag, z.real): complex → its part dtype; real x is arctan2(0, x) (bool with 0 → int64 → float64)
+  angle: (): Types => (p) => (p.kind === 'c' ? [p, partOf(p)] : floating(p.kind === 'b' ? DTYPES.int64 : p)),
 };
 
 /**
@@ -177,14 +93,15 @@ const LOOPS = {
  * float64); `complex`: complex compute (x0 is nc_complex<R>); `int`: integer/bool compute; `fast`:
  * the fastMath expression for float16/float32 compute.
  */
-function math(nin: 1 | 2, types: Types, real: string, more: { complex?: string; int?: string; fast?: string } = {}): UfuncRow {
+function math(nin: 1 | 2, types: Types, real: string,
+  more: { complex?: string; int?: string | ((d: DType) => string); fast?: string } = {}): UfuncRow {
   const { complex, int: integer, fast } = more;
-  const stmt = (e: string): string => (/\br0 =/.test(e) ? e : `r0 = ${e};`);
+  const stmt = (e: string): string => (/\br0[ .]/.test(e) ? e : `r0 = ${e};`);
   return {
     nin, types, fast,
     body: (d, fastMath = false) => stmt(d.kind === 'c' ? complex!
       : d.kind === 'f' ? (fastMath && fast && d.name !== 'float64' ? fast : real).replace(/#/g, d.name === 'float64' ? '' : 'f')
-      : integer!),
+      : typeof integer === 'function' ? integer(d) : integer!),
   };
 }
 
@@ -218,8 +135,8 @@ function exponent(t: OperandType): DType {
   return d.bytes === 8 || d.name === 'uint32' ? DTYPES.int64 : DTYPES.int32;
 }
 
-/** The functions, by name: rows of the ufunc dialect (ufunc.ts), kernels `cumath_<name>`. */
-export const MATH: Readonly<Record<string, UfuncDef>> = ufuncTable({
+/** The first functions, by name (MORE below has the rest). */
+const BASE = ufuncTable({
   fabs: real('fabs'),
   ceil: keepInt('ceil'),
   floor: keepInt('floor'),
@@ -262,11 +179,57 @@ export const MATH: Readonly<Record<string, UfuncDef>> = ufuncTable({
   modf: { ...math(1, LOOPS.split('modf'), 'r0 = modf#(x0, &r1);'), nout: 2 },
 }, MATH_PREAMBLE, 'cumath_', { vectors64: 2 });
 
+/** Unsigned C type of an integer dtype's gcd/square arithmetic (wrapping, no signed overflow). */
+const unsignedOf = (d: DType): string => (d.bytes === 8 ? 'unsigned long long' : 'unsigned');
+/** |v| of an integer operand in its unsigned arithmetic type. */
+const uabs = (d: DType, v: string): string => (d.kind === 'i' ? `nc_uabs<${unsignedOf(d)}>(${v})` : `(${unsignedOf(d)})${v}`);
+const onInts = (f: string) => (d: DType): string => `r0 = (${d.ctype})${f}(${uabs(d, 'x0')}, ${uabs(d, 'x1')});`;
+/** Largest finite value of a float dtype (np.finfo(d).max): nanToNum's default for ±Inf. */
+const FMAX: Readonly<Record<string, number>> = {
+  float16: 65504, bfloat16: 3.3895313892515355e38, float32: 3.4028234663852886e38, float64: Number.MAX_VALUE,
+};
+const NEXTAFTER: Readonly<Record<string, string>> = {
+  float16: 'nc_nextafter16<false>', bfloat16: 'nc_nextafter16<true>', float64: 'nextafter',
+};
+
+/** The rows added later, with their own device helpers (cumath_device.ts); kernels `cumath_<name>` too. */
+const MORE = ufuncTable({
+  square: math(1, LOOPS.keep(), 'x0 * x0', { complex: 'x0 * x0', int: (d) => `r0 = (${d.ctype})((${unsignedOf(d)})x0 * (${unsignedOf(d)})x0);` }),
+  // Integers: 1 / x truncated (1 and -1 keep their value, others give 0, and so does 0, which NumPy leaves undefined).
+  reciprocal: math(1, LOOPS.keep(), '1 / x0',
+    { complex: 'nc_crecip(x0)', int: (d) => (d.kind === 'u' ? 'x0 == 1' : 'x0 == 1 || x0 == -1 ? x0 : 0') }),
+  conj: math(1, LOOPS.keep(), 'x0', { complex: 'r0 = x0; r0.im = -x0.im;', int: 'x0' }),
+  sinc: math(1, LOOPS.sinc(), 'nc_sinc(x0)', { complex: 'nc_csinc(x0)' }),
+  fmax: math(2, LOOPS.any(), 'fmax#(x0, x1)', { complex: 'nc_cfmax(x0, x1)', int: 'x0 >= x1 ? x0 : x1' }),
+  fmin: math(2, LOOPS.any(), 'fmin#(x0, x1)', { complex: 'nc_cfmin(x0, x1)', int: 'x0 <= x1 ? x0 : x1' }),
+  logaddexp: math(2, LOOPS.real('logaddexp'), 'nc_logaddexp(x0, x1)'),
+  logaddexp2: math(2, LOOPS.real('logaddexp2'), 'nc_logaddexp2(x0, x1)'),
+  heaviside: math(2, LOOPS.real('heaviside'), 'nc_heaviside(x0, x1)'),
+  nextafter: { nin: 2, types: LOOPS.real('nextafter'), body: (d) => `r0 = ${own(NEXTAFTER, d.name) ?? 'nextafterf'}(x0, x1);` },
+  gcd: math(2, LOOPS.integer('gcd'), '', { int: onInts('nc_gcdu') }),
+  lcm: math(2, LOOPS.integer('lcm'), '', { int: onInts('nc_lcmu') }),
+  // x1: the factor (1, or 180/pi for degrees), in the part dtype.
+  angle: { ...math(1, LOOPS.angle(), 'atan2#(0.0#, x0) * x1', { complex: 'atan2(x0.im, x0.re) * x1' }), params: (c) => [[partOf(c), 1]] },
+  // x1, x2, x3: the values for NaN, +Inf, -Inf, in the dtype of the values they replace (float16 rounds them).
+  nanToNum: {
+    ...math(1, LOOPS.any(), 'nc_nan2num(x0, x1, x2, x3)',
+      { complex: 'r0.re = nc_nan2num(x0.re, x1, x2, x3); r0.im = nc_nan2num(x0.im, x1, x2, x3);', int: 'x0' }),
+    params: (c) => {
+      if (c.kind !== 'f' && c.kind !== 'c') return [];
+      const p = c.kind === 'c' ? partOf(c) : c;
+      return [[p, 0], [p, FMAX[p.name]], [p, -FMAX[p.name]]];
+    },
+  },
+}, MATH_PREAMBLE + MATH_MORE_PREAMBLE, 'cumath_', { vectors64: 2 });
+
+/** Every function, by name: rows of the ufunc dialect (ufunc.ts), kernels `cumath_<name>`. */
+export const MATH: Readonly<Record<string, UfuncDef>> = Object.freeze({ ...BASE, ...MORE });
+
 /** A resolved call: compute dtypes per input, result dtypes, C statement. */
 export type MathPlan = UfuncPlan;
 
 /** NumPy's other names of table rows (same kernel). */
-const ALIASES: Readonly<Record<string, string>> = Object.freeze({ degrees: 'rad2deg', radians: 'deg2rad' });
+const ALIASES: Readonly<Record<string, string>> = Object.freeze({ degrees: 'rad2deg', radians: 'deg2rad', conjugate: 'conj' });
 /** The row of function `name` (or of the row an alias names); undefined for an unknown name. */
 const rowOf = (name: string): UfuncDef | undefined => own(MATH, own(ALIASES, name) ?? name);
 
@@ -282,32 +245,32 @@ export function mathPlan(name: string, types: OperandType[], fastMath = false): 
   return resolve(def, types, fastMath);
 }
 
-function checkOpts(name: string, opts: unknown, pair = false): void {
+const MATH_KEYS = ['out', 'stream', 'fastMath'];
+
+/** Checks the options object of cumath.`name`: its keys, `out` (a GPUArray unless `pair`), booleans `fastMath` and `deg`. */
+function checkOpts(name: string, opts: unknown, keys = MATH_KEYS, pair = false): void {
   if (opts !== undefined && (typeof opts !== 'object' || opts === null)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: options must be an object. Received ${describe(opts)}`);
   }
-  if (opts) knownOptions(opts, `cumath.${name}`, pair ? ['out', 'stream'] : ['out', 'stream', 'fastMath']);
+  if (opts) knownOptions(opts, `cumath.${name}`, keys);
   const out = (opts as MathOptions | undefined)?.out;
   if (out !== undefined && !pair && !(out instanceof GPUArray)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: out must be a GPUArray. Received ${describe(out)}`);
   }
-  const fast = (opts as MathOptions | undefined)?.fastMath;
-  if (fast !== undefined && typeof fast !== 'boolean') {
-    throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: fastMath must be a boolean. Received ${describe(fast)}`);
+  for (const flag of ['fastMath', 'deg']) {
+    const v = (opts as Record<string, unknown> | undefined)?.[flag];
+    if (v !== undefined && typeof v !== 'boolean') {
+      throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: ${flag} must be a boolean. Received ${describe(v)}`);
+    }
   }
 }
 
 /**
- * Applies cumath function `name` to its operands (one or two; frexp/modf: see {@link cumath.frexp | frexp}).
- * @example
- * cumath.apply('sin', [a], { fastMath: true });
+ * Runs function `name` on its operands (checked), its scalar parameters set from `params` where
+ * given (the row's defaults otherwise).
  */
-export function apply(name: string, operands: unknown[], opts: MathOptions = {}): GPUArray {
-  opts ??= {}; // null: no options, as in the operators
-  const def = rowOf(name);
-  if (!def || def.nout !== 1) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown single-result cumath function ${describe(name)}`);
-  if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `cumath.${name} takes ${def.nin} operand(s)`);
-  checkOpts(name, opts);
+function run(name: string, operands: unknown[], opts: MathOptions, params: ReadonlyArray<number | undefined> = []): GPUArray {
+  const def = rowOf(name)!;
   const parsed = operands.map((x) => parse(x, `cumath.${name}`));
   if (!parsed.some((p) => p.arr)) {
     throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: ${def.nin === 1 ? 'the operand' : 'at least one operand'} must be a GPUArray`);
@@ -318,13 +281,82 @@ export function apply(name: string, operands: unknown[], opts: MathOptions = {})
     // A weak exponent travels as int64: clamp it first (the kernel clamps to ±100000 anyway).
     e.value = Math.max(-100000, Math.min(100000, Number(e.value as number | bigint | boolean)));
   }
+  plan.params.forEach((v, i) => parsed.push({ value: params[i] ?? v, strong: plan.computes[def.nin + i] }));
   return elementwise(def, plan.body, parsed, plan.computes, plan.outs[0], plan.outs[0], opts);
+}
+
+/**
+ * Applies cumath function `name` to its operands (one or two; frexp/modf: see {@link cumath.frexp | frexp};
+ * angle and nanToNum with their default parameters).
+ * @example
+ * cumath.apply('sin', [a], { fastMath: true });
+ */
+export function apply(name: string, operands: unknown[], opts: MathOptions = {}): GPUArray {
+  opts ??= {}; // null: no options, as in the operators
+  const def = rowOf(name);
+  if (!def || def.nout !== 1) throw typeError('ERR_INVALID_ARG_VALUE', `Unknown single-result cumath function ${describe(name)}`);
+  if (operands.length !== def.nin) throw typeError('ERR_INVALID_ARG_COUNT', `cumath.${name} takes ${def.nin} operand(s)`);
+  checkOpts(name, opts);
+  return run(name, operands, opts);
+}
+
+/** Options of cumath.angle. */
+export interface AngleOptions extends OpOptions {
+  /** The angle in degrees (`* 180/π` in the result dtype, as NumPy's `deg=True`); radians by default. */
+  deg?: boolean;
+}
+
+/**
+ * The argument (phase angle) of complex values, `atan2(z.im, z.re)`, as float32 (complex64) or
+ * float64 (complex128); real values give 0 (x ≥ +0) or π (x ≤ -0), NaN for NaN, in the float
+ * dtype NumPy picks (`np.angle`: integers as for atan2, bool → float64).
+ * @example
+ * const phase = cumath.angle(z);                 // radians
+ * const deg = cumath.angle(z, { deg: true });    // degrees
+ */
+export function angle(z: GPUArray, opts: AngleOptions = {}): GPUArray {
+  opts ??= {};
+  checkOpts('angle', opts, ['out', 'stream', 'deg']);
+  if (!(z instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `cumath.angle: z must be a GPUArray. Received ${describe(z)}`);
+  return run('angle', [z], opts, [opts.deg ? 180 / Math.PI : 1]);
+}
+
+/** Options of cumath.nanToNum (NumPy's nan_to_num; `out: x` works in place, as `copy=False`). */
+export interface NanToNumOptions extends OpOptions {
+  /** The value for NaN (default 0). */
+  nan?: number;
+  /** The value for +Inf (default the dtype's largest finite value). */
+  posinf?: number;
+  /** The value for -Inf (default the dtype's most negative finite value). */
+  neginf?: number;
+}
+
+/**
+ * NaN → 0, +Inf → the largest finite value, -Inf → the most negative one (or the values given),
+ * in the input's dtype; complex: to both parts (with the part dtype's limits); integer and bool
+ * arrays: an unchanged copy. The values are converted to the dtype (float16: rounded to half).
+ * @example
+ * const clean = cumath.nanToNum(x);
+ * cumath.nanToNum(x, { nan: -1, posinf: 1e6, out: x });   // in place
+ */
+export function nanToNum(x: GPUArray, opts: NanToNumOptions = {}): GPUArray {
+  opts ??= {};
+  checkOpts('nanToNum', opts, ['out', 'stream', 'nan', 'posinf', 'neginf']);
+  if (!(x instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `cumath.nanToNum: x must be a GPUArray. Received ${describe(x)}`);
+  const values = (['nan', 'posinf', 'neginf'] as const).map((k) => {
+    const v = opts[k];
+    if (v !== undefined && typeof v !== 'number') {
+      throw typeError('ERR_INVALID_ARG_TYPE', `cumath.nanToNum: ${k} must be a number. Received ${describe(v)}`);
+    }
+    return v;
+  });
+  return run('nanToNum', [x], opts, values);
 }
 
 /** Two results from one kernel (frexp, modf); `out` may alias the input. */
 function split(name: 'frexp' | 'modf', x: unknown, opts: SplitOptions = {}): [GPUArray, GPUArray] {
   opts ??= {};
-  checkOpts(name, opts, true);
+  checkOpts(name, opts, ['out', 'stream'], true);
   if (!(x instanceof GPUArray)) throw typeError('ERR_INVALID_ARG_TYPE', `cumath.${name}: x must be a GPUArray. Received ${describe(x)}`);
   const a = x.check();
   const plan = mathPlan(name, [a.dtype]);
@@ -467,6 +499,36 @@ export interface CumathFunctions {
   ldexp: Binary;
   frexp: typeof frexp;
   modf: typeof modf;
+  /** x * x; integers wrap and keep their dtype, bool → int8; complex too. @example cumath.square(a) */
+  square: Unary;
+  /** 1 / x; integers keep their dtype (1 / x truncated: ±1 stay, others and 0 give 0), bool → int8. @example cumath.reciprocal(a) */
+  reciprocal: Unary;
+  /** Normalized sinc, sin(πx) / (πx), 1 at 0 (np.sinc: integers and bool → float64; complex too). @example cumath.sinc(a) */
+  sinc: Unary;
+  /** Complex conjugate; real and integer dtypes: a copy (bool → int8, as NumPy's ufunc). @example cumath.conj(z) */
+  conj: Unary;
+  /** NumPy's other name of `conj`. @example cumath.conjugate(z) */
+  conjugate: Unary;
+  /** Maximum ignoring NaN (the other operand wins; NaN only when both are); complex: lexicographic. @example cumath.fmax(a, 0) */
+  fmax: Binary;
+  /** Minimum ignoring NaN (the other operand wins; NaN only when both are); complex: lexicographic. @example cumath.fmin(a, b) */
+  fmin: Binary;
+  /** log(e**x + e**y) without overflow (NumPy's formula: logaddexp(-Inf, -Inf) is -Inf); floats. @example cumath.logaddexp(a, b) */
+  logaddexp: Binary;
+  /** log2(2**x + 2**y) without overflow; floats. @example cumath.logaddexp2(a, b) */
+  logaddexp2: Binary;
+  /** Step function: 0 for x < 0, h0 at 0, 1 for x > 0, NaN for NaN; floats. @example cumath.heaviside(x, 0.5) */
+  heaviside: Binary;
+  /** The next representable value after x toward y (y when equal; float16: x, as NumPy); floats. @example cumath.nextafter(a, Infinity) */
+  nextafter: Binary;
+  /** Greatest common divisor of |x| and |y| (0 for two zeros); integer dtypes only, bool → int8. @example cumath.gcd(a, 12) */
+  gcd: Binary;
+  /** Least common multiple of |x| and |y| (0 if either is 0; wraps like NumPy); integer dtypes only. @example cumath.lcm(a, b) */
+  lcm: Binary;
+  /** The argument of complex values (radians, or degrees with `deg`). @example cumath.angle(z, { deg: true }) */
+  angle: typeof angle;
+  /** NaN and ±Inf replaced by finite values (`nan`, `posinf`, `neginf`). @example cumath.nanToNum(x, { nan: 0 }) */
+  nanToNum: typeof nanToNum;
 }
 
 const unary = (name: string): Unary => (x, opts) => apply(name, [x], opts);
@@ -475,9 +537,13 @@ const binary = (name: string): Binary => (x, y, opts) => apply(name, [x, y], opt
 /** Every cumath function by name. */
 export const cumathFunctions: CumathFunctions = {
   ...(Object.fromEntries(Object.entries(MATH).filter(([, d]) => d.nout === 1)
-    .map(([n, d]) => [n, d.nin === 1 ? unary(n) : binary(n)])) as Omit<CumathFunctions, 'frexp' | 'modf' | 'degrees' | 'radians'>),
+    .map(([n, d]) => [n, d.nin === 1 ? unary(n) : binary(n)])) as
+    Omit<CumathFunctions, 'frexp' | 'modf' | 'degrees' | 'radians' | 'conjugate' | 'angle' | 'nanToNum'>),
   degrees: unary('degrees'),
   radians: unary('radians'),
+  conjugate: unary('conjugate'),
   frexp,
   modf,
+  angle,
+  nanToNum,
 };

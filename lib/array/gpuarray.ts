@@ -556,6 +556,14 @@ export class GPUArray {
   repeat(repeats: number | readonly number[], opts?: RepeatOptions): GPUArray { return impl.repeat(this, repeats, opts); }
   /** Limited to [min, max], either may be null (gpuarray.clip, NumPy 2). @example x.clip(0, 1) */
   clip(min?: ClipBound, max?: ClipBound, opts?: OpOptions): GPUArray { return impl.clip(this, min, max, opts); }
+  /** Complex: a view of the real parts (float32/float64), written through; else this array (gpuarray.real). @example z.real.fill(0) */
+  get real(): GPUArray { return impl.real(this); }
+  /** Complex: a view of the imaginary parts, written through; other dtypes: a new zeros array (gpuarray.imag). @example z.imag.get() */
+  get imag(): GPUArray { return impl.imag(this); }
+  /** The complex conjugate as a new array; a copy for real dtypes (cumath.conj). @example const zc = z.conj(); */
+  conj(opts?: OpOptions): GPUArray { return impl.conj(this, opts); }
+  /** The same as conj(). @example z.conjugate({ out: z }) */
+  conjugate(opts?: OpOptions): GPUArray { return impl.conj(this, opts); }
 
   // ---- printing -----------------------------------------------------------------------------
 

@@ -65,6 +65,10 @@ export interface ArrayMethodImpls {
   clip(a: GPUArray, min?: ClipBound, max?: ClipBound, opts?: OpOptions): GPUArray;
   // linalg/index.ts
   matmul(a: GPUArray, b: GPUArray, opts?: MatmulOptions): GPUArray;
+  // complex.ts
+  real(a: GPUArray): GPUArray;
+  imag(a: GPUArray): GPUArray;
+  conj(a: GPUArray, opts?: OpOptions): GPUArray;
 }
 
 function notLoaded(name: string): () => never {
@@ -84,11 +88,12 @@ export const impl: ArrayMethodImpls = {
   topk: notLoaded('topk'), partition: notLoaded('partition'), argpartition: notLoaded('argpartition'),
   swapaxes: notLoaded('swapaxes'), repeat: notLoaded('repeat'), clip: notLoaded('clip'),
   nonzero: notLoaded('nonzero'), diagonal: notLoaded('diagonal'), trace: notLoaded('trace'),
+  real: notLoaded('real'), imag: notLoaded('imag'), conj: notLoaded('conj'),
 };
 
 /**
  * Registers implementations (called once by operators.ts, reductions.ts, scan.ts, sorting.ts,
- * selection.ts, nonzero.ts, shapes.ts, matrices.ts and linalg/index.ts at load). @internal
+ * selection.ts, nonzero.ts, shapes.ts, matrices.ts, complex.ts and linalg/index.ts at load). @internal
  */
 export function registerArrayMethods(part: Partial<ArrayMethodImpls>): void {
   Object.assign(impl, part);

@@ -35,6 +35,11 @@ export interface UfuncDef {
   fast?: string;
   /** Vectors per thread when an operand computes in float64 (the engine's default otherwise). */
   vectors64?: number;
+  /**
+   * Scalar parameters after the operands (x<nin>…), for a compute dtype: [dtype, default] each
+   * (cumath.angle's factor, nanToNum's replacements).
+   */
+  params?(compute: DType): ReadonlyArray<readonly [DType, number]>;
 }
 
 /** A row as a table declares it: its name (the key), kernel name and preamble come from the table. */
@@ -47,12 +52,14 @@ export function ufuncTable(rows: Readonly<Record<string, UfuncRow>>, preamble: s
     [name, Object.freeze({ nout: 1, ...extra, ...r, name, kernel: prefix + name, preamble })])));
 }
 
-/** A resolved call: compute dtypes per input, result dtypes, C statement, the promoted dtype. */
+/** A resolved call: compute dtypes per input (the row's scalar parameters last), result dtypes, C statement, the promoted dtype. */
 export interface UfuncPlan {
   computes: DType[];
   outs: DType[];
   body: string;
   promoted: DType;
+  /** Default values of the row's scalar parameters (their dtypes end `computes`). */
+  params: number[];
 }
 
 /**
@@ -67,7 +74,9 @@ export function resolve(def: UfuncDef, types: readonly OperandType[], fast = fal
   const promoted = promote(aside ? types.filter((_, i) => !aside[i]) : types.slice());
   const [compute, ...outs] = def.types(promoted);
   const computes = types.map((t, i) => (aside?.[i] ? aside[i](t) : compute));
-  return { computes, outs, body: def.body(compute, fast), promoted };
+  const params = def.params?.(compute) ?? [];
+  for (const [d] of params) computes.push(d);
+  return { computes, outs, body: def.body(compute, fast), promoted, params: params.map(([, v]) => v) };
 }
 
 function cat(d: DType): Cat {
