@@ -134,7 +134,8 @@ export function same(got: V, want: V, tol = 0, d: DTypeName = 'float64', signedZ
   const atol = ATOL[d] ?? 0;
   if (isC(want)) {
     if (!isC(got)) return false;
-    const scale = Math.hypot(want.re, want.im);
+    // A NaN part would make the scale NaN and fail the other part's tolerance: scale by the parts that are numbers.
+    const scale = Math.hypot(Number.isNaN(want.re) ? 0 : want.re, Number.isNaN(want.im) ? 0 : want.im);
     return sameNum(got.re, want.re, tol, scale, atol, signedZero) && sameNum(got.im, want.im, tol, scale, atol, signedZero);
   }
   if (typeof want === 'bigint' || typeof got === 'bigint') return got === want;
