@@ -219,6 +219,12 @@ class Torch:
         if op == "unique":
             x = t.randint(0, case["range"], (n,), device="cuda", dtype=t.int32, generator=g)
             return (lambda: t.unique(x)), None, t.cuda.empty_cache
+        if op == "bincount":
+            x = t.randint(0, case["range"], (n,), device="cuda", dtype=t.int32, generator=g)
+            return (lambda: t.bincount(x)), None, t.cuda.empty_cache
+        if op == "histogram":
+            x = t.rand(n, device="cuda", generator=g)
+            return (lambda: t.histc(x, bins=case["bins"], min=0, max=1)), "torch.histc (float32 counts)", t.cuda.empty_cache
         if op == "topk":
             x = t.rand(n, device="cuda", generator=g).view(case["rows"], n // case["rows"])
             return (lambda: t.topk(x, case["k"])), None, t.cuda.empty_cache
@@ -410,6 +416,12 @@ class Cupy:
         if op == "unique":
             x = rs.randint(0, case["range"], size=n, dtype=cp.int32)
             return (lambda: cp.unique(x)), None, self.free_pools
+        if op == "bincount":
+            x = rs.randint(0, case["range"], size=n, dtype=cp.int32)
+            return (lambda: cp.bincount(x)), None, self.free_pools
+        if op == "histogram":
+            x = rs.rand(n, dtype=cp.float32)
+            return (lambda: cp.histogram(x, bins=case["bins"], range=(0, 1))[0]), None, self.free_pools
         if op == "topk":
             raise NotImplementedError("CuPy has no topk")
         if op == "partition":

@@ -92,4 +92,18 @@ module.exports = [
     k.dispose();
     return { x };
   }, ({ x }) => gpuarray.nonzero(x)[0]),
+  // Histograms (docs/gpuarray.md): bincount reads x's min and max back (as torch.bincount reads its max);
+  // histogram with a given range reads nothing back (as torch.histc).
+  row('bincount', 'bincount i32 in [0, 1000), 2^26 (reads min/max back)', U, () => {
+    random.seed(80);
+    const u = random.rand([U], 'float64').mul(1000);
+    const x = u.astype('int32');
+    u.dispose();
+    return { x };
+  }, ({ x }) => gpuarray.bincount(x), { range: 1000 }),
+  row('histogram', 'histogram f32, 100 bins in [0, 1), 2^26', U, () => ({ x: keys(U) }), ({ x }) => {
+    const r = gpuarray.histogram(x, { bins: 100, range: [0, 1] });
+    r.binEdges.dispose();
+    return r.hist;
+  }, { bins: 100 }),
 ];
