@@ -30,6 +30,7 @@ import * as quantiles from './array/quantile';
 import * as nonzeros from './array/nonzero';
 import * as histograms from './array/histogram';
 import * as shapes from './array/shapes';
+import * as clips from './array/clip';
 import * as matrices from './array/matrices';
 import * as padding from './array/pad';
 import * as shapesMore from './array/shapes_more';
@@ -78,8 +79,9 @@ export type {
   BincountOptions, HistogramOptions, HistogramBinEdgesOptions, HistogramResult, HistogramBins, DigitizeOptions,
 } from './array/histogram';
 export type {
-  FlipOptions, RollOptions, RepeatOptions, ArraySplitOptions, ShapeStreamOptions, ClipBound, IscloseOptions, IscloseOutOptions,
+  FlipOptions, RollOptions, RepeatOptions, ArraySplitOptions, ShapeStreamOptions,
 } from './array/shapes';
+export type { ClipBound, IscloseOptions, IscloseOutOptions } from './array/clip';
 export type {
   EyeOptions, IdentityOptions, DiagonalOptions, TraceOptions, MatrixStreamOptions, MeshgridOptions, DiffOptions, PtpOptions,
 } from './array/matrices';
@@ -269,11 +271,11 @@ export const gpuarray = Object.freeze({
   /** Arrays joined row-wise, 1-D ones as rows (NumPy vstack). */
   vstack: shapes.vstack,
   /** Elements limited to [min, max], bounds broadcast or scalar, either optional; NaN propagates (NumPy 2 clip). */
-  clip: shapes.clip,
+  clip: clips.clip,
   /** Elementwise |a − b| ≤ atol + rtol·|b| (or equal, or both NaN with equalNan) → bool (NumPy isclose). */
-  isclose: shapes.isclose,
+  isclose: clips.isclose,
   /** Whether isclose(a, b) holds everywhere, read back as a JS boolean (NumPy allclose). */
-  allclose: shapes.allclose,
+  allclose: clips.allclose,
   /** A 2-D array with ones on the k-th diagonal (NumPy eye; default float64). */
   eye: matrices.eye,
   /** The n×n identity matrix (default float64). */

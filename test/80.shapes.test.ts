@@ -10,7 +10,7 @@ import * as cuda from '../lib';
 import { DTYPES, GPUArray, driver, gpuarray, withDevice } from '../lib';
 import type { DType, DTypeName } from '../lib';
 import { impl } from '../lib/array/methods';
-import { clipBody, closeBody, realOf } from '../lib/array/shapes';
+import { clipBody, closeBody, realOf } from '../lib/array/clip';
 import { ElementwiseSpec, Variant, elementwiseKernel } from '../lib/engine/templates/elementwise';
 import { PREAMBLE } from '../lib/engine/templates/preamble';
 import { UFUNC_PREAMBLE } from '../lib/array/ufunc';

@@ -6,7 +6,7 @@
  */
 import { DTYPES } from '../lib';
 import type { DTypeName } from '../lib';
-import { realOf } from '../lib/array/shapes';
+import { realOf } from '../lib/array/clip';
 import { C, V, bf16Of, half, halfOf, kind, toBf16 } from './reference';
 // Module-local aliases: global lookups are slow inside Jest's vm context (hot reference loops).
 const { Math, Number } = globalThis;

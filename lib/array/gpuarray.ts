@@ -25,7 +25,8 @@ import type { ArgsortOptions, SortOptions } from './sorting';
 import type { PartitionOptions, SearchsortedOptions, TopkOptions, TopkResult } from './selection';
 import type { NonzeroOptions } from './nonzero';
 import type { DiagonalOptions, TraceOptions } from './matrices';
-import type { ClipBound, RepeatOptions } from './shapes';
+import type { RepeatOptions } from './shapes';
+import type { ClipBound } from './clip';
 
 const CREATE = Symbol('nodecuda.create');
 
