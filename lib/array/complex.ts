@@ -34,7 +34,7 @@ export function real(a: GPUArray): GPUArray {
 /**
  * The imaginary part of `a` (NumPy's `a.imag`): for a complex array a view of its imaginary parts
  * (the real view moved by one part: same strides, offset + 4 or 8 bytes), written through like
- * {@link real}; for any other array a NEW array of zeros of its shape and dtype (NumPy returns a
+ * `real`; for any other array a NEW array of zeros of its shape and dtype (NumPy returns a
  * read-only one: writing to this one changes nothing in `a`; dispose it when done).
  * @example
  * const im = gpuarray.imag(z);          // a view
