@@ -20,9 +20,10 @@ import { DeviceAllocation, isOom } from '../cuda/memory';
 import { rowSortable } from '../engine/templates/sort_rows';
 import { envFlag } from '../base/env';
 import {
-  MAX_SORT_SIZE, SortRun, SortStage, runRowSort, runSort, uniqueBinsCount, uniqueBinsResults, uniqueChunks, uniqueCount, uniqueCounts,
-  uniqueHistogram, uniqueInverse, uniqueMinMax, uniqueResults,
+  MAX_SORT_SIZE, SortRun, SortStage, UniqueChunks, runRowSort, runSort, uniqueBinsCount, uniqueBinsResults, uniqueBitmap, uniqueChunks,
+  uniqueCount, uniqueCounts, uniqueHistogram, uniqueInverse, uniqueMinMax, uniqueResults,
 } from '../engine/sort';
+import { BITMAP_LOW_PASSES } from '../engine/templates/unique_bitmap';
 
 /** Options of gpuarray.sort. */
 export interface SortOptions {
@@ -330,51 +331,70 @@ function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = fal
   const { stream } = o;
   const temps = p.temps;
   const n = a.size;
-  let range: SortRun['range'];
-  let probed: GPUArray | undefined;
-  if (probe) {
-    // uint64 [least key, greatest key, run count]: the keys as the sort transforms them (signed
-    // integers with the sign bit flipped), the count a uint32 at byte 16.
-    probed = GPUArray.allocate([3], DTYPES.uint64, stream);
-    temps.push(probed);
-    cu.memset(probed.address, 0xffffffff, 2, 4, streamHandle(stream), false); // least: all ones
-    cu.memset(probed.address + 8n, 0, 4, 4, streamHandle(stream), false); // greatest and count: zero
-    range = { out: probed.address, narrow: uniqueCountingBins(n) };
-  }
-  let s: ReturnType<typeof sorted>;
-  try {
-    s = sorted(p, true, !!(o.returnIndex || o.returnInverse), stream, undefined, undefined, range);
-  } catch (e) {
-    if (probe && isOom(e)) return null; // allocations come before the sort's launches: nothing ran
-    throw e;
-  }
-  temps.push(s.values!);
-  if (s.indices) temps.push(s.indices);
-  const equalNan = o.equalNan !== false;
-  const { count, ch, blocks } = countBuffers(n, stream, temps, !probed);
-  uniqueCount(a.dtype, equalNan, s.values!.address, probed ? probed.address + 16n : count!.address, blocks.address, n, ch,
-    stream, range);
-  // The values alone are written before the count comes back, so the GPU does not wait for the
-  // host between the two kernels: into room for all n (the count is not known yet).
-  // Near the memory limit, without room, the values go out as the other outputs do: allocated
-  // for the count once it is read back.
-  let room: DeviceAllocation | undefined;
-  if (!(o.returnIndex || o.returnInverse || o.returnCounts)) {
+  const valuesOnly = !(o.returnIndex || o.returnInverse || o.returnCounts);
+  // The values alone go to room for all n (the count is not known yet), written before the count
+  // comes back, so the GPU does not wait for the host between the kernels. Near the memory limit,
+  // without room, they go out as the other outputs do: allocated for the count once it is read back.
+  const roomFor = (): DeviceAllocation | undefined => {
     try {
-      room = new DeviceAllocation(n * a.dtype.bytes, stream ?? null);
+      return new DeviceAllocation(n * a.dtype.bytes, stream ?? null);
     } catch (e) {
       if (!isOom(e)) throw e;
+      return undefined;
     }
-  }
-  if (room) {
+  };
+  // 4-byte integers: the sort stops at the keys' top 16 bits and bitmaps finish (uniqueBitmap):
+  // the room first, as that path needs it (NODECUDA_UNIQUE_BITMAP=0 turns it off; docs/sorting.md).
+  let room = probe && valuesOnly && a.dtype.bytes === 4 && envFlag('NODECUDA_UNIQUE_BITMAP', true) ? roomFor() : undefined;
+  const bitmap = room !== undefined;
+  let range: SortRun['range'];
+  let probed: GPUArray | undefined;
+  let s: ReturnType<typeof sorted>;
+  try {
+    if (probe) {
+      // uint64 [least key, greatest key, run count]: the keys as the sort transforms them (signed
+      // integers with the sign bit flipped), the count a uint32 at byte 16.
+      probed = GPUArray.allocate([3], DTYPES.uint64, stream);
+      temps.push(probed);
+      cu.memset(probed.address, 0xffffffff, 2, 4, streamHandle(stream), false); // least: all ones
+      cu.memset(probed.address + 8n, 0, 4, 4, streamHandle(stream), false); // greatest and count: zero
+      range = { out: probed.address, narrow: uniqueCountingBins(n), low: bitmap ? BITMAP_LOW_PASSES : 0 };
+    }
     try {
-      uniqueResults(a.dtype, equalNan, {
-        sorted: s.values!.address, blocks: blocks.address, perm: 0n, vals: room.ptr, first: 0n, starts: 0n, inv: 0n,
-      }, n, ch, stream, [s.values, blocks], range);
+      s = sorted(p, true, !!(o.returnIndex || o.returnInverse), stream, undefined, undefined, range);
     } catch (e) {
-      room.free(stream ?? null);
+      if (probe && isOom(e)) { // allocations come before the sort's launches: nothing ran
+        room?.free(stream ?? null);
+        return null;
+      }
       throw e;
     }
+    temps.push(s.values!);
+    if (s.indices) temps.push(s.indices);
+  } catch (e) {
+    room?.free(stream ?? null);
+    throw e;
+  }
+  const equalNan = o.equalNan !== false;
+  let count: GPUArray | undefined;
+  let ch: UniqueChunks | undefined;
+  let blocks: GPUArray | undefined;
+  try {
+    if (bitmap) uniqueBitmap(a.dtype, s.values!.address, room!.ptr, probed!.address + 16n, n, range!, stream, [s.values]);
+    else {
+      ({ count, ch, blocks } = countBuffers(n, stream, temps, !probed));
+      uniqueCount(a.dtype, equalNan, s.values!.address, probed ? probed.address + 16n : count!.address, blocks.address, n, ch,
+        stream, range);
+      if (valuesOnly) room = roomFor();
+      if (room) {
+        uniqueResults(a.dtype, equalNan, {
+          sorted: s.values!.address, blocks: blocks.address, perm: 0n, vals: room.ptr, first: 0n, starts: 0n, inv: 0n,
+        }, n, ch, stream, [s.values, blocks], range);
+      }
+    }
+  } catch (e) {
+    room?.free(stream ?? null);
+    throw e;
   }
   let k: number;
   try {
@@ -399,9 +419,9 @@ function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = fal
     const starts = counts ? GPUArray.allocate([k], DTYPES.int64, stream) : undefined;
     if (starts) temps.push(starts);
     uniqueResults(a.dtype, equalNan, {
-      sorted: s.values!.address, blocks: blocks.address, perm: s.indices?.address ?? 0n, vals: values.address,
+      sorted: s.values!.address, blocks: blocks!.address, perm: s.indices?.address ?? 0n, vals: values.address,
       first: indices?.address ?? 0n, starts: starts?.address ?? 0n, inv: inverse?.address ?? 0n,
-    }, n, ch, stream, [s.values, s.indices, blocks, values, indices, inverse, starts]);
+    }, n, ch!, stream, [s.values, s.indices, blocks, values, indices, inverse, starts]);
     if (counts) uniqueCounts(starts!.address, counts.address, k, n, stream);
   });
 }

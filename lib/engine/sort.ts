@@ -26,6 +26,10 @@ import {
   HIST_MODE, UNIQUE_BALLOT_BINS, UNIQUE_ROUND, UNIQUE_SHARED_BYTES, uniqueBinsCountKernel, uniqueBinsResultKernel,
   uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel, uniqueInverseKernel, uniqueMinMaxSpec, uniqueResultKernel,
 } from './templates/unique';
+import {
+  BITMAP_BLOCK, BITMAP_BUCKETS, BITMAP_MIN_CHUNK, BITMAP_SCAN_BLOCK, BITMAP_WORDS, bitmapCountKernel, bitmapCrossKernel,
+  bitmapResultKernel, bitmapScanKernel, bitmapStartsKernel,
+} from './templates/unique_bitmap';
 import { ReduceSpec } from './templates/reduction';
 import { rowSortKernel, rowSortLog2, rowSortThreads } from './templates/sort_rows';
 
@@ -109,9 +113,10 @@ export interface SortRun {
    * unique's sort (one 'value' stage): prep adds its least and greatest transformed key to the
    * uint64 pair at `out` (filled with all ones and zero before), and when they span at most
    * `narrow` values (greatest − least < narrow) nothing is sorted (every pass skipped, nothing
-   * written: see scanHistKernel).
+   * written: see scanHistKernel). `low`: that many low digit passes skipped (uniqueBitmap's sort
+   * by the top 16 bits).
    */
-  range?: { out: bigint; narrow: number };
+  range?: { out: bigint; narrow: number; low?: number };
 }
 
 const P = new ArgPacker(256);
@@ -187,9 +192,10 @@ export function runSort(run: SortRun): void {
       P.launch(prep, sh, prepGrid(prep, n), 1, 1, 256, 1, 1, 0, true);
       const last = s === plan.length - 1;
       P.reset().ptr(w.hist).ptr(w.offs).ptr(info).i32(passes).u32(n).i32(s === 0 && payload ? 1 : 0).i32(last ? 1 : 0)
-        .i32(raw ? 1 : 0).ptr(run.range?.out ?? 0n).u64n(run.range?.narrow ?? 0);
+        .i32(raw ? 1 : 0).ptr(run.range?.out ?? 0n).u64n(run.range?.narrow ?? 0).i32(run.range?.low ?? 0);
       P.launch(scan, sh, 1, 1, 1, 256, 1, 1, 0, true);
-      for (let q = 0; q < passes; q++) {
+      // Passes below range.low are skipped (scanhist): not launched.
+      for (let q = s === 0 ? run.range?.low ?? 0 : 0; q < passes; q++) {
         const next = (w.ws.epoch + 1) & 0x3fffffff;
         // Epochs wrap after 2^30 - 1 passes: clear the look-back words first, so no stale word of
         // an earlier pass with this epoch can be read as current.
@@ -364,6 +370,48 @@ export function uniqueInverse(dt: DType, input: bigint, hist: bigint, inv: bigin
   usedOn(stream, uses);
   P.reset().ptr(input).ptr(hist).ptr(inv).u64n(n).u64(lo).u64n(bins);
   launchLoop(fn, Math.ceil(n / 4), stream);
+}
+
+/**
+ * unique's values by bitmaps (templates/unique_bitmap.ts), after runSort with `range` and
+ * range.low = BITMAP_LOW_PASSES: the `n` 4-byte integers at `sorted` (ordered by their top 16 bits)
+ * → their distinct values in order into `out` (room for n), their number to the uint32 at `total`.
+ * Like uniqueCount, nothing runs on the device when the range was narrow. @internal
+ */
+export function uniqueBitmap(dt: DType, sorted: bigint, out: bigint, total: bigint, n: number, range: NonNullable<SortRun['range']>,
+  stream: Stream | null | undefined, uses: readonly unknown[]): void {
+  const starts = sortKernel(`ubm:starts:${dt.name}`, () => bitmapStartsKernel(dt));
+  const count = sortKernel(`ubm:count:${dt.name}`, () => bitmapCountKernel(dt));
+  const cross = sortKernel(`ubm:cross:${dt.name}`, () => bitmapCrossKernel(dt));
+  const scan = sortKernel('ubm:scan', bitmapScanKernel);
+  const result = sortKernel(`ubm:result:${dt.name}`, () => bitmapResultKernel(dt));
+  const sh = usedOn(stream, uses);
+  // Chunks of equal size, one a block, about one wave of the count kernel's blocks (at least
+  // 4096 keys each): a bucket of any size is shared out among the chunks it spans.
+  const chunk = Math.max(BITMAP_MIN_CHUNK, Math.ceil(n / cu.residentBlocks(count, BITMAP_BLOCK) / 1024) * 1024);
+  const chunks = Math.ceil(n / chunk);
+  // uint32: starts (BITMAP_BUCKETS + 1), the counts, their offsets (by bucket), then a bitmap a chunk.
+  const fixed = 3 * BITMAP_BUCKETS + 1;
+  const work = new DeviceAllocation((fixed + chunks * BITMAP_WORDS) * 4, stream ?? null);
+  try {
+    const st = work.ptr;
+    const cnt = st + BigInt((BITMAP_BUCKETS + 1) * 4);
+    const off = cnt + BigInt(BITMAP_BUCKETS * 4);
+    const g = st + BigInt(fixed * 4);
+    cu.memset(cnt, 0, BITMAP_BUCKETS, 4, sh, false);
+    cu.memset(g, 0, chunks * BITMAP_WORDS, 4, sh, false);
+    P.reset().ptr(sorted).ptr(st).u32(n).ptr(range.out).u64n(range.narrow);
+    launchLoop(starts, Math.ceil(n / 4), stream);
+    P.reset().ptr(sorted).ptr(st).ptr(cnt).ptr(g).u32(n).u32(chunk).ptr(range.out).u64n(range.narrow);
+    P.launch(count, sh, chunks, 1, 1, BITMAP_BLOCK, 1, 1, 0, true);
+    P.launch(cross, sh, chunks, 1, 1, BITMAP_BLOCK, 1, 1, 0, true); // the same parameters
+    P.reset().ptr(cnt).ptr(off).ptr(total).ptr(range.out).u64n(range.narrow);
+    P.launch(scan, sh, 1, 1, 1, BITMAP_SCAN_BLOCK, 1, 1, 0, true);
+    P.reset().ptr(sorted).ptr(st).ptr(off).ptr(g).ptr(out).u32(n).u32(chunk).ptr(range.out).u64n(range.narrow);
+    P.launch(result, sh, chunks, 1, 1, BITMAP_BLOCK, 1, 1, 0, true);
+  } finally {
+    work.free(stream ?? null);
+  }
 }
 
 /** searchsorted: out[i] = insertion point of v[i] in a (through sorter when nonzero). @internal */

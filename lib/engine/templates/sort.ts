@@ -25,6 +25,7 @@ import { passKernel } from './sort_pass';
 import { rowSortKernel } from './sort_rows';
 import { selectKernelsFor } from './select';
 import { quantileKernelsFor } from './quantile';
+import { bitmapKernelsFor, bitmapScanKernel } from './unique_bitmap';
 import { compactCountKernel, compactScanKernel, compactWriteKernel } from './compact';
 import {
   RANGE_COUNTED, uniqueBinsCountKernel, uniqueBinsResultKernel, uniqueCountKernel, uniqueCountsKernel, uniqueHistKernel,
@@ -270,14 +271,15 @@ ${Array.from({ length: V }, (_, x) => `      add(nc_tf(${elem(x)}));`).join('\n'
  * keys are read from the input and transformed (`raw`: prep stored none; the first executed pass);
  * info[passes]: where the result is (bits 1, 2 and 4), bit 3 already written. Leaves the histograms zeroed.
  * With `range` (prep's least and greatest key, unique's sort) spanning at most `narrow` values:
- * every pass skipped and bit 3 set, so nothing runs (unique counts that input instead).
+ * every pass skipped and bit 3 set, so nothing runs (unique counts that input instead). The first
+ * `low` passes are skipped in any case (unique's bitmaps: the keys sorted by their top digits only).
  */
 export function scanHistKernel(): { source: string; name: string } {
   const name = 'nc_sort_scanhist';
   const source = `
 extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restrict__ hist, unsigned int* __restrict__ offs,
     unsigned int* __restrict__ info, const int passes, const unsigned int n, const int iota, const int last, const int raw,
-    const unsigned long long* __restrict__ range, const unsigned long long narrow) {
+    const unsigned long long* __restrict__ range, const unsigned long long narrow, const int low) {
   __shared__ unsigned int s_w[8];
   __shared__ int s_triv[${MAX_PASSES}];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -305,7 +307,7 @@ extern "C" __global__ void __launch_bounds__(256) ${name}(unsigned int* __restri
     unsigned int sel = 0, io = iota ? 4u : 0u, rw = raw ? 16u : 0u;
     int lastq = -1;
     for (int q = 0; q < passes; q++) {
-      if (s_triv[q]) { info[q] = 1u; continue; }
+      if (s_triv[q] || q < low) { info[q] = 1u; continue; }
       info[q] = sel | io | rw;
       sel ^= 2u;
       io = 0;
@@ -477,6 +479,7 @@ export function stageKinds(dt: DType): KeyKind[] {
 export function sortKernelsFor(dt: DType): Array<{ source: string; name: string }> {
   const ks = stageKinds(dt).filter((k) => k !== 'row').map((k) => prepKernel(dt, k));
   if ((dt.kind === 'i' || dt.kind === 'u') && dt.bytes >= 4) ks.push(prepKernel(dt, 'value', true));  // unique's
+  if ((dt.kind === 'i' || dt.kind === 'u') && dt.bytes === 4) ks.push(...bitmapKernelsFor(dt));  // unique's values by bitmaps
   if (dt.kind !== 'c') {
     ks.push(finishKeysKernel(dt), passKernel(dt, keyBytes(dt, 'value'), false), rowSortKernel(dt), ...selectKernelsFor(dt),
       ...quantileKernelsFor(dt, DTYPES.float64));
@@ -492,6 +495,7 @@ export function sortKernelsFor(dt: DType): Array<{ source: string; name: string 
 
 /** The dtype-independent kernels: scanhist, the row keys' prep, unique counts, the occupied bins count. */
 export function sortCommonKernels(): Array<{ source: string; name: string }> {
-  const ks = [scanHistKernel(), uniqueCountsKernel(), prepKernel(DTYPES.uint32, 'row'), uniqueBinsCountKernel(), compactScanKernel()];
+  const ks = [scanHistKernel(), uniqueCountsKernel(), prepKernel(DTYPES.uint32, 'row'), uniqueBinsCountKernel(), compactScanKernel(),
+    bitmapScanKernel()];
   return ks;
 }
