@@ -325,7 +325,9 @@ function checkCount(k: number, most: number, n: number): number {
  * nothing on the device; the min, max and count come back in one read, and such a range is counted
  * (countUnique) without a min/max kernel and read back before the sort. Null when the sort's
  * buffers do not fit (out of memory before any launch): the caller reads the range first instead,
- * which needs no sort buffers for a countable range.
+ * which needs no sort buffers for a countable range. With `probe`, the values alone of a 4-byte
+ * dtype are sorted by the keys' top 16 bits only and bitmaps give them (uniqueBitmap) instead of
+ * the run count and results.
  */
 function uniqueBySorting(a: GPUArray, p: Prepared, o: UniqueOptions, probe = false): GPUArray | UniqueResult | null {
   const { stream } = o;
@@ -513,7 +515,9 @@ function countUnique(a: GPUArray, p: Prepared, o: UniqueOptions, lo: bigint, hi:
  * `returnInverse` or `returnCounts` an object `{ values, indices?, inverse?, counts? }` (int64).
  * NaNs collapse to one (first occurrence) unless `equalNan` is false. Integers and bool of a
  * small range (at least 2^16 elements spanning at most n / 4 values) are counted instead of
- * sorted (`NODECUDA_UNIQUE_COUNTING=0` turns that off; docs/sorting.md). Reads the count of
+ * sorted (`NODECUDA_UNIQUE_COUNTING=0` turns that off; docs/sorting.md); the values alone of a
+ * wider int32/uint32 range are sorted by their top 16 bits only and finished with bitmaps
+ * (`NODECUDA_UNIQUE_BITMAP=0` turns that off). Reads the count of
  * unique values back from the device (and, to pick the path, the min and max), so it waits for
  * the stream. There is no `axis` (NumPy's unique rows or columns): passing one is a TypeError.
  * @example
