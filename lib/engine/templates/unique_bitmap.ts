@@ -84,7 +84,31 @@ __device__ __forceinline__ void fill(unsigned int* bm, const unsigned int* __res
 }
 
 const name = (what: string, dt: DType): string => `nc_unique_bm_${what}_${tag(dt)}`;
-const RANGE_PARAMS = 'const unsigned long long* __restrict__ range, const unsigned long long narrow';
+
+/** A kernel `nm` of `threads` a block: the helpers, then `body` after the early return of a narrow range. */
+function kernel(nm: string, dt: DType, threads: number, params: string, body: string): { source: string; name: string } {
+  const source = `
+namespace ${nm}_ns {${helpers(dt)}
+}
+extern "C" __global__ void __launch_bounds__(${threads}) ${nm}(${params},
+    const unsigned long long* __restrict__ range, const unsigned long long narrow) {
+  using namespace ${nm}_ns;
+  if (${RANGE_COUNTED}) return;${body}
+}`;
+  return { source, name: nm };
+}
+
+/** The bucket kernels' shared memory (the bitmap, zeroed, and a block scan's words) and the block's chunk [c0, c1). */
+const CHUNK_SETUP = `
+  __shared__ unsigned int bm[WORDS];
+  __shared__ unsigned int s_w[${BITMAP_BLOCK / 32}];
+  #pragma unroll
+  for (int r = 0; r < 8; r++) bm[word(r)] = 0u;
+  __syncthreads();
+  unsigned int c0, c1;
+  chunk_of(n, chunk, c0, c1);`;
+/** The bucket kernels' first parameters: the sorted keys and the buckets' starts. */
+const KEYS = 'const unsigned int* __restrict__ s, const unsigned int* __restrict__ starts';
 /** The first and last bucket of prep's range. */
 const BUCKETS = 'const unsigned int lo = (unsigned int)(range[0] >> 16), hi = (unsigned int)(range[1] >> 16);';
 
@@ -93,14 +117,7 @@ const BUCKETS = 'const unsigned int lo = (unsigned int)(range[0] >> 16), hi = (u
  * key's bucket to one past the greatest's (that one: n). Each thread takes 4 keys.
  */
 export function bitmapStartsKernel(dt: DType): { source: string; name: string } {
-  const nm = name('starts', dt);
-  const source = `
-namespace ${nm}_ns {${helpers(dt)}
-}
-extern "C" __global__ void __launch_bounds__(256) ${nm}(const unsigned int* __restrict__ s, unsigned int* __restrict__ starts,
-    const unsigned int n, ${RANGE_PARAMS}) {
-  using namespace ${nm}_ns;
-  if (${RANGE_COUNTED}) return;
+  return kernel(name('starts', dt), dt, 256, 'const unsigned int* __restrict__ s, unsigned int* __restrict__ starts, const unsigned int n', `
   ${BUCKETS}
   const bool vec = (reinterpret_cast<unsigned long long>(s) & 15u) == 0;
   for (unsigned long long i = 4ull * ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x); i < n;
@@ -122,9 +139,7 @@ extern "C" __global__ void __launch_bounds__(256) ${nm}(const unsigned int* __re
       p = h > p ? h : p;
     }
     if (i + 4 >= n) for (long long b = p + 1; b <= (long long)hi + 1; b++) starts[b] = n;
-  }
-}`;
-  return { source, name: nm };
+  }`);
 }
 
 /**
@@ -132,22 +147,9 @@ extern "C" __global__ void __launch_bounds__(256) ${nm}(const unsigned int* __re
  * OR-ed into g (the bitmaps of the chunks, zeroed) at the chunk where the bucket starts.
  */
 export function bitmapCountKernel(dt: DType): { source: string; name: string } {
-  const nm = name('count', dt);
-  const source = `
-namespace ${nm}_ns {${helpers(dt)}
-}
-extern "C" __global__ void __launch_bounds__(${BITMAP_BLOCK}) ${nm}(const unsigned int* __restrict__ s,
-    const unsigned int* __restrict__ starts, unsigned int* __restrict__ cnt, unsigned int* __restrict__ g,
-    const unsigned int n, const unsigned int chunk, ${RANGE_PARAMS}) {
-  using namespace ${nm}_ns;
-  if (${RANGE_COUNTED}) return;
-  __shared__ unsigned int bm[WORDS];
-  __shared__ unsigned int s_w[${BITMAP_BLOCK / 32}];
-  #pragma unroll
-  for (int r = 0; r < 8; r++) bm[word(r)] = 0u;
-  __syncthreads();
-  unsigned int c0, c1;
-  chunk_of(n, chunk, c0, c1);
+  const params = `${KEYS}, unsigned int* __restrict__ cnt, unsigned int* __restrict__ g,
+    const unsigned int n, const unsigned int chunk`;
+  return kernel(name('count', dt), dt, BITMAP_BLOCK, params, `${CHUNK_SETUP}
   for (unsigned int a = c0; a < c1;) {
     unsigned int b, e, sb, eb;
     run_at(s, starts, a, c1, n, b, e, sb, eb);  // the same for every thread of the block
@@ -171,22 +173,14 @@ extern "C" __global__ void __launch_bounds__(${BITMAP_BLOCK}) ${nm}(const unsign
       __syncthreads();
     }
     a = e;
-  }
-}`;
-  return { source, name: nm };
+  }`);
 }
 
 /** cnt[b] for the bucket that starts in the block's chunk and ends past it: the bits of the chunk's global bitmap. */
 export function bitmapCrossKernel(dt: DType): { source: string; name: string } {
-  const nm = name('cross', dt);
-  const source = `
-namespace ${nm}_ns {${helpers(dt)}
-}
-extern "C" __global__ void __launch_bounds__(${BITMAP_BLOCK}) ${nm}(const unsigned int* __restrict__ s,
-    const unsigned int* __restrict__ starts, unsigned int* __restrict__ cnt, const unsigned int* __restrict__ g,
-    const unsigned int n, const unsigned int chunk, ${RANGE_PARAMS}) {
-  using namespace ${nm}_ns;
-  if (${RANGE_COUNTED}) return;
+  const params = `${KEYS}, unsigned int* __restrict__ cnt, const unsigned int* __restrict__ g,
+    const unsigned int n, const unsigned int chunk`;
+  return kernel(name('cross', dt), dt, BITMAP_BLOCK, params, `
   __shared__ unsigned int s_w[${BITMAP_BLOCK / 32}];
   unsigned int c0, c1;
   chunk_of(n, chunk, c0, c1);
@@ -198,23 +192,15 @@ extern "C" __global__ void __launch_bounds__(${BITMAP_BLOCK}) ${nm}(const unsign
   #pragma unroll
   for (int r = 0; r < 8; r++) c += __popc(gb[word(r)]);
   block_scan<${BITMAP_BLOCK / 32}>(c, s_w, total);
-  if (threadIdx.x == 0) cnt[b] = total;
-}`;
-  return { source, name: nm };
+  if (threadIdx.x == 0) cnt[b] = total;`);
 }
 
 /** off[b] = the sum of cnt over the buckets before b (from the least key's), their total to `total`: one block. */
 export function bitmapScanKernel(): { source: string; name: string } {
-  const nm = 'nc_unique_bm_scan';
   const W = BITMAP_SCAN_BLOCK / 32;
   const T = 4 * BITMAP_SCAN_BLOCK;
-  const source = `
-namespace ${nm}_ns {${helpers({ kind: 'u' } as DType)}
-}
-extern "C" __global__ void __launch_bounds__(${BITMAP_SCAN_BLOCK}) ${nm}(const unsigned int* __restrict__ cnt,
-    unsigned int* __restrict__ off, unsigned int* __restrict__ total, ${RANGE_PARAMS}) {
-  using namespace ${nm}_ns;
-  if (${RANGE_COUNTED}) return;
+  const params = 'const unsigned int* __restrict__ cnt, unsigned int* __restrict__ off, unsigned int* __restrict__ total';
+  return kernel('nc_unique_bm_scan', { kind: 'u' } as DType, BITMAP_SCAN_BLOCK, params, `
   __shared__ unsigned int s_w[${W}];
   ${BUCKETS}
   unsigned int carry = 0;
@@ -235,9 +221,7 @@ extern "C" __global__ void __launch_bounds__(${BITMAP_SCAN_BLOCK}) ${nm}(const u
     }
     carry += tile;
   }
-  if (threadIdx.x == 0) *total = carry;
-}`;
-  return { source, name: nm };
+  if (threadIdx.x == 0) *total = carry;`);
 }
 
 /**
@@ -246,23 +230,10 @@ extern "C" __global__ void __launch_bounds__(${BITMAP_SCAN_BLOCK}) ${nm}(const u
  * warp writes the values of 256 consecutive words, 32 a round (one run a round).
  */
 export function bitmapResultKernel(dt: DType): { source: string; name: string } {
-  const nm = name('result', dt);
-  const source = `
-namespace ${nm}_ns {${helpers(dt)}
-}
-extern "C" __global__ void __launch_bounds__(${BITMAP_BLOCK}) ${nm}(const unsigned int* __restrict__ s,
-    const unsigned int* __restrict__ starts, const unsigned int* __restrict__ off, const unsigned int* __restrict__ g,
-    unsigned int* __restrict__ out, const unsigned int n, const unsigned int chunk, ${RANGE_PARAMS}) {
-  using namespace ${nm}_ns;
-  if (${RANGE_COUNTED}) return;
-  __shared__ unsigned int bm[WORDS];
-  __shared__ unsigned int s_w[${BITMAP_BLOCK / 32}];
-  #pragma unroll
-  for (int r = 0; r < 8; r++) bm[word(r)] = 0u;
-  __syncthreads();
+  const params = `${KEYS}, const unsigned int* __restrict__ off, const unsigned int* __restrict__ g,
+    unsigned int* __restrict__ out, const unsigned int n, const unsigned int chunk`;
+  return kernel(name('result', dt), dt, BITMAP_BLOCK, params, `${CHUNK_SETUP}
   const int lane = threadIdx.x & 31;
-  unsigned int c0, c1;
-  chunk_of(n, chunk, c0, c1);
   for (unsigned int a = c0; a < c1;) {
     unsigned int b, e, sb, eb;
     run_at(s, starts, a, c1, n, b, e, sb, eb);  // the same for every thread of the block
@@ -301,9 +272,7 @@ extern "C" __global__ void __launch_bounds__(${BITMAP_BLOCK}) ${nm}(const unsign
       base += __shfl_sync(0xffffffffu, incl, 31);
     }
     a = e;
-  }
-}`;
-  return { source, name: nm };
+  }`);
 }
 
 /** unique's bitmap kernels of a 4-byte integer dtype but the scan (codegen tests). */
