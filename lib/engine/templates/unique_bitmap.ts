@@ -70,7 +70,7 @@ __device__ __forceinline__ void run_at(const unsigned int* __restrict__ s, const
 }
 // The low 16 bits of s[a, e) set in the (zeroed) shared bitmap; every thread sees it after.
 __device__ __forceinline__ void fill(unsigned int* bm, const unsigned int* __restrict__ s, const unsigned int a, const unsigned int e) {
-  unsigned long long i = a + threadIdx.x;  // 64-bit: e may be near 2^32
+  unsigned long long i = (unsigned long long)a + threadIdx.x;  // 64-bit before the add: e may be near 2^32
   for (; i + ${3 * BITMAP_BLOCK} < e; i += ${4 * BITMAP_BLOCK}) {  // four loads in flight
     unsigned int x[4];
     #pragma unroll
