@@ -5,7 +5,10 @@
  * deduplicated) and against the full sort (NODECUDA_UNIQUE_BITMAP=0), for ranges over every
  * bucket, one bucket, one top byte, bucket edges and the dtype's ends, skewed and all-distinct
  * inputs, odd sizes; views, 2-D inputs and streams; and that the other return options do not take it.
+ * The result kernel's 'slots' write (NODECUDA_UNIQUE_BITMAP_WRITE=slots) runs in a child process.
  */
+import { spawnSync } from 'child_process';
+import * as path from 'path';
 import * as cuda from '../lib';
 import { GPUArray, gpuarray, slice } from '../lib';
 import * as sortEngine from '../lib/engine/sort';
@@ -134,6 +137,33 @@ describeGpu('unique by bitmaps (4-byte integers, values alone)', () => {
       expectSame(got.values, uniqueRef(xs), `range n / 4 + ${extra}`);
     }
   }));
+
+  test('the \'slots\' write (NODECUDA_UNIQUE_BITMAP_WRITE=slots, in a child process): the same values', () => {
+    const dist = JSON.stringify(path.resolve(__dirname, '..', 'dist'));
+    const script = `const { gpuarray } = require(${dist});
+      const { BITMAP_WRITE } = require(${JSON.stringify(path.resolve(__dirname, '..', 'dist', 'engine', 'templates', 'unique_bitmap'))});
+      const out = [BITMAP_WRITE];
+      let seed = 7;
+      const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+      const gens = [() => Math.floor(rand() * 2 ** 30), () => Math.floor(rand() * 2 ** 32) - 2 ** 31, () => (rand() < 0.9 ? 5 : Math.floor(rand() * 2 ** 32))];
+      for (const [T, n] of [[Int32Array, (1 << 21) + 5], [Uint32Array, (1 << 20) + 3], [Int32Array, 1 << 16]]) {
+        for (const gen of gens) {
+          const x = new T(n);
+          for (let i = 0; i < n; i++) x[i] = gen();
+          const s = T.from(x).sort();
+          let k = 0;
+          for (let i = 0; i < n; i++) if (i === 0 || s[i] !== s[k - 1]) s[k++] = s[i];
+          const got = gpuarray.unique(gpuarray.toGpu(x)).get();
+          out.push(got.length === k && got.every((v, i) => v === s[i]));
+        }
+      }
+      console.log(JSON.stringify(out));`;
+    const r = spawnSync(process.execPath, ['-e', script], {
+      env: { ...process.env, NODECUDA_UNIQUE_BITMAP_WRITE: 'slots' }, encoding: 'utf8', timeout: 120000,
+    });
+    if (r.status !== 0) throw new Error(`the child exited ${r.status ?? r.signal}: ${r.stderr}`);
+    expect(JSON.parse(r.stdout.trim().split('\n').pop()!)).toEqual(['slots', ...Array(9).fill(true)]);
+  });
 
   test('views, 2-D inputs and streams; other return options sort fully', () => {
     const check = softly();

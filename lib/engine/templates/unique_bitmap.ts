@@ -229,10 +229,10 @@ export function bitmapScanKernel(): { source: string; name: string } {
  * (room for n): its bitmap built again when it ends in the chunk, else the chunk's global one. A
  * warp writes the values of 256 consecutive words, 32 a round (one run a round).
  */
-export function bitmapResultKernel(dt: DType): { source: string; name: string } {
+export function bitmapResultKernel(dt: DType, write: 'bits' | 'slots' = BITMAP_WRITE): { source: string; name: string } {
   const params = `${KEYS}, const unsigned int* __restrict__ off, const unsigned int* __restrict__ g,
     unsigned int* __restrict__ out, const unsigned int n, const unsigned int chunk`;
-  return kernel(name('result', dt), dt, BITMAP_BLOCK, params, `${CHUNK_SETUP}
+  return kernel(name(write === 'bits' ? 'result' : 'result_slots', dt), dt, BITMAP_BLOCK, params, `${CHUNK_SETUP}
   const int lane = threadIdx.x & 31;
   for (unsigned int a = c0; a < c1;) {
     unsigned int b, e, sb, eb;
@@ -261,6 +261,23 @@ export function bitmapResultKernel(dt: DType): { source: string; name: string } 
       unsigned int incl = k;
       #pragma unroll
       for (int o = 1; o < 32; o <<= 1) { const unsigned int y = __shfl_up_sync(0xffffffffu, incl, o); if (lane >= o) incl += y; }
+${write === 'bits' ? BITS_WRITE : SLOTS_WRITE}
+    }
+    a = e;
+  }`);
+}
+
+/**
+ * How the result kernel writes a round's values (NODECUDA_UNIQUE_BITMAP_WRITE, read once at load;
+ * 'bits', the default, GPU-tested: each lane its word's set bits, as many stores a round as the
+ * largest popcount of the warp's words; 'slots', not yet measured or run on a GPU: each lane a
+ * 32nd of the round's values, found by a binary search over the warp's prefix counts and __fns,
+ * one coalesced store per 32 values).
+ */
+export const BITMAP_WRITE: 'bits' | 'slots' = process.env.NODECUDA_UNIQUE_BITMAP_WRITE === 'slots' ? 'slots' : 'bits';
+
+/** The 'bits' write: lane by lane, its word's set bits in order from its prefix. */
+const BITS_WRITE = `
       unsigned int pos = base + incl - k, w = x[r];
       const unsigned int v0 = (b << 16) | ((unsigned int)word(r) << 5);
       while (w) {
@@ -269,13 +286,24 @@ export function bitmapResultKernel(dt: DType): { source: string; name: string } 
         if (pos < n) out[pos] = (v0 | bit) ^ FLIP;
         pos++;
       }
-      base += __shfl_sync(0xffffffffu, incl, 31);
-    }
-    a = e;
-  }`);
-}
+      base += __shfl_sync(0xffffffffu, incl, 31);`;
 
-/** unique's bitmap kernels of a 4-byte integer dtype but the scan (codegen tests). */
+/** The 'slots' write: value j of the round by lane j % 32 (its word: the first lane whose prefix passes j). */
+const SLOTS_WRITE = `
+      const unsigned int all = __shfl_sync(0xffffffffu, incl, 31);
+      const unsigned int w0 = (b << 16) | ((unsigned int)(word(r) - lane) << 5);  // the round's first word
+      for (unsigned int j0 = 0; j0 < all; j0 += 32) {  // the same for every lane
+        const unsigned int j = j0 + lane;
+        int src = 0;
+        #pragma unroll
+        for (int step = 16; step; step >>= 1) if (__shfl_sync(0xffffffffu, incl, src + step - 1) <= j) src += step;
+        const unsigned int w = __shfl_sync(0xffffffffu, x[r], src), before = __shfl_sync(0xffffffffu, incl - k, src);
+        if (j < all && base + j < n) out[base + j] = (w0 + ((unsigned int)src << 5) + __fns(w, 0u, (int)(j - before) + 1)) ^ FLIP;
+      }
+      base += all;`;
+
+/** unique's bitmap kernels of a 4-byte integer dtype but the scan, both writes (codegen tests). */
 export function bitmapKernelsFor(dt: DType): Array<{ source: string; name: string }> {
-  return [bitmapStartsKernel(dt), bitmapCountKernel(dt), bitmapCrossKernel(dt), bitmapResultKernel(dt)];
+  return [bitmapStartsKernel(dt), bitmapCountKernel(dt), bitmapCrossKernel(dt), bitmapResultKernel(dt, 'bits'),
+    bitmapResultKernel(dt, 'slots')];
 }
