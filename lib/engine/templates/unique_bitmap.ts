@@ -10,7 +10,7 @@
  * one). Every kernel does nothing when prep's range spans at most `narrow` values (RANGE_COUNTED:
  * the sort was skipped and unique counts instead).
  */
-import { DType } from '../../base/dtype';
+import { DTYPES, DType } from '../../base/dtype';
 import { RANGE_COUNTED } from './unique';
 import { tag } from './sort_keys';
 
@@ -32,7 +32,7 @@ function helpers(dt: DType): string {
   const flip = dt.kind === 'i' ? '0x80000000u' : '0u';
   return `
 constexpr unsigned int FLIP = ${flip};
-enum { WORDS = 2048 };  // 65536 bits
+enum { WORDS = ${BITMAP_WORDS} };  // 65536 bits
 __device__ __forceinline__ unsigned int bucket(const unsigned int x) { return (x ^ FLIP) >> 16; }
 // Word r (0..7) of the calling thread: warp w owns words [256 w, 256 w + 256), its lanes interleaved.
 __device__ __forceinline__ int word(const int r) { return ((threadIdx.x >> 5) << 8) + (r << 5) + (threadIdx.x & 31); }
@@ -200,7 +200,7 @@ export function bitmapScanKernel(): { source: string; name: string } {
   const W = BITMAP_SCAN_BLOCK / 32;
   const T = 4 * BITMAP_SCAN_BLOCK;
   const params = 'const unsigned int* __restrict__ cnt, unsigned int* __restrict__ off, unsigned int* __restrict__ total';
-  return kernel('nc_unique_bm_scan', { kind: 'u' } as DType, BITMAP_SCAN_BLOCK, params, `
+  return kernel('nc_unique_bm_scan', DTYPES.uint32, BITMAP_SCAN_BLOCK, params, `
   __shared__ unsigned int s_w[${W}];
   ${BUCKETS}
   unsigned int carry = 0;
